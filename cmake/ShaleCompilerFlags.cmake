@@ -1,0 +1,14 @@
+# Warnings and sanitizer flags shared by every target of the project.
+add_compile_options(-Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
+if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  add_compile_options(-Wthread-safety)
+endif()
+
+if(SHALE_SANITIZE)
+  add_compile_options(-fsanitize=${SHALE_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${SHALE_SANITIZE})
+endif()
+
+if(SHALE_EXPENSIVE_CHECKS)
+  add_compile_definitions(SHALE_EXPENSIVE_CHECKS=1)
+endif()
