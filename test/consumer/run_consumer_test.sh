@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# usage: run_consumer_test.sh BUILD_DIR PROJECT_DIR WORK_DIR
+set -euo pipefail
+build_dir="$1"; project="$2"; work="$3"
+rm -rf "$work"; mkdir -p "$work"
+prefix="$work/prefix"
+cmake --install "$build_dir" --prefix "$prefix" >/dev/null
+
+for kind in shared static; do
+  use_static=OFF; [ "$kind" = static ] && use_static=ON
+  cmake -S "$project" -B "$work/$kind" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+        -DSHALE_USE_STATIC="$use_static" >/dev/null
+  cmake --build "$work/$kind" >/dev/null
+  if [ "$kind" = shared ]; then
+    # The shared consumer must really use libshale.so.
+    ldd "$work/$kind/consumer" | grep -q "libshale.so" || { echo "not linked to libshale.so"; exit 1; }
+  else
+    if ldd "$work/$kind/consumer" | grep -q "libshale.so"; then echo "static consumer uses .so"; exit 1; fi
+  fi
+  LD_LIBRARY_PATH="$prefix/lib" "$work/$kind/consumer" "$work/db-$kind"
+done
+
+# pkg-config, static and shared.
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+g++ -std=c++20 "$project/main.cc" -o "$work/pc-shared" $(pkg-config --cflags --libs shale)
+LD_LIBRARY_PATH="$prefix/lib" "$work/pc-shared" "$work/db-pc-shared"
+g++ -std=c++20 "$project/main.cc" -o "$work/pc-static" $(pkg-config --cflags shale) \
+    -Wl,-Bstatic -lshale -Wl,-Bdynamic $(pkg-config --libs --static shale | sed 's/-lshale//')
+"$work/pc-static" "$work/db-pc-static"
+echo "install_consumer: OK (shared, static, pkg-config shared and static)"

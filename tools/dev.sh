@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The README's commands. Each installs whatever Debian packages are missing, configures and
+# builds with the CMake preset, then:
+#   tools/dev.sh run    builds Release and runs the main job (demo workload in a temp directory)
+#   tools/dev.sh test   builds Release and runs the whole test suite (ctest)
+# Safe to run again: installed packages and an existing build directory are reused.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(cmake ninja-build g++ make pkg-config python3 python3-pip python3-venv
+          libzstd-dev libxxhash-dev libabsl-dev libgtest-dev libbenchmark-dev libjemalloc-dev)
+
+install_missing_packages() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      missing+=("$p")
+    fi
+  done
+  if ((${#missing[@]} == 0)); then return; fi
+  echo "== installing missing packages: ${missing[*]}"
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build() {
+  local preset="$1"
+  echo "== configuring and building (preset: $preset)"
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset"
+}
+
+cmd="${1:-}"
+case "$cmd" in
+  run)
+    install_missing_packages
+    build release
+    workdir="$(mktemp -d /tmp/shale-demo.XXXXXX)"
+    trap 'rm -rf "$workdir"' EXIT
+    echo "== running the demo in $workdir"
+    ./build/release/tools/shale_demo "$workdir"
+    ;;
+  test)
+    install_missing_packages
+    preset="${2:-release}"
+    build "$preset"
+    echo "== running the test suite (preset: $preset)"
+    ctest --preset "$preset" -j "$(nproc)"
+    ;;
+  *)
+    echo "usage: tools/dev.sh run | test [release|debug|asan|tsan]" >&2
+    exit 2
+    ;;
+esac
