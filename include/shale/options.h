@@ -1,0 +1,463 @@
+// Options: every knob of a ShaleDB database, with RocksDB's names and (unless a field says
+// otherwise) RocksDB's defaults, plus the per-call options of reads, writes, flushes, manual
+// compactions and ingestion.
+//
+// Options is flat, like rocksdb::Options (DBOptions and ColumnFamilyOptions in one struct, the
+// block-based table knobs in `table_options`). Each field documents its meaning, its default
+// with units, and whether DB::SetOptions can change it on an open DB ("Dynamic").
+//
+// DB::Open validates the options (Options::Validate) and fails with InvalidArgument naming the
+// first option that is out of range; it then writes them to an OPTIONS-<n> file in the DB
+// directory (RocksDB's INI layout, see WriteOptionsFile).
+//
+// Options print to and parse from a RocksDB-style string:
+//   "write_buffer_size=64M;max_open_files=-1;block_based_table_factory={block_size=8K}"
+// (GetStringFromOptions / GetOptionsFromString); printing then parsing gives equal options.
+//
+// Ownership: Options holds the comparator by raw pointer (it must outlive every DB opened with
+// it; BytewiseComparator() lives forever) and the file system and filter policy by shared_ptr.
+// ReadOptions borrows its snapshot and bounds: the caller keeps them alive during the call (for
+// an iterator: as long as the iterator).
+//
+// Thread-safety: these are plain values. Distinct objects may be used from different threads;
+// one object may be read concurrently but not written while read.
+#ifndef SHALE_OPTIONS_H_
+#define SHALE_OPTIONS_H_
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shale/comparator.h"
+#include "shale/compression_type.h"
+#include "shale/export.h"
+#include "shale/file_system.h"
+#include "shale/status.h"
+#include "shale/table_options.h"
+
+namespace shale {
+
+// RocksDB's sentinel for bottommost_compression: "use `compression` at the bottom level too".
+// Never stored in a block trailer.
+inline constexpr CompressionType kDisableCompressionOption = static_cast<CompressionType>(0xff);
+
+// How the LSM tree is compacted. RocksDB's names and values.
+enum CompactionStyle : char {
+  // Leveled: L0 overlapping files, then sorted runs L1..Ln, each `max_bytes_for_level_multiplier`
+  // times larger than the one above. Best read and space amplification.
+  kCompactionStyleLevel = 0x0,
+  // Universal (tiered): fewer rewrites for write-heavy loads, at the cost of space.
+  kCompactionStyleUniversal = 0x1,
+  // FIFO: the oldest files are dropped once the total exceeds a size; for data that ages out.
+  kCompactionStyleFIFO = 0x2,
+  // No automatic compaction: only DB::CompactRange compacts. Unlike RocksDB, this style also
+  // lifts the L0 write stalls (nothing will ever compact L0 by itself, so writers must not wait).
+  kCompactionStyleNone = 0x3,
+};
+
+// What recovery does with a damaged WAL. RocksDB's names and values.
+enum class WALRecoveryMode : char {
+  // Drop an incomplete record at the tail (a crash mid-write); any other damage fails Open.
+  kTolerateCorruptedTailRecords = 0x00,
+  // Any damage, even a torn tail, fails Open.
+  kAbsoluteConsistency = 0x01,
+  // Replay up to the first damaged record and stop there: the DB is as of a point in time.
+  kPointInTimeRecovery = 0x02,
+  // Skip damaged records and keep replaying (may lose writes in the middle).
+  kSkipAnyCorruptedRecords = 0x03,
+};
+
+// Universal compaction knobs (used when compaction_style == kCompactionStyleUniversal).
+// Not supported yet: Open rejects values other than the defaults.
+struct CompactionOptionsUniversal {
+  // Percentage of slack when comparing sorted-run sizes: a run joins a merge while the runs
+  // picked so far are at most (100 + size_ratio)% of it. Default: 1 (percent).
+  unsigned int size_ratio = 1;
+  // Fewest sorted runs merged at once. Default: 2.
+  unsigned int min_merge_width = 2;
+  // Most sorted runs merged at once. Default: UINT_MAX (no limit).
+  unsigned int max_merge_width = UINT_MAX;
+  // Space amplification allowed before a full merge, as the percentage of extra bytes over the
+  // last (largest) sorted run. Default: 200 (percent).
+  unsigned int max_size_amplification_percent = 200;
+
+  bool operator==(const CompactionOptionsUniversal&) const = default;
+};
+
+// FIFO compaction knobs (used when compaction_style == kCompactionStyleFIFO).
+// Not supported yet: Open rejects values other than the defaults.
+struct CompactionOptionsFIFO {
+  // Once the tables' total size exceeds this, the oldest are deleted. Default: 1 GiB (bytes).
+  uint64_t max_table_files_size = 1024ull * 1024 * 1024;
+  // Also merge small L0 files into larger ones. Default: false.
+  bool allow_compaction = false;
+
+  bool operator==(const CompactionOptionsFIFO&) const = default;
+};
+
+struct SHALE_EXPORT Options {
+  // ---------------------------------------------------------------- Opening the DB
+
+  // Create the DB if it does not exist. Default: false. Dynamic: no.
+  bool create_if_missing = false;
+
+  // Fail Open if the DB exists already. Default: false. Dynamic: no.
+  bool error_if_exists = false;
+
+  // Check aggressively: verify table checksums and sizes on Open, and stop the DB (read-only,
+  // sticky background error) on any corruption found in the background. Default: true.
+  // Dynamic: no.
+  bool paranoid_checks = true;
+
+  // The order of user keys. Must outlive the DB; its Name() is recorded in the MANIFEST and a DB
+  // can only be reopened with a comparator of the same name. Must not be null.
+  // Default: BytewiseComparator(). Dynamic: no.
+  const Comparator* comparator = BytewiseComparator();
+
+  // Every file operation goes through this. Null means FileSystem::Default() (POSIX).
+  // Not printed by GetStringFromOptions or in OPTIONS files (it is a runtime object).
+  // Default: FileSystem::Default(). Dynamic: no.
+  std::shared_ptr<FileSystem> file_system = FileSystem::Default();
+
+  // ---------------------------------------------------------------- Memtables
+
+  // Bytes a memtable holds before it becomes immutable and is flushed to a table. Larger
+  // values mean fewer, larger L0 files and a longer recovery. Must be at least 64 KiB.
+  // Default: 64 MiB (bytes). Dynamic: yes.
+  size_t write_buffer_size = 64ull << 20;
+
+  // Most memtables (the active one plus immutable ones waiting for flush) kept in memory;
+  // once reached, writes stall until a flush completes. Must be at least 1.
+  // Default: 2. Dynamic: yes.
+  int max_write_buffer_number = 2;
+
+  // Fewest immutable memtables merged into one flush. Must be at least 1. Default: 1.
+  // Dynamic: no.
+  int min_write_buffer_number_to_merge = 1;
+
+  // Cap on the memory of all memtables together, in bytes; 0 means no cap (each memtable is
+  // bounded by write_buffer_size only). Default: 0. Dynamic: no.
+  size_t db_write_buffer_size = 0;
+
+  // Most successive merge operands for one key kept in the memtable before a Merge is applied
+  // at write time; 0 means never merge at write time. Not supported yet (Open rejects a
+  // non-zero value). Default: 0. Dynamic: yes.
+  size_t max_successive_merges = 0;
+
+  // ---------------------------------------------------------------- Compression
+
+  // Compression of data blocks (and of index blocks when table_options.enable_index_compression)
+  // on every level but the bottommost. This build supports kNoCompression and kZSTD.
+  // Default: kNoCompression. RocksDB defaults to kSnappyCompression, which ShaleDB does not
+  // build: compression is the most expensive CPU in the engine (DESIGN.md section 5), so the
+  // upper levels, rewritten often, stay uncompressed unless asked. Dynamic: yes.
+  CompressionType compression = kNoCompression;
+
+  // Compression of the bottommost level (where most data lives and is rewritten least).
+  // kDisableCompressionOption means "same as `compression`".
+  // Default: kDisableCompressionOption. Dynamic: yes.
+  CompressionType bottommost_compression = kDisableCompressionOption;
+
+  // zstd compression level, for both `compression` and `bottommost_compression` when kZSTD:
+  // 1 (fastest) to 22 (smallest), 0 for zstd's default (3), negative for zstd's fast modes
+  // (down to -131072). Default: 1: zstd-1 already costs ~300 MB/s per core on 4 KiB blocks,
+  // the most expensive CPU in the engine (DESIGN.md section 5); higher levels cost several
+  // times more for a few percent of space. (RocksDB spells this compression_opts.level.)
+  // Dynamic: yes.
+  int compression_level = 1;
+
+  // ---------------------------------------------------------------- LSM shape
+
+  // Number of levels. Must be at least 1, and at least 2 for level-style compaction.
+  // Default: 7. Dynamic: no.
+  int num_levels = 7;
+
+  // L0 files that trigger an L0 compaction. Must be at most level0_slowdown_writes_trigger.
+  // Default: 4 (files). Dynamic: yes.
+  int level0_file_num_compaction_trigger = 4;
+
+  // L0 files at which writes are slowed down (to delayed_write_rate). Must lie between the
+  // compaction trigger and the stop trigger. Default: 20 (files). Dynamic: yes.
+  int level0_slowdown_writes_trigger = 20;
+
+  // L0 files at which writes stop until compaction catches up. Default: 36 (files).
+  // Dynamic: yes.
+  int level0_stop_writes_trigger = 36;
+
+  // Target size of a table written by compaction into level 1; level n's target is
+  // target_file_size_base * target_file_size_multiplier^(n-1). Must be > 0.
+  // Default: 64 MiB (bytes). Dynamic: yes.
+  uint64_t target_file_size_base = 64ull << 20;
+
+  // See target_file_size_base. Must be > 0. Default: 1. Dynamic: yes.
+  int target_file_size_multiplier = 1;
+
+  // Total size of the base level (the first non-empty level below L0). Must be > 0.
+  // Default: 256 MiB (bytes). Dynamic: yes.
+  uint64_t max_bytes_for_level_base = 256ull << 20;
+
+  // Each level below the base level may be this many times larger than the level above.
+  // Must be > 0. Default: 10. Dynamic: yes.
+  double max_bytes_for_level_multiplier = 10;
+
+  // Size the levels from the bottom up: the last level holds what it holds, each level above
+  // a multiplier-th of the one below, and L0 compacts into the first level that needs data.
+  // Keeps space amplification near 1.1 at every DB size. Default: true. RocksDB 7.8 defaults to
+  // false; ShaleDB's compaction is designed around dynamic level sizes (DESIGN.md section 3).
+  // Dynamic: no.
+  bool level_compaction_dynamic_level_bytes = true;
+
+  // ---------------------------------------------------------------- Compaction
+
+  // Default: kCompactionStyleLevel (the only style supported so far). Dynamic: no.
+  CompactionStyle compaction_style = kCompactionStyleLevel;
+
+  // Stop scheduling automatic compactions (the style stays; DB::CompactRange still works).
+  // Not supported yet (Open rejects true). Default: false. Dynamic: yes.
+  bool disable_auto_compactions = false;
+
+  // Knobs of kCompactionStyleUniversal. Not supported yet. Dynamic: yes.
+  CompactionOptionsUniversal compaction_options_universal;
+
+  // Knobs of kCompactionStyleFIFO. Not supported yet. Dynamic: yes.
+  CompactionOptionsFIFO compaction_options_fifo;
+
+  // Files whose data is older than this are compacted (level style) or dropped (FIFO); 0
+  // disables. Not supported yet (Open rejects a non-zero value). Default: 0 (seconds).
+  // Dynamic: yes.
+  uint64_t ttl = 0;
+
+  // Most flushes and compactions running at once. Must be at least 1. Default: 2.
+  // Dynamic: yes.
+  int max_background_jobs = 2;
+
+  // Most threads one compaction is split into (key-range subcompactions). Not supported yet
+  // (Open rejects values above 1). Default: 1. Dynamic: yes.
+  uint32_t max_subcompactions = 1;
+
+  // Writes slow down (to delayed_write_rate) once compaction is estimated to owe this many
+  // bytes; 0 disables. Must not exceed hard_pending_compaction_bytes_limit when both are set.
+  // Default: 64 GiB (bytes). Dynamic: yes.
+  uint64_t soft_pending_compaction_bytes_limit = 64ull << 30;
+
+  // Writes stop once compaction is estimated to owe this many bytes; 0 disables.
+  // Default: 256 GiB (bytes). Dynamic: yes.
+  uint64_t hard_pending_compaction_bytes_limit = 256ull << 30;
+
+  // The write rate while writes are slowed down, in bytes per second; 0 means 16 MiB/s
+  // (RocksDB's default is 0, sanitized to 16 MiB/s). Default: 16 MiB/s. Dynamic: yes.
+  uint64_t delayed_write_rate = 16ull << 20;
+
+  // ---------------------------------------------------------------- Files and recovery
+
+  // Most tables the table cache keeps open; -1 means up to a safe share of RLIMIT_NOFILE.
+  // Opening a table never fails with EMFILE either way. Must be -1 or at least 20.
+  // Default: -1. Dynamic: yes.
+  int max_open_files = -1;
+
+  // What recovery does with a damaged WAL. Default: kPointInTimeRecovery. Dynamic: no.
+  WALRecoveryMode wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
+
+  // Make data durable with fsync instead of fdatasync. Default: false. Dynamic: no.
+  bool use_fsync = false;
+
+  // A new MANIFEST is started once the current one exceeds this. Default: UINT64_MAX (bytes:
+  // never roll over). Dynamic: no.
+  uint64_t max_manifest_file_size = UINT64_MAX;
+
+  // Keep the bottommost level free for IngestExternalFileOptions::ingest_behind. Not supported
+  // yet (Open rejects true). Default: false. Dynamic: no.
+  bool allow_ingest_behind = false;
+
+  // Skip checking, on Open, that each table's size matches the MANIFEST. Default: false.
+  // Dynamic: no.
+  bool skip_checking_sst_file_sizes_on_db_open = false;
+
+  // ---------------------------------------------------------------- Tables
+
+  // Block-based table knobs (block size, index and filter layout, ...). Dynamic: no.
+  TableOptions table_options;
+
+  // Capacity of the block cache, in bytes; 0 means none. A stand-in: the block cache issue
+  // will turn this into a Cache object. Not supported yet (Open rejects a non-zero value).
+  // Default: 0. Dynamic: no.
+  uint64_t block_cache_size = 0;
+
+  // ---------------------------------------------------------------- Presets
+
+  // The fast path for loading a lot of data, then compacting it once (RocksDB's preset, with
+  // larger write buffers): no automatic compaction, L0 triggers and pending-compaction limits
+  // out of the way (1<<30 files, no byte limits: writers never stall on compaction), 2 levels
+  // so the final DB::CompactRange merges L0 into the bottom level in one pass, 256 MiB target
+  // files, 6 write buffers of at least 256 MiB each (up to 1.5 GiB of memtables: cap it with
+  // db_write_buffer_size), at least 6 background jobs so flushes run in parallel. Also advised:
+  // WriteOptions::disableWAL. Call CompactRange over the whole key range when the load is done.
+  void PrepareForBulkLoad();
+
+  // Point lookups (Get) over keys that mostly exist or mostly do not: a 10 bits/key bloom
+  // filter, the data-block hash index (kDataBlockBinaryAndHash, util ratio 0.75), and a block
+  // cache of `block_cache_size_mb` MiB. Unlike RocksDB, which starts from fresh table options,
+  // every other table option (index partitioning, index compression, block size, ...) is kept.
+  void OptimizeForPointLookup(uint64_t block_cache_size_mb);
+
+  // Lets flushes and compactions use `total_threads` threads: max_background_jobs =
+  // total_threads (RocksDB also sizes its thread pools here; ShaleDB's pool follows
+  // max_background_jobs).
+  void IncreaseParallelism(int total_threads = 16);
+
+  // OK, or InvalidArgument naming the first option out of range and why. DB::Open calls it.
+  Status Validate() const;
+};
+
+// A consistent read-only view of the DB as of one sequence number (DB::GetSnapshot). Opaque;
+// released with DB::ReleaseSnapshot, never deleted by the user.
+class SHALE_EXPORT Snapshot {
+ public:
+  // Reads with this snapshot see writes with sequence numbers <= this one.
+  virtual uint64_t GetSequenceNumber() const = 0;
+
+ protected:
+  virtual ~Snapshot();
+};
+
+struct ReadOptions {
+  // Read as of this snapshot; null means an implicit snapshot taken when the read (or the
+  // iterator) starts. Borrowed: must stay alive during the read. Default: nullptr.
+  const Snapshot* snapshot = nullptr;
+
+  // Iterators see no key below this (inclusive bound); null means no bound. Borrowed: the view
+  // and the bytes it points to must outlive the iterator. Default: nullptr.
+  const std::string_view* iterate_lower_bound = nullptr;
+
+  // Iterators see no key at or above this (exclusive bound); null means no bound. Borrowed
+  // like iterate_lower_bound. Default: nullptr.
+  const std::string_view* iterate_upper_bound = nullptr;
+
+  // Verify the checksum of every block read. Default: true.
+  bool verify_checksums = true;
+
+  // Put the blocks read into the block cache (turn off for one-off scans). Default: true.
+  bool fill_cache = true;
+};
+
+struct WriteOptions {
+  // fsync (fdatasync) the WAL before the write returns. Without it a write survives a process
+  // crash but may be lost in a machine crash. Default: false.
+  bool sync = false;
+
+  // Skip the WAL: the write is lost if the process crashes before it is flushed.
+  // Default: false.
+  bool disableWAL = false;
+};
+
+struct FlushOptions {
+  // Wait until the flush is done. Default: true.
+  bool wait = true;
+
+  // Flush even if that stalls writers for a while; otherwise wait until it would not.
+  // Default: false.
+  bool allow_write_stall = false;
+};
+
+// What a manual compaction does with the bottommost level.
+enum class BottommostLevelCompaction {
+  // Leave the bottommost level alone.
+  kSkip,
+  // Compact it only if a compaction filter is set (none can be set yet: same as kSkip).
+  kIfHaveCompactionFilter,
+  // Always compact it.
+  kForce,
+  // Always compact it, but skip files written by this very manual compaction.
+  kForceOptimized,
+};
+
+struct CompactRangeOptions {
+  // No automatic compaction runs alongside this manual one. Default: true.
+  bool exclusive_manual_compaction = true;
+
+  // Move the result to target_level (or the lowest level that fits when target_level is -1).
+  // Default: false.
+  bool change_level = false;
+
+  // See change_level. Default: -1.
+  int target_level = -1;
+
+  // Default: kIfHaveCompactionFilter.
+  BottommostLevelCompaction bottommost_level_compaction =
+      BottommostLevelCompaction::kIfHaveCompactionFilter;
+
+  // Most subcompactions for this compaction; 0 means Options::max_subcompactions.
+  // Default: 0.
+  uint32_t max_subcompactions = 0;
+};
+
+struct IngestExternalFileOptions {
+  // Move (rename) the files into the DB instead of copying them; falls back to a copy across
+  // file systems. Default: false.
+  bool move_files = false;
+
+  // Snapshots taken before the ingestion do not see the ingested keys. Default: true.
+  bool snapshot_consistency = true;
+
+  // Allow giving the files a sequence number (needed when they overlap the DB's keys or a
+  // snapshot exists); otherwise such an ingestion fails. Default: true.
+  bool allow_global_seqno = true;
+
+  // Flush the memtable first if it overlaps the files (may stall writes); otherwise such an
+  // ingestion fails. Default: true.
+  bool allow_blocking_flush = true;
+
+  // Put the files in the bottommost level, below every existing key (duplicates keep the
+  // DB's values). Requires Options::allow_ingest_behind. Default: false.
+  bool ingest_behind = false;
+
+  // Verify every block checksum of the files before ingesting them. Default: false.
+  bool verify_checksums_before_ingest = false;
+
+  // Write the assigned sequence number into the files (otherwise it lives in the MANIFEST
+  // only). Default: false.
+  bool write_global_seqno = false;
+};
+
+// ------------------------------------------------------------------ Strings and files
+
+// Parses "name=value;name=value" onto a copy of `base` and stores the result in *out.
+//   - names are RocksDB's (write_buffer_size, compaction_style, ...) plus ShaleDB's
+//     compression_level and block_cache_size; whitespace around names and values is ignored;
+//   - sizes and counts take K, M, G, T suffixes (powers of 1024, any case): "64M";
+//   - booleans are true/false/1/0; enums use RocksDB's names (kCompactionStyleLevel, kZSTD,
+//     kPointInTimeRecovery, kTwoLevelIndexSearch, kDataBlockBinaryAndHash, ...);
+//   - nested values go in braces: "block_based_table_factory={block_size=8K;
+//     filter_policy=bloomfilter:10:false}", "compaction_options_universal={size_ratio=2}";
+//   - comparator=<name> accepts leveldb.BytewiseComparator or the name of base's comparator.
+// An unknown name or a bad value fails with InvalidArgument naming the option and the value;
+// *out is left untouched on error. Values are parsed, not validated (see Options::Validate).
+SHALE_EXPORT Status GetOptionsFromString(const Options& base, const std::string& opts,
+                                         Options* out);
+
+// Every option (except file_system) as "name=value;..." in a stable order, so that
+// GetOptionsFromString(any base with the same comparator, result) gives equal options.
+SHALE_EXPORT std::string GetStringFromOptions(const Options& options);
+
+// Writes `options` to `path` in RocksDB's OPTIONS file layout (an INI file with [Version],
+// [DBOptions], [CFOptions "default"] and [TableOptions/BlockBasedTable "default"]) and syncs it.
+SHALE_EXPORT Status WriteOptionsFile(FileSystem* fs, const std::string& path,
+                                     const Options& options);
+
+// Reads an OPTIONS file written by WriteOptionsFile or by RocksDB onto *options: options the
+// file does not name keep their value in *options. Options, sections and column families
+// ShaleDB does not know are skipped, each with a note appended to *warnings (when not null);
+// a bad value of a known option fails with InvalidArgument naming the file, line and option.
+// A RocksDB file's table format_version is RocksDB's and is skipped with a note.
+// *options is left untouched on error.
+SHALE_EXPORT Status LoadOptionsFromFile(FileSystem* fs, const std::string& path,
+                                        Options* options,
+                                        std::vector<std::string>* warnings = nullptr);
+
+}  // namespace shale
+
+#endif  // SHALE_OPTIONS_H_

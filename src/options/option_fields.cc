@@ -1,0 +1,214 @@
+#include "options/option_fields.h"
+
+#include "absl/strings/str_cat.h"
+#include "util/absl_compat.h"
+
+namespace shale {
+
+namespace {
+
+// ---- Fields that are not plain scalars.
+
+// "leveldb.BytewiseComparator", the name of the comparator already there (so a custom
+// comparator survives a round trip), or "nullptr".
+Status ParseComparator(std::string_view name, std::string_view value, const OptionParseContext&,
+                       Options* target) {
+  if (value == "nullptr") {
+    target->comparator = nullptr;
+  } else if (target->comparator != nullptr && value == target->comparator->Name()) {
+    // Keep it.
+  } else if (value == BytewiseComparator()->Name()) {
+    target->comparator = BytewiseComparator();
+  } else {
+    return BadOptionValue(name, value,
+                          "leveldb.BytewiseComparator or the name of the base options' comparator");
+  }
+  return Status::OK();
+}
+
+std::string PrintComparator(const Options& source) {
+  return source.comparator == nullptr ? "nullptr" : source.comparator->Name();
+}
+
+// The only table format ShaleDB has; RocksDB's OPTIONS files name it the same way.
+constexpr std::string_view kBlockBasedTable = "BlockBasedTable";
+
+Status ParseTableFactory(std::string_view name, std::string_view value, const OptionParseContext&,
+                         Options*) {
+  if (value != kBlockBasedTable) return BadOptionValue(name, value, "BlockBasedTable");
+  return Status::OK();
+}
+
+std::string PrintTableFactory(const Options&) { return std::string(kBlockBasedTable); }
+
+// "bloomfilter:<bits_per_key>[:<use_block_based_builder>]" (RocksDB's spelling; the last part
+// chose RocksDB's deprecated block-based filter and is ignored), or "nullptr" for none.
+std::string PrintFilterPolicy(const TableOptions& source) {
+  if (source.filter_policy == nullptr) return "nullptr";
+  return absl::StrCat("bloomfilter:", PrintOptionDouble(source.filter_policy->bits_per_key()),
+                      ":false");
+}
+
+Status ParseFilterPolicy(std::string_view name, std::string_view value, const OptionParseContext&,
+                         TableOptions* target) {
+  constexpr std::string_view kExpected =
+      "nullptr or bloomfilter:<bits_per_key>[:false], bits_per_key in [1, 100]";
+  if (value == "nullptr" || value.empty()) {
+    target->filter_policy = nullptr;
+    return Status::OK();
+  }
+  if (target->filter_policy != nullptr && value == PrintFilterPolicy(*target)) {
+    return Status::OK();  // the same policy: keep the object
+  }
+  constexpr std::string_view kPrefix = "bloomfilter:";
+  if (value.substr(0, kPrefix.size()) != kPrefix) return BadOptionValue(name, value, kExpected);
+  std::string_view rest = value.substr(kPrefix.size());
+  size_t colon = rest.find(':');
+  bool ignored;
+  if (colon != std::string_view::npos && !ParseOptionBool(rest.substr(colon + 1), &ignored)) {
+    return BadOptionValue(name, value, kExpected);
+  }
+  double bits = 0;
+  if (!ParseOptionDouble(rest.substr(0, colon), &bits) || bits < 1 || bits > 100) {
+    return BadOptionValue(name, value, kExpected);
+  }
+  target->filter_policy = NewBloomFilterPolicy(bits);
+  return Status::OK();
+}
+
+// A RocksDB file's format_version numbers RocksDB's table formats, not ShaleDB's.
+Status ParseFormatVersion(std::string_view name, std::string_view value,
+                          const OptionParseContext& ctx, TableOptions* target) {
+  if (ctx.foreign_table_format && ctx.warnings != nullptr) {
+    ctx.warnings->push_back(absl::StrCat("skipped ", ToAbsl(name), "=", ToAbsl(value),
+                                         ": it numbers RocksDB's table formats, not ShaleDB's"));
+    return Status::OK();
+  }
+  return ParseScalarMember<TableOptions, &TableOptions::format_version>(name, value, ctx, target);
+}
+
+}  // namespace
+
+#define SHALE_SCALAR(Struct, field, group) \
+  ScalarField<Struct, &Struct::field>(#field, OptionGroup::group)
+#define SHALE_NESTED(Struct, field, table, group) \
+  NestedField<Struct, &Struct::field, &table>(#field, OptionGroup::group)
+
+std::span<const OptionField<CompactionOptionsUniversal>> UniversalCompactionFields() {
+  using U = CompactionOptionsUniversal;
+  static constexpr OptionField<U> kFields[] = {
+      SHALE_SCALAR(U, size_ratio, kCF),
+      SHALE_SCALAR(U, min_merge_width, kCF),
+      SHALE_SCALAR(U, max_merge_width, kCF),
+      SHALE_SCALAR(U, max_size_amplification_percent, kCF),
+  };
+  return kFields;
+}
+
+std::span<const OptionField<CompactionOptionsFIFO>> FifoCompactionFields() {
+  using F = CompactionOptionsFIFO;
+  static constexpr OptionField<F> kFields[] = {
+      SHALE_SCALAR(F, max_table_files_size, kCF),
+      SHALE_SCALAR(F, allow_compaction, kCF),
+  };
+  return kFields;
+}
+
+std::span<const OptionField<TableOptions>> TableOptionsFields() {
+  using T = TableOptions;
+  static constexpr OptionField<T> kFields[] = {
+      SHALE_SCALAR(T, block_size, kTableFactory),
+      SHALE_SCALAR(T, block_restart_interval, kTableFactory),
+      SHALE_SCALAR(T, index_block_restart_interval, kTableFactory),
+      SHALE_SCALAR(T, index_type, kTableFactory),
+      SHALE_SCALAR(T, data_block_index_type, kTableFactory),
+      SHALE_SCALAR(T, data_block_hash_table_util_ratio, kTableFactory),
+      {"filter_policy", OptionGroup::kTableFactory, &ParseFilterPolicy, &PrintFilterPolicy},
+      SHALE_SCALAR(T, partition_filters, kTableFactory),
+      SHALE_SCALAR(T, metadata_block_size, kTableFactory),
+      SHALE_SCALAR(T, enable_index_compression, kTableFactory),
+      SHALE_SCALAR(T, whole_key_filtering, kTableFactory),
+      {"format_version", OptionGroup::kTableFactory, &ParseFormatVersion,
+       &PrintScalarMember<T, &T::format_version>},
+  };
+  return kFields;
+}
+
+std::span<const OptionField<Options>> OptionsFields() {
+  using O = Options;
+  static constexpr OptionField<O> kFields[] = {
+      // DBOptions.
+      SHALE_SCALAR(O, create_if_missing, kDB),
+      SHALE_SCALAR(O, error_if_exists, kDB),
+      SHALE_SCALAR(O, paranoid_checks, kDB),
+      SHALE_SCALAR(O, max_open_files, kDB),
+      SHALE_SCALAR(O, max_background_jobs, kDB),
+      SHALE_SCALAR(O, max_subcompactions, kDB),
+      SHALE_SCALAR(O, db_write_buffer_size, kDB),
+      SHALE_SCALAR(O, delayed_write_rate, kDB),
+      SHALE_SCALAR(O, wal_recovery_mode, kDB),
+      SHALE_SCALAR(O, use_fsync, kDB),
+      SHALE_SCALAR(O, max_manifest_file_size, kDB),
+      SHALE_SCALAR(O, allow_ingest_behind, kDB),
+      SHALE_SCALAR(O, skip_checking_sst_file_sizes_on_db_open, kDB),
+      SHALE_SCALAR(O, block_cache_size, kDB),
+      // ColumnFamilyOptions.
+      {"comparator", OptionGroup::kCF, &ParseComparator, &PrintComparator},
+      SHALE_SCALAR(O, write_buffer_size, kCF),
+      SHALE_SCALAR(O, max_write_buffer_number, kCF),
+      SHALE_SCALAR(O, min_write_buffer_number_to_merge, kCF),
+      SHALE_SCALAR(O, max_successive_merges, kCF),
+      SHALE_SCALAR(O, compression, kCF),
+      SHALE_SCALAR(O, bottommost_compression, kCF),
+      SHALE_SCALAR(O, compression_level, kCF),
+      SHALE_SCALAR(O, num_levels, kCF),
+      SHALE_SCALAR(O, level0_file_num_compaction_trigger, kCF),
+      SHALE_SCALAR(O, level0_slowdown_writes_trigger, kCF),
+      SHALE_SCALAR(O, level0_stop_writes_trigger, kCF),
+      SHALE_SCALAR(O, target_file_size_base, kCF),
+      SHALE_SCALAR(O, target_file_size_multiplier, kCF),
+      SHALE_SCALAR(O, max_bytes_for_level_base, kCF),
+      SHALE_SCALAR(O, max_bytes_for_level_multiplier, kCF),
+      SHALE_SCALAR(O, level_compaction_dynamic_level_bytes, kCF),
+      SHALE_SCALAR(O, compaction_style, kCF),
+      SHALE_SCALAR(O, disable_auto_compactions, kCF),
+      SHALE_NESTED(O, compaction_options_universal, UniversalCompactionFields, kCF),
+      SHALE_NESTED(O, compaction_options_fifo, FifoCompactionFields, kCF),
+      SHALE_SCALAR(O, ttl, kCF),
+      SHALE_SCALAR(O, soft_pending_compaction_bytes_limit, kCF),
+      SHALE_SCALAR(O, hard_pending_compaction_bytes_limit, kCF),
+      {"table_factory", OptionGroup::kCF, &ParseTableFactory, &PrintTableFactory},
+      // The table options: nested in strings, a section of their own in OPTIONS files.
+      NestedField<O, &O::table_options, &TableOptionsFields>("block_based_table_factory",
+                                                             OptionGroup::kTableFactory),
+  };
+  return kFields;
+}
+
+#undef SHALE_SCALAR
+#undef SHALE_NESTED
+
+std::string PrintOptionByName(const Options& options, std::string_view qualified) {
+  size_t dot = qualified.find('.');
+  std::string_view head = qualified.substr(0, dot);
+  std::string_view tail = dot == std::string_view::npos ? "" : qualified.substr(dot + 1);
+  if (dot == std::string_view::npos) {
+    const OptionField<Options>* field = FindOptionField(OptionsFields(), head);
+    return field == nullptr ? "?" : field->print(options);
+  }
+  if (head == "block_based_table_factory") {
+    const OptionField<TableOptions>* field = FindOptionField(TableOptionsFields(), tail);
+    return field == nullptr ? "?" : field->print(options.table_options);
+  }
+  if (head == "compaction_options_universal") {
+    auto* field = FindOptionField(UniversalCompactionFields(), tail);
+    return field == nullptr ? "?" : field->print(options.compaction_options_universal);
+  }
+  if (head == "compaction_options_fifo") {
+    auto* field = FindOptionField(FifoCompactionFields(), tail);
+    return field == nullptr ? "?" : field->print(options.compaction_options_fifo);
+  }
+  return "?";
+}
+
+}  // namespace shale

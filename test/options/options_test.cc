@@ -1,0 +1,352 @@
+// Options defaults, presets, validation rules and the "not supported yet" stage.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "options/options_test_util.h"
+#include "options/options_validate.h"
+#include "shale/options.h"
+#include "testutil/status_matchers.h"
+
+namespace shale {
+namespace {
+
+TEST(OptionsTest, DefaultsAreTheDocumentedOnes) {
+  const Options o;
+  EXPECT_FALSE(o.create_if_missing);
+  EXPECT_FALSE(o.error_if_exists);
+  EXPECT_TRUE(o.paranoid_checks);
+  EXPECT_EQ(o.comparator, BytewiseComparator());
+  EXPECT_EQ(o.file_system, FileSystem::Default());
+  EXPECT_EQ(o.write_buffer_size, 64u << 20);
+  EXPECT_EQ(o.max_write_buffer_number, 2);
+  EXPECT_EQ(o.min_write_buffer_number_to_merge, 1);
+  EXPECT_EQ(o.db_write_buffer_size, 0u);
+  EXPECT_EQ(o.max_successive_merges, 0u);
+  EXPECT_EQ(o.max_open_files, -1);
+  EXPECT_EQ(o.compression, kNoCompression);
+  EXPECT_EQ(o.bottommost_compression, kDisableCompressionOption);
+  EXPECT_EQ(static_cast<int>(kDisableCompressionOption), 0xff);
+  EXPECT_EQ(o.compression_level, 1);
+  EXPECT_EQ(o.num_levels, 7);
+  EXPECT_EQ(o.level0_file_num_compaction_trigger, 4);
+  EXPECT_EQ(o.level0_slowdown_writes_trigger, 20);
+  EXPECT_EQ(o.level0_stop_writes_trigger, 36);
+  EXPECT_EQ(o.target_file_size_base, 64u << 20);
+  EXPECT_EQ(o.target_file_size_multiplier, 1);
+  EXPECT_EQ(o.max_bytes_for_level_base, 256u << 20);
+  EXPECT_EQ(o.max_bytes_for_level_multiplier, 10);
+  EXPECT_TRUE(o.level_compaction_dynamic_level_bytes);
+  EXPECT_EQ(o.compaction_style, kCompactionStyleLevel);
+  EXPECT_FALSE(o.disable_auto_compactions);
+  EXPECT_EQ(o.compaction_options_universal.size_ratio, 1u);
+  EXPECT_EQ(o.compaction_options_universal.min_merge_width, 2u);
+  EXPECT_EQ(o.compaction_options_universal.max_merge_width, UINT_MAX);
+  EXPECT_EQ(o.compaction_options_universal.max_size_amplification_percent, 200u);
+  EXPECT_EQ(o.compaction_options_fifo.max_table_files_size, 1ull << 30);
+  EXPECT_FALSE(o.compaction_options_fifo.allow_compaction);
+  EXPECT_EQ(o.ttl, 0u);
+  EXPECT_EQ(o.max_background_jobs, 2);
+  EXPECT_EQ(o.max_subcompactions, 1u);
+  EXPECT_EQ(o.soft_pending_compaction_bytes_limit, 64ull << 30);
+  EXPECT_EQ(o.hard_pending_compaction_bytes_limit, 256ull << 30);
+  EXPECT_EQ(o.delayed_write_rate, 16u << 20);
+  EXPECT_EQ(o.wal_recovery_mode, WALRecoveryMode::kPointInTimeRecovery);
+  EXPECT_FALSE(o.use_fsync);
+  EXPECT_EQ(o.max_manifest_file_size, UINT64_MAX);
+  EXPECT_FALSE(o.allow_ingest_behind);
+  EXPECT_FALSE(o.skip_checking_sst_file_sizes_on_db_open);
+  EXPECT_EQ(o.block_cache_size, 0u);
+  EXPECT_EQ(o.table_options.block_size, 4096u);
+  EXPECT_EQ(o.table_options.filter_policy, nullptr);
+  EXPECT_EQ(o.table_options.format_version, 1u);
+}
+
+TEST(OptionsTest, EnumValuesAreRocksDbs) {
+  EXPECT_EQ(kCompactionStyleLevel, 0);
+  EXPECT_EQ(kCompactionStyleUniversal, 1);
+  EXPECT_EQ(kCompactionStyleFIFO, 2);
+  EXPECT_EQ(kCompactionStyleNone, 3);
+  EXPECT_EQ(static_cast<int>(WALRecoveryMode::kTolerateCorruptedTailRecords), 0);
+  EXPECT_EQ(static_cast<int>(WALRecoveryMode::kAbsoluteConsistency), 1);
+  EXPECT_EQ(static_cast<int>(WALRecoveryMode::kPointInTimeRecovery), 2);
+  EXPECT_EQ(static_cast<int>(WALRecoveryMode::kSkipAnyCorruptedRecords), 3);
+}
+
+TEST(OptionsTest, PerCallOptionDefaults) {
+  const ReadOptions r;
+  EXPECT_EQ(r.snapshot, nullptr);
+  EXPECT_EQ(r.iterate_lower_bound, nullptr);
+  EXPECT_EQ(r.iterate_upper_bound, nullptr);
+  EXPECT_TRUE(r.verify_checksums);
+  EXPECT_TRUE(r.fill_cache);
+  const WriteOptions w;
+  EXPECT_FALSE(w.sync);
+  EXPECT_FALSE(w.disableWAL);
+  const FlushOptions f;
+  EXPECT_TRUE(f.wait);
+  EXPECT_FALSE(f.allow_write_stall);
+  const CompactRangeOptions c;
+  EXPECT_TRUE(c.exclusive_manual_compaction);
+  EXPECT_FALSE(c.change_level);
+  EXPECT_EQ(c.target_level, -1);
+  EXPECT_EQ(c.bottommost_level_compaction, BottommostLevelCompaction::kIfHaveCompactionFilter);
+  EXPECT_EQ(c.max_subcompactions, 0u);
+  const IngestExternalFileOptions i;
+  EXPECT_FALSE(i.move_files);
+  EXPECT_TRUE(i.snapshot_consistency);
+  EXPECT_TRUE(i.allow_global_seqno);
+  EXPECT_TRUE(i.allow_blocking_flush);
+  EXPECT_FALSE(i.ingest_behind);
+  EXPECT_FALSE(i.verify_checksums_before_ingest);
+  EXPECT_FALSE(i.write_global_seqno);
+}
+
+TEST(OptionsTest, DefaultsAreValidAndSupported) {
+  EXPECT_OK(Options().Validate());
+  EXPECT_OK(ValidateOptions(Options()));
+  EXPECT_OK(CheckSupportedNow(Options()));
+}
+
+TEST(OptionsTest, PrepareForBulkLoad) {
+  Options o;
+  o.PrepareForBulkLoad();
+  EXPECT_TRUE(o.disable_auto_compactions);
+  EXPECT_EQ(o.level0_file_num_compaction_trigger, 1 << 30);
+  EXPECT_EQ(o.level0_slowdown_writes_trigger, 1 << 30);
+  EXPECT_EQ(o.level0_stop_writes_trigger, 1 << 30);
+  EXPECT_EQ(o.soft_pending_compaction_bytes_limit, 0u);
+  EXPECT_EQ(o.hard_pending_compaction_bytes_limit, 0u);
+  EXPECT_EQ(o.num_levels, 2);
+  EXPECT_EQ(o.target_file_size_base, 256u << 20);
+  EXPECT_EQ(o.write_buffer_size, 256u << 20);
+  EXPECT_EQ(o.max_write_buffer_number, 6);
+  EXPECT_EQ(o.min_write_buffer_number_to_merge, 1);
+  EXPECT_EQ(o.max_background_jobs, 6);
+  EXPECT_OK(o.Validate());
+  // Auto compactions cannot be switched off yet, so the preset cannot open a DB yet.
+  Status s = CheckSupportedNow(o);
+  EXPECT_NE(s.ToString().find("disable_auto_compactions: not supported yet"), std::string::npos)
+      << s.ToString();
+
+  // Larger settings the caller chose are kept.
+  Options big;
+  big.write_buffer_size = 1ull << 30;
+  big.max_background_jobs = 12;
+  big.PrepareForBulkLoad();
+  EXPECT_EQ(big.write_buffer_size, 1ull << 30);
+  EXPECT_EQ(big.max_background_jobs, 12);
+}
+
+TEST(OptionsTest, OptimizeForPointLookupKeepsOtherTableOptions) {
+  Options o;
+  o.table_options.index_type = TableOptions::kTwoLevelIndexSearch;
+  o.table_options.partition_filters = true;
+  o.table_options.enable_index_compression = false;
+  o.table_options.block_size = 16 << 10;
+  o.table_options.metadata_block_size = 8192;
+  o.OptimizeForPointLookup(64);
+  EXPECT_EQ(o.table_options.data_block_index_type, TableOptions::kDataBlockBinaryAndHash);
+  EXPECT_EQ(o.table_options.data_block_hash_table_util_ratio, 0.75);
+  ASSERT_NE(o.table_options.filter_policy, nullptr);
+  EXPECT_EQ(o.table_options.filter_policy->bits_per_key(), 10);
+  EXPECT_EQ(o.block_cache_size, 64u << 20);
+  // Unlike RocksDB, which starts from fresh table options:
+  EXPECT_EQ(o.table_options.index_type, TableOptions::kTwoLevelIndexSearch);
+  EXPECT_TRUE(o.table_options.partition_filters);
+  EXPECT_FALSE(o.table_options.enable_index_compression);
+  EXPECT_EQ(o.table_options.block_size, 16u << 10);
+  EXPECT_EQ(o.table_options.metadata_block_size, 8192u);
+  EXPECT_OK(o.Validate());
+}
+
+TEST(OptionsTest, IncreaseParallelism) {
+  Options o;
+  o.IncreaseParallelism();
+  EXPECT_EQ(o.max_background_jobs, 16);
+  o.IncreaseParallelism(3);
+  EXPECT_EQ(o.max_background_jobs, 3);
+}
+
+// A change that breaks one rule, and the option the error must name.
+struct Violation {
+  std::string option;
+  std::function<void(Options*)> apply;
+};
+
+std::vector<Violation> Violations() {
+  return {
+      {"comparator", [](Options* o) { o->comparator = nullptr; }},
+      {"write_buffer_size", [](Options* o) { o->write_buffer_size = (64 << 10) - 1; }},
+      {"max_write_buffer_number", [](Options* o) { o->max_write_buffer_number = 0; }},
+      {"min_write_buffer_number_to_merge",
+       [](Options* o) { o->min_write_buffer_number_to_merge = 0; }},
+      {"min_write_buffer_number_to_merge",
+       [](Options* o) { o->min_write_buffer_number_to_merge = 3; }},
+      {"num_levels",
+       [](Options* o) {
+         o->num_levels = 0;
+         o->compaction_style = kCompactionStyleUniversal;
+       }},
+      {"num_levels", [](Options* o) { o->num_levels = 1; }},
+      {"level0_file_num_compaction_trigger",
+       [](Options* o) { o->level0_file_num_compaction_trigger = 0; }},
+      {"level0_slowdown_writes_trigger",
+       [](Options* o) { o->level0_slowdown_writes_trigger = 3; }},
+      {"level0_stop_writes_trigger", [](Options* o) { o->level0_stop_writes_trigger = 19; }},
+      {"target_file_size_base", [](Options* o) { o->target_file_size_base = 0; }},
+      {"target_file_size_multiplier", [](Options* o) { o->target_file_size_multiplier = 0; }},
+      {"max_bytes_for_level_base", [](Options* o) { o->max_bytes_for_level_base = 0; }},
+      {"max_bytes_for_level_multiplier",
+       [](Options* o) { o->max_bytes_for_level_multiplier = 0; }},
+      {"max_background_jobs", [](Options* o) { o->max_background_jobs = 0; }},
+      {"max_subcompactions", [](Options* o) { o->max_subcompactions = 0; }},
+      {"soft_pending_compaction_bytes_limit",
+       [](Options* o) { o->soft_pending_compaction_bytes_limit = (256ull << 30) + 1; }},
+      {"compaction_options_universal.min_merge_width",
+       [](Options* o) { o->compaction_options_universal.min_merge_width = 1; }},
+      {"compaction_options_universal.max_merge_width",
+       [](Options* o) { o->compaction_options_universal.max_merge_width = 1; }},
+      {"compression", [](Options* o) { o->compression = kSnappyCompression; }},
+      {"compression", [](Options* o) { o->compression = kLZ4Compression; }},
+      {"compression", [](Options* o) { o->compression = kDisableCompressionOption; }},
+      {"bottommost_compression", [](Options* o) { o->bottommost_compression = kZlibCompression; }},
+      {"compression_level", [](Options* o) { o->compression_level = 23; }},
+      {"compression_level", [](Options* o) { o->compression_level = -(1 << 17) - 1; }},
+      {"max_open_files", [](Options* o) { o->max_open_files = 19; }},
+      {"max_open_files", [](Options* o) { o->max_open_files = 0; }},
+      {"max_open_files", [](Options* o) { o->max_open_files = -2; }},
+      {"block_based_table_factory.block_size", [](Options* o) { o->table_options.block_size = 0; }},
+      {"block_based_table_factory.block_restart_interval",
+       [](Options* o) { o->table_options.block_restart_interval = 0; }},
+      {"block_based_table_factory.index_block_restart_interval",
+       [](Options* o) { o->table_options.index_block_restart_interval = 0; }},
+      {"block_based_table_factory.metadata_block_size",
+       [](Options* o) { o->table_options.metadata_block_size = 0; }},
+      {"block_based_table_factory.data_block_hash_table_util_ratio",
+       [](Options* o) { o->table_options.data_block_hash_table_util_ratio = 0; }},
+      {"block_based_table_factory.data_block_hash_table_util_ratio",
+       [](Options* o) { o->table_options.data_block_hash_table_util_ratio = 1.01; }},
+      {"block_based_table_factory.partition_filters",
+       [](Options* o) { o->table_options.partition_filters = true; }},
+      {"block_based_table_factory.whole_key_filtering",
+       [](Options* o) { o->table_options.whole_key_filtering = false; }},
+      {"block_based_table_factory.format_version",
+       [](Options* o) { o->table_options.format_version = 5; }},
+  };
+}
+
+TEST(OptionsTest, EachRuleFailsNamingItsOption) {
+  for (const Violation& v : Violations()) {
+    Options o;
+    v.apply(&o);
+    Status s = o.Validate();
+    SCOPED_TRACE(s.ToString());
+    ASSERT_TRUE(s.IsInvalidArgument()) << v.option;
+    // "<option>: <rule>; got <value>"
+    EXPECT_EQ(s.message().substr(0, v.option.size() + 2), v.option + ": ");
+    EXPECT_NE(s.message().find("; got "), std::string::npos);
+  }
+}
+
+TEST(OptionsTest, RuleMessages) {
+  Options o;
+  o.write_buffer_size = 1000;
+  EXPECT_EQ(o.Validate().ToString(),
+            "Invalid argument: write_buffer_size: must be at least 65536 (64 KiB); got 1000");
+  o = Options();
+  o.level0_slowdown_writes_trigger = 3;
+  EXPECT_EQ(o.Validate().ToString(),
+            "Invalid argument: level0_slowdown_writes_trigger: must be at least "
+            "level0_file_num_compaction_trigger (4); got 3");
+  o = Options();
+  o.compression = kSnappyCompression;
+  EXPECT_EQ(o.Validate().ToString(),
+            "Invalid argument: compression: not supported by this build (supported: "
+            "kNoCompression, kZSTD); got kSnappyCompression");
+  o = Options();
+  o.table_options.partition_filters = true;
+  EXPECT_EQ(o.Validate().ToString(),
+            "Invalid argument: block_based_table_factory.partition_filters: true requires "
+            "index_type=kTwoLevelIndexSearch; got true");
+}
+
+TEST(OptionsTest, BoundaryValuesAreValid) {
+  std::vector<std::function<void(Options*)>> edges = {
+      [](Options* o) { o->write_buffer_size = 64 << 10; },
+      [](Options* o) { o->max_write_buffer_number = 1; },
+      [](Options* o) { o->num_levels = 2; },
+      [](Options* o) {
+        o->num_levels = 1;
+        o->compaction_style = kCompactionStyleFIFO;
+      },
+      [](Options* o) {
+        o->level0_file_num_compaction_trigger = 5;
+        o->level0_slowdown_writes_trigger = 5;
+        o->level0_stop_writes_trigger = 5;
+      },
+      [](Options* o) { o->max_open_files = 20; },
+      [](Options* o) { o->compression = kZSTD; },
+      [](Options* o) { o->bottommost_compression = kZSTD; },
+      [](Options* o) { o->bottommost_compression = kNoCompression; },
+      [](Options* o) { o->compression_level = 22; },
+      [](Options* o) { o->compression_level = -(1 << 17); },
+      [](Options* o) { o->max_bytes_for_level_multiplier = 0.5; },
+      [](Options* o) {
+        o->soft_pending_compaction_bytes_limit = 1ull << 50;
+        o->hard_pending_compaction_bytes_limit = 0;
+      },
+      [](Options* o) { o->table_options.data_block_hash_table_util_ratio = 1; },
+      [](Options* o) {
+        o->table_options.index_type = TableOptions::kTwoLevelIndexSearch;
+        o->table_options.partition_filters = true;
+      },
+      [](Options* o) { o->comparator = TestReverseComparator(); },
+  };
+  for (size_t i = 0; i < edges.size(); i++) {
+    Options o;
+    edges[i](&o);
+    SCOPED_TRACE(i);
+    EXPECT_OK(o.Validate());
+  }
+}
+
+TEST(OptionsTest, NotSupportedYet) {
+  const std::vector<Violation> knobs = {
+      {"compaction_style", [](Options* o) { o->compaction_style = kCompactionStyleNone; }},
+      {"compaction_style", [](Options* o) { o->compaction_style = kCompactionStyleUniversal; }},
+      {"disable_auto_compactions", [](Options* o) { o->disable_auto_compactions = true; }},
+      {"compaction_options_universal",
+       [](Options* o) { o->compaction_options_universal.size_ratio = 5; }},
+      {"compaction_options_universal",
+       [](Options* o) { o->compaction_options_universal.max_merge_width = 10; }},
+      {"compaction_options_fifo",
+       [](Options* o) { o->compaction_options_fifo.allow_compaction = true; }},
+      {"ttl", [](Options* o) { o->ttl = 60; }},
+      {"max_subcompactions", [](Options* o) { o->max_subcompactions = 2; }},
+      {"allow_ingest_behind", [](Options* o) { o->allow_ingest_behind = true; }},
+      {"max_successive_merges", [](Options* o) { o->max_successive_merges = 10; }},
+      {"block_cache_size", [](Options* o) { o->block_cache_size = 8 << 20; }},
+  };
+  for (const Violation& k : knobs) {
+    Options o;
+    k.apply(&o);
+    SCOPED_TRACE(k.option);
+    EXPECT_OK(o.Validate());  // valid, just not built yet
+    Status s = CheckSupportedNow(o);
+    ASSERT_TRUE(s.IsInvalidArgument()) << k.option;
+    const std::string expected = k.option + ": not supported yet; got ";
+    EXPECT_EQ(s.message().substr(0, expected.size()), expected) << s.ToString();
+  }
+  Options o;
+  o.ttl = 60;
+  EXPECT_EQ(CheckSupportedNow(o).ToString(), "Invalid argument: ttl: not supported yet; got 60");
+  o = Options();
+  o.max_subcompactions = 1;  // the default: fine
+  EXPECT_OK(CheckSupportedNow(o));
+}
+
+}  // namespace
+}  // namespace shale
