@@ -1,0 +1,186 @@
+#include "memtable/memtable.h"
+
+#include <cassert>
+#include <cstring>
+
+#include "util/coding.h"
+
+namespace shale {
+
+namespace {
+
+// The length-prefixed string that starts at p (an entry's key, or the value after it).
+std::string_view DecodeLengthPrefixed(const char* p) {
+  const auto first = static_cast<unsigned char>(*p);
+  if (first < 128) return {p + 1, first};  // the common one-byte length, inline
+  uint32_t len = 0;
+  // An entry was encoded by Add(), so the varint is well formed and at most 5 bytes long.
+  p = GetVarint32Ptr(p, p + kMaxVarint32Length, &len);
+  return {p, len};
+}
+
+// The value that follows the internal key `ikey` inside an entry.
+std::string_view ValueAfter(std::string_view ikey) {
+  return DecodeLengthPrefixed(ikey.data() + ikey.size());
+}
+
+// Adds one to a counter that only the writer changes: a plain load and store, cheaper than an
+// atomic read-modify-write, and still safe for concurrent readers.
+void BumpCounter(std::atomic<uint64_t>* counter) {
+  counter->store(counter->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+int MemTable::KeyComparator::operator()(const char* a, const char* b) const {
+  return comparator.Compare(DecodeLengthPrefixed(a), DecodeLengthPrefixed(b));
+}
+
+// Adapts a skiplist iterator over entries to InternalIterator. Targets arrive as internal keys
+// and are re-encoded with a length prefix, the form the skiplist compares.
+class MemTable::Iterator final : public InternalIterator {
+ public:
+  explicit Iterator(const Table* table) : iter_(table) {}
+
+  bool Valid() const override { return iter_.Valid(); }
+  void SeekToFirst() override { iter_.SeekToFirst(); }
+  void SeekToLast() override { iter_.SeekToLast(); }
+  void Seek(std::string_view target) override { iter_.Seek(EncodeTarget(target)); }
+  void SeekForPrev(std::string_view target) override {
+    iter_.SeekForPrev(EncodeTarget(target));
+  }
+  void Next() override { iter_.Next(); }
+  void Prev() override { iter_.Prev(); }
+  std::string_view key() const override { return DecodeLengthPrefixed(iter_.key()); }
+  std::string_view value() const override { return ValueAfter(key()); }
+  Status status() const override { return Status::OK(); }
+
+ private:
+  const char* EncodeTarget(std::string_view target) {
+    scratch_.clear();
+    PutLengthPrefixed(&scratch_, target);
+    return scratch_.data();
+  }
+
+  Table::Iterator iter_;
+  std::string scratch_;  // the last target, length-prefixed
+};
+
+MemTable::MemTable(const InternalKeyComparator& comparator, const Options& options)
+    : comparator_{comparator},
+      arena_(options.arena_block_size,
+             options.allocator != nullptr ? options.allocator : MemtableAllocator::Get()),
+      table_(comparator_, &arena_),
+      range_del_table_(comparator_, &arena_),
+      earliest_sequence_(options.earliest_sequence) {}
+
+void MemTable::Unref() {
+  const int previous = refs_.fetch_sub(1, std::memory_order_acq_rel);
+  assert(previous > 0);
+  if (previous == 1) delete this;
+}
+
+void MemTable::Add(SequenceNumber sequence, ValueType type, std::string_view user_key,
+                   std::string_view value) {
+  assert(IsValidValueType(type));
+  const size_t ikey_size = user_key.size() + kInternalKeyTrailerSize;
+  const size_t encoded_size =
+      VarintLength(ikey_size) + ikey_size + VarintLength(value.size()) + value.size();
+  char* entry = arena_.Allocate(encoded_size);
+  char* p = EncodeVarint32(entry, static_cast<uint32_t>(ikey_size));
+  std::memcpy(p, user_key.data(), user_key.size());
+  p += user_key.size();
+  EncodeFixed64(p, PackSequenceAndType(sequence, type));
+  p += kInternalKeyTrailerSize;
+  p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
+  std::memcpy(p, value.data(), value.size());
+  assert(p + value.size() == entry + encoded_size);
+
+  if (type == kTypeRangeDeletion) {
+    range_del_table_.Insert(entry);
+    BumpCounter(&num_range_deletes_);
+  } else {
+    table_.Insert(entry);
+    if (type == kTypeDeletion || type == kTypeSingleDeletion) BumpCounter(&num_deletes_);
+  }
+  if (num_entries_.load(std::memory_order_relaxed) == 0) {
+    first_sequence_.store(sequence, std::memory_order_relaxed);
+  }
+  if (earliest_sequence_.load(std::memory_order_relaxed) == kMaxSequenceNumber) {
+    earliest_sequence_.store(sequence, std::memory_order_relaxed);
+  }
+  BumpCounter(&num_entries_);
+}
+
+SequenceNumber MemTable::MaxCoveringTombstone(std::string_view user_key,
+                                              SequenceNumber snapshot) const {
+  // Tombstones are sorted by start key: scan those that start at or before user_key.
+  // O(number of such tombstones); range deletions are expected to be few.
+  const Comparator* ucmp = comparator_.comparator.user_comparator();
+  SequenceNumber max_seq = 0;
+  Table::Iterator iter(&range_del_table_);
+  for (iter.SeekToFirst(); iter.Valid(); iter.Next()) {
+    std::string_view ikey = DecodeLengthPrefixed(iter.key());
+    if (ucmp->Compare(ExtractUserKey(ikey), user_key) > 0) break;
+    const SequenceNumber seq = ExtractSequence(ikey);
+    if (seq <= snapshot && seq > max_seq && ucmp->Compare(user_key, ValueAfter(ikey)) < 0) {
+      max_seq = seq;
+    }
+  }
+  return max_seq;
+}
+
+bool MemTable::Get(const LookupKey& key, std::string* value, Status* s,
+                   SequenceNumber* seq) const {
+  const SequenceNumber snapshot = ExtractSequence(key.internal_key());
+  // A tombstone at sequence 0 cannot hide anything older, so 0 means "none".
+  const SequenceNumber tombstone =
+      num_range_deletes() == 0 ? 0 : MaxCoveringTombstone(key.user_key(), snapshot);
+
+  Table::Iterator iter(&table_);
+  iter.Seek(key.memtable_key().data());
+  if (iter.Valid()) {
+    std::string_view ikey = DecodeLengthPrefixed(iter.key());
+    const Comparator* ucmp = comparator_.comparator.user_comparator();
+    // Seek landed on the newest entry with sequence <= snapshot, if this user key has one.
+    if (ucmp->Equal(ExtractUserKey(ikey), key.user_key())) {
+      const SequenceNumber entry_seq = ExtractSequence(ikey);
+      if (tombstone <= entry_seq) {
+        *seq = entry_seq;
+        switch (ExtractValueType(ikey)) {
+          case kTypeValue:
+            value->assign(ValueAfter(ikey));
+            *s = Status::OK();
+            return true;
+          case kTypeMerge:
+            value->assign(ValueAfter(ikey));
+            *s = Status::MergeInProgress();
+            return true;
+          case kTypeDeletion:
+          case kTypeSingleDeletion:
+            *s = Status::NotFound();
+            return true;
+          default:
+            *s = Status::Corruption("memtable: unexpected value type in a point entry");
+            return true;
+        }
+      }
+    }
+  }
+  if (tombstone > 0) {
+    *seq = tombstone;
+    *s = Status::NotFound();
+    return true;
+  }
+  return false;
+}
+
+std::unique_ptr<InternalIterator> MemTable::NewIterator() const {
+  return std::make_unique<Iterator>(&table_);
+}
+
+std::unique_ptr<InternalIterator> MemTable::NewRangeTombstoneIterator() const {
+  return std::make_unique<Iterator>(&range_del_table_);
+}
+
+}  // namespace shale
