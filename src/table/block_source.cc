@@ -1,0 +1,64 @@
+#include "table/block_source.h"
+
+#include "table/block.h"
+#include "table/bloom_filter.h"
+
+namespace shale {
+
+const char* BlockKindName(BlockKind kind) {
+  switch (kind) {
+    case BlockKind::kData: return "data block";
+    case BlockKind::kIndexPartition: return "index partition";
+    case BlockKind::kFilterPartition: return "filter partition";
+  }
+  return "block";
+}
+
+LoadedBlock::LoadedBlock() = default;
+
+Status LoadedBlock::MakeBlock(std::string contents, std::unique_ptr<LoadedBlock>* result) {
+  std::unique_ptr<LoadedBlock> loaded(new LoadedBlock());
+  Status s = Block::Create(std::move(contents), &loaded->block_);
+  if (!s.ok()) return s;
+  loaded->charge_ = sizeof(LoadedBlock) + loaded->block_->ApproximateMemoryUsage();
+  *result = std::move(loaded);
+  return Status::OK();
+}
+
+Status LoadedBlock::MakeFilter(std::string contents, std::unique_ptr<LoadedBlock>* result) {
+  std::unique_ptr<LoadedBlock> loaded(new LoadedBlock());
+  loaded->filter_data_ = std::move(contents);  // moved before the reader takes its view
+  Status s = BloomFilterReader::Create(loaded->filter_data_, &loaded->filter_);
+  if (!s.ok()) return s;
+  loaded->charge_ = sizeof(LoadedBlock) + loaded->filter_data_.capacity() +
+                    loaded->filter_->ApproximateMemoryUsage();
+  *result = std::move(loaded);
+  return Status::OK();
+}
+
+LoadedBlock::~LoadedBlock() = default;
+
+BlockSource::~BlockSource() = default;
+
+namespace {
+
+class Uncached final : public BlockSource {
+ public:
+  Status GetBlock(const BlockRequest& request, BlockLoader load,
+                  std::shared_ptr<const LoadedBlock>* block) override {
+    block->reset();
+    std::unique_ptr<LoadedBlock> loaded;
+    Status s = load(&loaded);
+    if (s.ok()) *block = std::move(loaded);
+    return s;
+  }
+};
+
+}  // namespace
+
+BlockSource* UncachedBlockSource() {
+  static Uncached* const kInstance = new Uncached();
+  return kInstance;
+}
+
+}  // namespace shale

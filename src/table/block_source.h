@@ -1,0 +1,104 @@
+// BlockSource: where a table reader gets the blocks it does not keep itself -- data blocks,
+// index partitions and filter partitions. The default source loads the block from the file on
+// every request; the block cache implements the same interface, so that the blocks of every
+// open table share one byte budget.
+//
+// The protocol: the reader names the block (BlockKey: the table's cache id + the block's
+// offset; BlockKind) and passes a loader, a function that reads, verifies, decompresses and
+// parses the block from the file. A source returns a block it holds for that key or calls the
+// loader (once per miss) and may keep the result, charging LoadedBlock::charge() bytes. Blocks
+// are immutable and shared: the returned std::shared_ptr keeps a block alive while a reader or
+// iterator uses it, even after a cache evicts it.
+//
+// Keys: the cache id must be unique among the tables that share one source (the DB uses the
+// file number; tables opened outside a DB pass any id unique to that source). A table's blocks
+// never change once written, so a key stays valid as long as the file exists.
+//
+// Thread-safety: implementations must be safe for concurrent use; the loader may be called from
+// any thread that asks.
+#ifndef SHALE_TABLE_BLOCK_SOURCE_H_
+#define SHALE_TABLE_BLOCK_SOURCE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/functional/function_ref.h"
+#include "shale/status.h"
+
+namespace shale {
+
+class Block;
+class BloomFilterReader;
+
+enum class BlockKind : uint8_t {
+  kData = 0,
+  kIndexPartition = 1,
+  kFilterPartition = 2,
+};
+const char* BlockKindName(BlockKind kind);
+
+// Identifies a block among all the blocks a source serves.
+struct BlockKey {
+  uint64_t cache_id = 0;  // the table's id within the source (its file number in a DB)
+  uint64_t offset = 0;    // the block's offset in the table file
+  bool operator==(const BlockKey& o) const {
+    return cache_id == o.cache_id && offset == o.offset;
+  }
+};
+
+// One block in parsed, ready-to-use form. Exactly one of block() (data blocks and index
+// partitions) and filter() (filter partitions) is set. Immutable once made.
+class LoadedBlock {
+ public:
+  // Parse `contents` (uncompressed, no trailer) as a block / as a bloom filter. Corruption
+  // from the parser, without the file and offset (the caller adds them).
+  static Status MakeBlock(std::string contents, std::unique_ptr<LoadedBlock>* result);
+  static Status MakeFilter(std::string contents, std::unique_ptr<LoadedBlock>* result);
+
+  ~LoadedBlock();
+  LoadedBlock(const LoadedBlock&) = delete;
+  LoadedBlock& operator=(const LoadedBlock&) = delete;
+
+  const Block* block() const { return block_.get(); }
+  const BloomFilterReader* filter() const { return filter_.get(); }
+  // Bytes this object keeps in memory: what a cache charges for it.
+  size_t charge() const { return charge_; }
+
+ private:
+  LoadedBlock();
+
+  std::unique_ptr<Block> block_;
+  std::string filter_data_;
+  std::unique_ptr<BloomFilterReader> filter_;  // views filter_data_; declared after it
+  size_t charge_ = 0;
+};
+
+// Reads and parses one block; errors name the file and offset.
+using BlockLoader = absl::FunctionRef<Status(std::unique_ptr<LoadedBlock>*)>;
+
+struct BlockRequest {
+  BlockKey key;
+  BlockKind kind = BlockKind::kData;
+  // A cache should keep a block it loads for this request (false for scans that would only
+  // push out blocks worth keeping). Sources without a cache ignore it.
+  bool fill_cache = true;
+};
+
+class BlockSource {
+ public:
+  virtual ~BlockSource();
+  // Sets *block to the block `request` names, calling `load` if the source does not hold it.
+  // On error *block is left null and the loader's error is returned unchanged.
+  virtual Status GetBlock(const BlockRequest& request, BlockLoader load,
+                          std::shared_ptr<const LoadedBlock>* block) = 0;
+};
+
+// The source without a cache: calls the loader on every request. A process-wide stateless
+// singleton.
+BlockSource* UncachedBlockSource();
+
+}  // namespace shale
+
+#endif  // SHALE_TABLE_BLOCK_SOURCE_H_

@@ -1,0 +1,198 @@
+#include "table/table_reader.h"
+
+#include <algorithm>
+
+#include "table/two_level_iterator.h"
+
+namespace shale {
+
+TableReader::TableReader(std::unique_ptr<RandomAccessFile> file, uint64_t file_size,
+                         std::string path, uint64_t cache_id,
+                         const InternalKeyComparator* comparator, BlockSource* block_source)
+    : file_(std::move(file)),
+      file_size_(file_size),
+      path_(std::move(path)),
+      cache_id_(cache_id),
+      comparator_(comparator),
+      block_source_(block_source) {}
+
+TableReader::~TableReader() = default;
+
+Status TableReader::DecodeHandle(std::string_view value, uint64_t block_offset,
+                                 BlockHandle* handle) const {
+  if (!handle->DecodeFrom(&value) || !value.empty()) {
+    return BlockCorruption(path_, block_offset, "bad block handle in index");
+  }
+  return Status::OK();
+}
+
+size_t TableReader::MaxBlockSize() const {
+  if (props_.max_block_size == 0 || props_.max_block_size > kMaxBlockSize) return kMaxBlockSize;
+  return static_cast<size_t>(props_.max_block_size);
+}
+
+Status TableReader::LoadBlock(BlockKind kind, const BlockHandle& handle, bool verify_checksums,
+                              size_t max_size, std::unique_ptr<LoadedBlock>* block) const {
+  BlockReadLimits limits;
+  limits.file_size = file_size_ - Footer::kEncodedLength;  // blocks end before the footer
+  limits.max_uncompressed_size = max_size;
+  std::string contents;
+  Status s = ReadBlock(file_.get(), path_, handle, limits, verify_checksums,
+                       ThreadLocalDecompressor(), &contents);
+  if (!s.ok()) return s;
+  s = kind == BlockKind::kFilterPartition ? LoadedBlock::MakeFilter(std::move(contents), block)
+                                          : LoadedBlock::MakeBlock(std::move(contents), block);
+  if (!s.ok()) {
+    return AnnotateBlockError(Status(s.code(), s.subcode(), BlockKindName(kind), s.message()),
+                              path_, handle.offset());
+  }
+  return Status::OK();
+}
+
+Status TableReader::GetBlock(const TableReadOptions& options, BlockKind kind,
+                             const BlockHandle& handle,
+                             std::shared_ptr<const LoadedBlock>* block) const {
+  BlockRequest request;
+  request.key = BlockKey{cache_id_, handle.offset()};
+  request.kind = kind;
+  request.fill_cache = options.fill_cache;
+  return block_source_->GetBlock(
+      request,
+      [&](std::unique_ptr<LoadedBlock>* loaded) {
+        return LoadBlock(kind, handle, options.verify_checksums, MaxBlockSize(), loaded);
+      },
+      block);
+}
+
+std::unique_ptr<InternalIterator> TableReader::NewIndexIterator(
+    const TableReadOptions& options) const {
+  std::unique_ptr<InternalIterator> top = index_block_->NewIterator(comparator_);
+  if (!two_level_index_) return top;
+  BlockOpener open = [this, options](const BlockHandle& h,
+                                     std::shared_ptr<const LoadedBlock>* block) {
+    return GetBlock(options, BlockKind::kIndexPartition, h, block);
+  };
+  return std::make_unique<TwoLevelIterator>(std::move(top), std::move(open), comparator_, path_,
+                                            index_handle_.offset());
+}
+
+std::unique_ptr<InternalIterator> TableReader::NewIterator(
+    const TableReadOptions& options) const {
+  BlockOpener open = [this, options](const BlockHandle& h,
+                                     std::shared_ptr<const LoadedBlock>* block) {
+    return GetBlock(options, BlockKind::kData, h, block);
+  };
+  std::optional<uint64_t> index_offset;
+  if (!two_level_index_) index_offset = index_handle_.offset();
+  return std::make_unique<TwoLevelIterator>(NewIndexIterator(options), std::move(open),
+                                            comparator_, path_, index_offset);
+}
+
+std::unique_ptr<InternalIterator> TableReader::NewRangeTombstoneIterator() const {
+  if (range_del_block_ == nullptr) return NewEmptyInternalIterator();
+  return range_del_block_->NewIterator(comparator_);
+}
+
+bool TableReader::KeyMayMatch(const TableReadOptions& options, std::string_view internal_key,
+                              Status* status) const {
+  const std::string_view user_key = ExtractUserKey(internal_key);
+  if (full_filter_ != nullptr) return full_filter_->filter()->MayMatch(user_key);
+  if (filter_index_ == nullptr) return true;
+  std::unique_ptr<BlockIter> it = filter_index_->NewIterator(comparator_);
+  it->Seek(internal_key);
+  if (!it->Valid()) {
+    // Past the last partition's key: no entry of the table is >= internal_key.
+    if (!it->status().ok()) {
+      *status = AnnotateBlockError(it->status(), path_, filter_handle_.offset());
+    }
+    return false;
+  }
+  BlockHandle handle;
+  *status = DecodeHandle(it->value(), filter_handle_.offset(), &handle);
+  if (!status->ok()) return false;
+  std::shared_ptr<const LoadedBlock> partition;
+  *status = GetBlock(options, BlockKind::kFilterPartition, handle, &partition);
+  if (!status->ok()) return false;
+  return partition->filter()->MayMatch(user_key);
+}
+
+Status TableReader::SearchDataBlock(const TableReadOptions& options, const BlockHandle& handle,
+                                    std::string_view internal_key, TableGetCallback callback,
+                                    bool* done) const {
+  *done = true;
+  std::shared_ptr<const LoadedBlock> block;
+  Status s = GetBlock(options, BlockKind::kData, handle, &block);
+  if (!s.ok()) return s;
+  std::unique_ptr<BlockIter> it = block->block()->NewIterator(comparator_);
+  if (block->block()->has_hash_index()) {
+    it->SeekForGet(internal_key);  // when false, !Valid(): the next block may still hold it
+  } else {
+    it->Seek(internal_key);
+  }
+  const Comparator* ucmp = comparator_->user_comparator();
+  const std::string_view user_key = ExtractUserKey(internal_key);
+  for (; it->Valid(); it->Next()) {
+    if (!ucmp->Equal(ExtractUserKey(it->key()), user_key)) return Status::OK();
+    if (!callback(it->key(), it->value())) return Status::OK();
+  }
+  if (!it->status().ok()) return AnnotateBlockError(it->status(), path_, handle.offset());
+  *done = false;  // ran off the end of the block while the key's versions may go on
+  return Status::OK();
+}
+
+Status TableReader::Get(const TableReadOptions& options, std::string_view internal_key,
+                        TableGetCallback callback) const {
+  Status s;
+  if (!KeyMayMatch(options, internal_key, &s)) return s;
+  const Comparator* ucmp = comparator_->user_comparator();
+  const std::string_view user_key = ExtractUserKey(internal_key);
+  std::unique_ptr<InternalIterator> index = NewIndexIterator(options);
+  for (index->Seek(internal_key); index->Valid(); index->Next()) {
+    BlockHandle handle;
+    s = DecodeHandle(index->value(), index_handle_.offset(), &handle);
+    if (!s.ok()) return s;
+    bool done = false;
+    s = SearchDataBlock(options, handle, internal_key, callback, &done);
+    if (!s.ok() || done) return s;
+    // The key's versions continue into the next block only if this block's index key -- which
+    // is then the block's last key, unshortened -- has the same user key.
+    if (!ucmp->Equal(ExtractUserKey(index->key()), user_key)) return Status::OK();
+  }
+  s = index->status();
+  if (!s.ok() && !two_level_index_) s = AnnotateBlockError(s, path_, index_handle_.offset());
+  return s;
+}
+
+uint64_t TableReader::ApproximateOffsetOf(std::string_view internal_key) const {
+  TableReadOptions options;
+  options.fill_cache = false;
+  std::unique_ptr<InternalIterator> index = NewIndexIterator(options);
+  index->Seek(internal_key);
+  uint64_t data_offset = props_.data_size;  // past the last key (or unreadable index)
+  BlockHandle handle;
+  if (index->Valid() &&
+      DecodeHandle(index->value(), 0, &handle).ok()) {
+    data_offset = std::min(handle.offset(), props_.data_size);
+  }
+  if (props_.data_size == 0) return 0;
+  // Data blocks come first, so scale the offset in the data to the whole file: the end of the
+  // data maps to the end of the file.
+  return static_cast<uint64_t>(static_cast<unsigned __int128>(data_offset) * file_size_ /
+                               props_.data_size);
+}
+
+size_t TableReader::ApproximateMemoryUsage() const {
+  size_t usage = sizeof(*this) + path_.capacity() + index_block_->ApproximateMemoryUsage();
+  if (full_filter_ != nullptr) usage += full_filter_->charge();
+  if (filter_index_ != nullptr) usage += filter_index_->ApproximateMemoryUsage();
+  if (range_del_block_ != nullptr) usage += range_del_block_->ApproximateMemoryUsage();
+  for (const std::string* s :
+       {&props_.compression_name, &props_.comparator_name, &props_.filter_policy_name,
+        &props_.smallest_user_key, &props_.largest_user_key, &props_.smallest_range_del_key,
+        &props_.largest_range_del_key}) {
+    usage += s->capacity();
+  }
+  return usage;
+}
+
+}  // namespace shale

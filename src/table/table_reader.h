@@ -1,0 +1,164 @@
+// TableReader: reads one table file (the layout is in table_builder.h and
+// doc/table_format.md).
+//
+// Open costs two reads: the footer, then the table's tail in one pread (index or top-level
+// index, full filter or top-level filter index, range deletions, properties, meta-index), all
+// checksum-verified. The reader keeps those in memory and nothing else: data blocks, index
+// partitions and filter partitions come through the BlockSource on every use (the block cache,
+// or the file each time). ApproximateMemoryUsage() says what an open reader keeps.
+//
+// Lookups (Get) check the filter first (the full filter, or the partition the key falls in),
+// then walk index -> data block, using the data block's hash index when it has one, and go on
+// into the next data block while the key's versions continue there.
+//
+// Errors: Corruption names the file and the offset of the block at fault ("<file>: block at
+// offset N: checksum mismatch"); I/O errors keep their code and gain the same prefix.
+//
+// Ownership: the reader owns its file; it borrows the comparator and the block source, which
+// must outlive it. Iterators borrow the reader: destroy them before it.
+// Thread-safety: every const method may be called concurrently; each iterator is used by one
+// thread at a time.
+#ifndef SHALE_TABLE_TABLE_READER_H_
+#define SHALE_TABLE_TABLE_READER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/functional/function_ref.h"
+#include "base/internal_iterator.h"
+#include "base/internal_key.h"
+#include "shale/file_system.h"
+#include "shale/status.h"
+#include "table/block.h"
+#include "table/block_source.h"
+#include "table/bloom_filter.h"
+#include "table/format.h"
+#include "table/table_properties.h"
+
+namespace shale {
+
+// How a reader is set up (fixed for its life).
+struct TableReaderOptions {
+  // Load and use the table's filter. False: lookups skip the filter and the reader keeps no
+  // filter in memory. Default: true.
+  bool use_filter = true;
+};
+
+// Per-read choices.
+struct TableReadOptions {
+  // Verify the checksum of every block read from the file. Default: true.
+  bool verify_checksums = true;
+  // Let the block source (cache) keep the blocks this read loads. Default: true.
+  bool fill_cache = true;
+};
+
+// Receives the entries of a Get, newest first; returns false to stop.
+using TableGetCallback =
+    absl::FunctionRef<bool(std::string_view internal_key, std::string_view value)>;
+
+class TableReader {
+ public:
+  // Opens the table in `file` (of `file_size` bytes; `path` names it in errors). `cache_id`
+  // identifies the table within `block_source` (the file number in a DB). `block_source` null
+  // means UncachedBlockSource(). Corruption when the file is not a well-formed table;
+  // InvalidArgument when it was written with a different comparator.
+  static Status Open(const TableReaderOptions& options, std::unique_ptr<RandomAccessFile> file,
+                     uint64_t file_size, std::string path, uint64_t cache_id,
+                     const InternalKeyComparator* comparator, BlockSource* block_source,
+                     std::unique_ptr<TableReader>* result);
+
+  ~TableReader();
+  TableReader(const TableReader&) = delete;
+  TableReader& operator=(const TableReader&) = delete;
+
+  // Point lookup of `internal_key` (a user key + the reader's snapshot, as a LookupKey gives
+  // it): calls `callback` for each entry of that user key at or below the snapshot, newest
+  // first, until it returns false or the versions end. OK when the lookup finished, whether or
+  // not anything matched. REQUIRES: internal_key is at least 8 bytes (a LookupKey's is).
+  Status Get(const TableReadOptions& options, std::string_view internal_key,
+             TableGetCallback callback) const;
+
+  // An iterator over the point entries, both directions.
+  std::unique_ptr<InternalIterator> NewIterator(const TableReadOptions& options) const;
+
+  // An iterator over the range deletions (key: start internal key, value: end user key), in
+  // start order; empty when there are none.
+  std::unique_ptr<InternalIterator> NewRangeTombstoneIterator() const;
+
+  // About where in the file the entries >= `internal_key` start, scaled so that the offset
+  // past the last key is the file size.
+  uint64_t ApproximateOffsetOf(std::string_view internal_key) const;
+
+  // Reads every block of the file, checking its checksum and that it parses.
+  Status VerifyChecksums() const;
+
+  const TableProperties& properties() const { return props_; }
+  // Bytes this reader keeps outside the block source: top-level (or whole) index, full filter
+  // or top-level filter index, range deletions, properties.
+  size_t ApproximateMemoryUsage() const;
+
+  const std::string& path() const { return path_; }
+  uint64_t file_size() const { return file_size_; }
+
+ private:
+  class Opener;
+  friend class Opener;
+
+  TableReader(std::unique_ptr<RandomAccessFile> file, uint64_t file_size, std::string path,
+              uint64_t cache_id, const InternalKeyComparator* comparator,
+              BlockSource* block_source);
+
+  // The iterator over the index's entries (data block handles): over the index block, or over
+  // the top-level index and its partitions.
+  std::unique_ptr<InternalIterator> NewIndexIterator(const TableReadOptions& options) const;
+  // Gets a block through the block source. `kind` decides how it is parsed.
+  Status GetBlock(const TableReadOptions& options, BlockKind kind, const BlockHandle& handle,
+                  std::shared_ptr<const LoadedBlock>* block) const;
+  // Reads and parses a block from the file (no block source). `max_size` caps its
+  // uncompressed size.
+  Status LoadBlock(BlockKind kind, const BlockHandle& handle, bool verify_checksums,
+                   size_t max_size, std::unique_ptr<LoadedBlock>* block) const;
+  // False when the filter proves that `internal_key`'s user key is not in the table.
+  bool KeyMayMatch(const TableReadOptions& options, std::string_view internal_key,
+                   Status* status) const;
+  // Searches one data block; *done when the versions of the key cannot continue past it.
+  Status SearchDataBlock(const TableReadOptions& options, const BlockHandle& handle,
+                         std::string_view internal_key, TableGetCallback callback,
+                         bool* done) const;
+  // Decodes an index entry's value; Corruption naming the index block at `block_offset`.
+  Status DecodeHandle(std::string_view value, uint64_t block_offset, BlockHandle* handle) const;
+  Status VerifyDataBlocks(const Block& index, uint64_t index_offset) const;
+  Status VerifyIndexAndData() const;
+  Status VerifyFilterPartitions() const;
+  // The largest uncompressed block this table may hold (its property, capped at kMaxBlockSize).
+  size_t MaxBlockSize() const;
+
+  enum class FilterKind { kNone, kFull, kPartitioned };
+
+  const std::unique_ptr<RandomAccessFile> file_;
+  const uint64_t file_size_;
+  const std::string path_;
+  const uint64_t cache_id_;
+  const InternalKeyComparator* const comparator_;
+  BlockSource* const block_source_;
+
+  // Set by Open, then immutable (so concurrent readers need no lock).
+  TableProperties props_;
+  bool two_level_index_ = false;
+  BlockHandle metaindex_handle_;
+  BlockHandle index_handle_;
+  std::unique_ptr<Block> index_block_;        // the whole index, or the top-level index
+  FilterKind filter_kind_ = FilterKind::kNone;  // what the table has (loaded or not)
+  BlockHandle filter_handle_;                 // of the full filter / top-level filter index
+  std::unique_ptr<LoadedBlock> full_filter_;  // null unless a full filter is in use
+  std::unique_ptr<Block> filter_index_;       // null unless a partitioned filter is in use
+  BlockHandle range_del_handle_;
+  std::unique_ptr<Block> range_del_block_;    // null when the table has no range deletions
+  BlockHandle properties_handle_;
+};
+
+}  // namespace shale
+
+#endif  // SHALE_TABLE_TABLE_READER_H_

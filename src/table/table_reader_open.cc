@@ -1,0 +1,194 @@
+// TableReader::Open: the footer, then the tail in one read, then the blocks the reader keeps.
+#include "absl/strings/str_cat.h"
+#include "shale/table_options.h"
+#include "table/meta_blocks.h"
+#include "table/table_reader.h"
+#include "util/absl_compat.h"
+
+namespace shale {
+
+// The steps of opening one table, in order. Lives only during Open.
+class TableReader::Opener {
+ public:
+  Opener(TableReader* r, const TableReaderOptions& options) : r_(r), options_(options) {}
+
+  Status Run() {
+    Status s = ReadFooter();
+    if (s.ok()) s = ReadTail();
+    if (s.ok()) s = ReadMetaIndex();
+    if (s.ok()) s = ReadProperties();
+    if (s.ok()) s = CheckProperties();
+    if (s.ok()) s = LoadBlock(r_->index_handle_, "index", &r_->index_block_);
+    if (s.ok()) s = LoadFilter();
+    if (s.ok()) s = LoadRangeDeletions();
+    return s;
+  }
+
+ private:
+  Status ReadFooter() {
+    const uint64_t size = r_->file_size_;
+    if (size < Footer::kEncodedLength) {
+      return Status::Corruption(
+          r_->path_, absl::StrCat("file of ", size, " bytes is too short to be a table"));
+    }
+    footer_offset_ = size - Footer::kEncodedLength;
+    char buf[Footer::kEncodedLength];
+    std::string_view data;
+    Status s = r_->file_->Read(footer_offset_, sizeof(buf), &data, buf);
+    if (!s.ok()) return s;
+    s = footer_.DecodeFrom(data, r_->path_, footer_offset_);
+    if (!s.ok()) return s;
+    r_->index_handle_ = footer_.index_handle;
+    r_->metaindex_handle_ = footer_.metaindex_handle;
+    return Status::OK();
+  }
+
+  Status FooterCorruption(std::string_view what) const {
+    return Status::Corruption(absl::StrCat(ToAbsl(r_->path_), ": footer at offset ",
+                                           footer_offset_),
+                              what);
+  }
+
+  // The tail runs from the index block (its first block) to the footer.
+  Status ReadTail() {
+    tail_start_ = footer_.index_handle.offset();
+    if (tail_start_ > footer_offset_ || !InTail(footer_.index_handle) ||
+        !InTail(footer_.metaindex_handle)) {
+      return FooterCorruption("index or meta-index handle outside the file");
+    }
+    const uint64_t n = footer_offset_ - tail_start_;
+    tail_.resize(n);  // bounded by the file size
+    std::string_view data;
+    Status s = r_->file_->Read(tail_start_, n, &data, tail_.data());
+    if (!s.ok()) return s;
+    if (data.size() != n) {
+      return Status::Corruption(r_->path_, absl::StrCat("truncated read of the table's tail at ",
+                                                        tail_start_));
+    }
+    if (data.data() != tail_.data()) tail_.assign(data.data(), data.size());
+    return Status::OK();
+  }
+
+  bool InTail(const BlockHandle& h) const {
+    return h.offset() >= tail_start_ && h.offset() <= footer_offset_ &&
+           h.size() <= footer_offset_ - h.offset() &&
+           footer_offset_ - h.offset() - h.size() >= kBlockTrailerSize;
+  }
+
+  // The uncompressed contents of the block at `h`, which must lie in the tail.
+  Status TailBlock(const BlockHandle& h, std::string* contents) const {
+    if (!InTail(h)) {
+      return BlockCorruption(r_->path_, h.offset(), "meta block outside the table's tail");
+    }
+    std::string_view raw(tail_.data() + (h.offset() - tail_start_),
+                         h.size() + kBlockTrailerSize);
+    return DecodeRawBlock(raw, r_->path_, h, r_->MaxBlockSize(), /*verify_checksums=*/true,
+                          ThreadLocalDecompressor(), contents);
+  }
+
+  // A block of the tail, parsed. Errors name the file, the offset and `what` the block is.
+  Status LoadBlock(const BlockHandle& h, std::string_view what, std::unique_ptr<Block>* block) {
+    std::string contents;
+    Status s = TailBlock(h, &contents);
+    if (!s.ok()) return s;
+    s = Block::Create(std::move(contents), block);
+    if (!s.ok()) return Annotate(s, h, what);
+    return Status::OK();
+  }
+
+  Status Annotate(const Status& s, const BlockHandle& h, std::string_view what) const {
+    return AnnotateBlockError(
+        Status(s.code(), s.subcode(), what, s.message()), r_->path_, h.offset());
+  }
+
+  Status ReadMetaIndex() {
+    std::unique_ptr<Block> block;
+    const BlockHandle& h = footer_.metaindex_handle;
+    Status s = LoadBlock(h, "meta-index", &block);
+    if (!s.ok()) return s;
+    s = ParseMetaIndexBlock(*block, &meta_);
+    return s.ok() ? s : Annotate(s, h, "meta-index");
+  }
+
+  Status ReadProperties() {
+    auto it = meta_.find(kPropertiesBlockName);
+    if (it == meta_.end()) {
+      return BlockCorruption(r_->path_, footer_.metaindex_handle.offset(),
+                             "meta-index has no properties block");
+    }
+    r_->properties_handle_ = it->second;
+    std::unique_ptr<Block> block;
+    Status s = LoadBlock(it->second, "properties", &block);
+    if (!s.ok()) return s;
+    s = ParsePropertiesBlock(*block, &r_->props_);
+    return s.ok() ? s : Annotate(s, it->second, "properties");
+  }
+
+  Status CheckProperties() {
+    const TableProperties& p = r_->props_;
+    const char* ours = r_->comparator_->user_comparator()->Name();
+    if (p.comparator_name != ours) {
+      return Status::InvalidArgument(
+          r_->path_, absl::StrCat("table was written with comparator ",
+                                  ToAbsl(p.comparator_name), ", opened with ", ours));
+    }
+    if (p.index_type != TableOptions::kBinarySearch &&
+        p.index_type != TableOptions::kTwoLevelIndexSearch) {
+      return BlockCorruption(r_->path_, r_->properties_handle_.offset(),
+                             absl::StrCat("unknown index type ", p.index_type));
+    }
+    r_->two_level_index_ = p.index_type == TableOptions::kTwoLevelIndexSearch;
+    return Status::OK();
+  }
+
+  Status LoadFilter() {
+    if (auto it = meta_.find(kFullFilterBlockName); it != meta_.end()) {
+      r_->filter_kind_ = FilterKind::kFull;
+      r_->filter_handle_ = it->second;
+      if (!options_.use_filter) return Status::OK();
+      std::string contents;
+      Status s = TailBlock(it->second, &contents);
+      if (!s.ok()) return s;
+      s = LoadedBlock::MakeFilter(std::move(contents), &r_->full_filter_);
+      return s.ok() ? s : Annotate(s, it->second, "filter");
+    }
+    if (auto it = meta_.find(kPartitionedFilterBlockName); it != meta_.end()) {
+      r_->filter_kind_ = FilterKind::kPartitioned;
+      r_->filter_handle_ = it->second;
+      if (!options_.use_filter) return Status::OK();
+      return LoadBlock(it->second, "top-level filter index", &r_->filter_index_);
+    }
+    return Status::OK();
+  }
+
+  Status LoadRangeDeletions() {
+    auto it = meta_.find(kRangeDelBlockName);
+    if (it == meta_.end()) return Status::OK();
+    r_->range_del_handle_ = it->second;
+    return LoadBlock(it->second, "range deletions", &r_->range_del_block_);
+  }
+
+  TableReader* const r_;
+  const TableReaderOptions& options_;
+  Footer footer_;
+  uint64_t footer_offset_ = 0;
+  uint64_t tail_start_ = 0;
+  std::string tail_;  // the bytes [tail_start_, footer_offset_)
+  MetaIndex meta_;
+};
+
+Status TableReader::Open(const TableReaderOptions& options, std::unique_ptr<RandomAccessFile> file,
+                         uint64_t file_size, std::string path, uint64_t cache_id,
+                         const InternalKeyComparator* comparator, BlockSource* block_source,
+                         std::unique_ptr<TableReader>* result) {
+  result->reset();
+  if (block_source == nullptr) block_source = UncachedBlockSource();
+  std::unique_ptr<TableReader> reader(new TableReader(std::move(file), file_size,
+                                                      std::move(path), cache_id, comparator,
+                                                      block_source));
+  Status s = Opener(reader.get(), options).Run();
+  if (s.ok()) *result = std::move(reader);
+  return s;
+}
+
+}  // namespace shale
