@@ -1,0 +1,61 @@
+#include "version/file_metadata.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "util/absl_compat.h"
+
+namespace shale {
+
+namespace {
+
+// "'user' @ seq : type", or the escaped bytes when the key does not parse.
+std::string KeyDebugString(std::string_view internal_key) {
+  ParsedInternalKey parsed;
+  if (ParseInternalKey(internal_key, &parsed).ok()) return parsed.DebugString();
+  return absl::StrCat("(bad key '", absl::CEscape(ToAbsl(internal_key)), "')");
+}
+
+}  // namespace
+
+void FileMetaData::UpdateBoundaries(std::string_view key, SequenceNumber seqno) {
+  if (smallest.empty()) smallest.assign(key.data(), key.size());
+  largest.assign(key.data(), key.size());
+  smallest_seqno = std::min(smallest_seqno, seqno);
+  largest_seqno = std::max(largest_seqno, seqno);
+}
+
+bool FileMetaData::SamePersistentFields(const FileMetaData& o) const {
+  return number == o.number && file_size == o.file_size && smallest == o.smallest &&
+         largest == o.largest && smallest_seqno == o.smallest_seqno &&
+         largest_seqno == o.largest_seqno && num_entries == o.num_entries &&
+         num_deletions == o.num_deletions && num_range_deletions == o.num_range_deletions &&
+         raw_key_size == o.raw_key_size && raw_value_size == o.raw_value_size &&
+         creation_time == o.creation_time;
+}
+
+std::string FileMetaData::DebugString() const {
+  return absl::StrCat("#", number, " size=", file_size, " [", KeyDebugString(smallest), " .. ",
+                      KeyDebugString(largest), "] seq=[", smallest_seqno, ",", largest_seqno,
+                      "] entries=", num_entries, " dels=", num_deletions,
+                      " range_dels=", num_range_deletions, " raw_key=", raw_key_size,
+                      " raw_value=", raw_value_size, " created=", creation_time);
+}
+
+FileMetaData* NewSharedFileMetaData(const FileMetaData& f) {
+  // The one place shared file metadata is allocated; UnrefFile() is the one place it is freed.
+  auto* copy = new FileMetaData(f);
+  copy->refs = 0;
+  copy->being_compacted = false;
+  copy->marked_for_compaction = false;
+  return copy;
+}
+
+void UnrefFile(FileMetaData* f) {
+  assert(f->refs > 0);
+  if (--f->refs == 0) delete f;
+}
+
+}  // namespace shale

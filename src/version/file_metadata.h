@@ -1,0 +1,76 @@
+// FileMetaData: what the engine knows about one table file (SST) of the LSM tree without opening
+// it. The persistent fields are recorded in the MANIFEST (doc/manifest_format.md) when the file
+// is added to a level; the runtime fields live only in memory.
+//
+// Ownership and lifetime: a FileMetaData that belongs to a Version is shared by every Version
+// that lists the file, and counted by `refs` (one per Version). It is created with
+// NewSharedFileMetaData(), each Version takes a reference with RefFile() and drops it with
+// UnrefFile(), and the last UnrefFile() deletes it. A FileMetaData held by value (in a
+// VersionEdit, or by a flush job filling one in) is a plain value and has refs == 0.
+//
+// Thread-safety: the persistent fields of a shared FileMetaData never change after it is
+// created, so any thread holding a reference to a Version that lists it may read them without a
+// lock. `refs`, `being_compacted` and `marked_for_compaction` are guarded by the DB mutex (the
+// mutex passed to VersionSet::LogAndApply).
+#ifndef SHALE_VERSION_FILE_METADATA_H_
+#define SHALE_VERSION_FILE_METADATA_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/internal_key.h"
+
+namespace shale {
+
+struct FileMetaData {
+  // ---- Persistent: written to the MANIFEST. ----
+  uint64_t number = 0;     // the file is TableFileName(dbname, number)
+  uint64_t file_size = 0;  // bytes
+  // The smallest and largest internal keys in the file (range tombstones included).
+  // Invariant (for a file in a Version): smallest <= largest by the InternalKeyComparator.
+  std::string smallest;
+  std::string largest;
+  // The smallest and largest sequence numbers of the file's entries.
+  SequenceNumber smallest_seqno = kMaxSequenceNumber;
+  SequenceNumber largest_seqno = 0;
+  // Entry counts: all entries (point entries and range deletions), deletions (plain and single),
+  // range deletions.
+  uint64_t num_entries = 0;
+  uint64_t num_deletions = 0;
+  uint64_t num_range_deletions = 0;
+  // Uncompressed bytes of the keys and values written into the file (write-amp accounting).
+  uint64_t raw_key_size = 0;
+  uint64_t raw_value_size = 0;
+  // When the file was written, in seconds since the Unix epoch (0: unknown).
+  uint64_t creation_time = 0;
+
+  // ---- Runtime only: never written. ----
+  // The number of Versions that list this file.
+  int refs = 0;
+  // A running compaction has this file among its inputs.
+  bool being_compacted = false;
+  // Something (for example a deletion-heavy table) asked for this file to be compacted soon.
+  bool marked_for_compaction = false;
+
+  // Widens [smallest, largest] and the sequence range to take in an entry with internal key
+  // `key`. For builders that see the entries in order: the first call sets smallest.
+  void UpdateBoundaries(std::string_view key, SequenceNumber seqno);
+
+  // True when the persistent fields are equal (runtime fields are ignored).
+  bool SamePersistentFields(const FileMetaData& other) const;
+
+  // "#12 size=4096 ['a' @ 5 : 1 .. 'k' @ 9 : 1] seq=[5,9] entries=10 ..." for logs and tests.
+  std::string DebugString() const;
+};
+
+// A new shared copy of the persistent fields of `f` (runtime fields reset, refs == 0).
+FileMetaData* NewSharedFileMetaData(const FileMetaData& f);
+// Takes a reference to a shared FileMetaData. REQUIRES: the DB mutex.
+inline void RefFile(FileMetaData* f) { ++f->refs; }
+// Drops a reference; deletes the FileMetaData when it was the last. REQUIRES: the DB mutex.
+void UnrefFile(FileMetaData* f);
+
+}  // namespace shale
+
+#endif  // SHALE_VERSION_FILE_METADATA_H_
