@@ -12,3 +12,11 @@ endif()
 if(SHALE_EXPENSIVE_CHECKS)
   add_compile_definitions(SHALE_EXPENSIVE_CHECKS=1)
 endif()
+
+if(SHALE_BUILD_FUZZERS)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "SHALE_BUILD_FUZZERS needs clang (apt-get install clang-14 libclang-rt-14-dev)")
+  endif()
+  # Coverage instrumentation on all code, so the fuzzers see into the library.
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
