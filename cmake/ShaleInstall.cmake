@@ -22,5 +22,7 @@ install(FILES "${PROJECT_BINARY_DIR}/shaleConfig.cmake"
   "${PROJECT_SOURCE_DIR}/cmake/FindXxhash.cmake"
   DESTINATION ${SHALE_CMAKE_DIR})
 
+file(RELATIVE_PATH SHALE_PC_RELATIVE_PREFIX "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig"
+     "${CMAKE_INSTALL_PREFIX}")
 configure_file("${PROJECT_SOURCE_DIR}/cmake/shale.pc.in" "${PROJECT_BINARY_DIR}/shale.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/shale.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -2,13 +2,15 @@
 # The README's commands. Each installs whatever Debian packages are missing, configures and
 # builds with the CMake preset, then:
 #   tools/dev.sh run    builds Release and runs the main job (demo workload in a temp directory)
-#   tools/dev.sh test   builds Release and runs the whole test suite (ctest)
+#   tools/dev.sh test   builds Release and runs the whole test suite (ctest), then builds the
+#                       libFuzzer targets (clang, ASan+UBSan) and runs each for a short fixed time
 # Safe to run again: installed packages and an existing build directory are reused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(cmake ninja-build g++ make pkg-config python3 python3-pip python3-venv
-          libzstd-dev libxxhash-dev libabsl-dev libgtest-dev libbenchmark-dev libjemalloc-dev)
+          libzstd-dev libxxhash-dev libabsl-dev libgtest-dev libbenchmark-dev libjemalloc-dev
+          clang-14 libclang-rt-14-dev)
 
 install_missing_packages() {
   local missing=()
@@ -48,6 +50,11 @@ case "$cmd" in
     build "$preset"
     echo "== running the test suite (preset: $preset)"
     ctest --preset "$preset" -j "$(nproc)"
+    if [ "$preset" = release ]; then
+      build fuzz
+      echo "== running the fuzz targets (${SHALE_FUZZ_SECONDS:-20} s each)"
+      ctest --preset fuzz
+    fi
     ;;
   *)
     echo "usage: tools/dev.sh run | test [release|debug|asan|tsan]" >&2
