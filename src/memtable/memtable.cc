@@ -88,12 +88,12 @@ void MemTable::Add(SequenceNumber sequence, ValueType type, std::string_view use
       VarintLength(ikey_size) + ikey_size + VarintLength(value.size()) + value.size();
   char* entry = arena_.Allocate(encoded_size);
   char* p = EncodeVarint32(entry, static_cast<uint32_t>(ikey_size));
-  std::memcpy(p, user_key.data(), user_key.size());
+  if (!user_key.empty()) std::memcpy(p, user_key.data(), user_key.size());  // data() may be null
   p += user_key.size();
   EncodeFixed64(p, PackSequenceAndType(sequence, type));
   p += kInternalKeyTrailerSize;
   p = EncodeVarint32(p, static_cast<uint32_t>(value.size()));
-  std::memcpy(p, value.data(), value.size());
+  if (!value.empty()) std::memcpy(p, value.data(), value.size());
   assert(p + value.size() == entry + encoded_size);
 
   if (type == kTypeRangeDeletion) {
