@@ -1,0 +1,202 @@
+// DB: a persistent, ordered map from keys to values, stored as an LSM tree in one directory.
+// The shape is RocksDB's: open with DB::Open, write with Put/Delete/Merge/Write, read with
+// Get/MultiGet/NewIterator, close with Close (or by destroying the DB).
+//
+//   std::unique_ptr<shale::DB> db;
+//   shale::Options options;
+//   options.create_if_missing = true;
+//   shale::Status s = shale::DB::Open(options, "/tmp/testdb", &db);
+//   s = db->Put(shale::WriteOptions(), "key", "value");
+//   std::string value;
+//   s = db->Get(shale::ReadOptions(), "key", &value);
+//   s = db->Close();
+//
+// Keys and values are arbitrary byte strings (std::string_view), ordered by
+// Options::comparator. Every write takes the next sequence number(s); a read sees the writes
+// with sequence numbers up to its snapshot (an explicit Snapshot, or the latest sequence when
+// the read starts).
+//
+// Ownership: DB::Open hands the caller sole ownership of the DB (std::unique_ptr). The DB
+// borrows Options::comparator (which must outlive it) and shares the file system. Views the
+// caller passes in (keys, values, bounds) are read during the call only, except the bounds in
+// ReadOptions, which must outlive the iterator that uses them. Iterators and snapshots borrow
+// the DB: destroy every iterator and release every snapshot before Close or destruction.
+//
+// Thread-safety: every method may be called concurrently from any number of threads without
+// external synchronisation, like RocksDB's DB, except that Close and the destructor must not
+// race with any other call. Concurrent writes are applied in some serial order (group commit);
+// a write is visible to reads that start after it returns.
+//
+// Errors: a failed background operation (a WAL or MANIFEST write or sync, a flush, a
+// compaction) puts the DB in a read-only error state: reads keep working, every later write
+// returns that error until Resume() succeeds or the DB is reopened. Nothing acknowledged is lost.
+// Corruption stays distinct from IOError all the way to the caller.
+#ifndef SHALE_DB_H_
+#define SHALE_DB_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "shale/export.h"
+#include "shale/iterator.h"
+#include "shale/options.h"
+#include "shale/status.h"
+#include "shale/write_batch.h"
+
+namespace shale {
+
+// A range of user keys, [start, limit), for GetApproximateSizes. Borrows its bytes.
+struct Range {
+  std::string_view start;  // included
+  std::string_view limit;  // not included
+
+  Range() = default;
+  Range(std::string_view s, std::string_view l) : start(s), limit(l) {}
+};
+
+class SHALE_EXPORT DB {
+ public:
+  // Opens (and with options.create_if_missing, creates) the DB in directory `name`: validates
+  // the options (InvalidArgument naming the first bad one), takes the directory's LOCK file
+  // (another process holding it: IOError), reads the MANIFEST, replays the WALs, and writes an
+  // OPTIONS file. Tables are opened lazily, so the time Open takes does not grow with their
+  // number. On success *db owns the new DB; on failure *db is reset to null.
+  static Status Open(const Options& options, const std::string& name, std::unique_ptr<DB>* db);
+
+  DB() = default;
+  DB(const DB&) = delete;
+  DB& operator=(const DB&) = delete;
+
+  // Closes the DB if Close has not been called (see Close), ignoring its status.
+  virtual ~DB() = default;
+
+  // ---------------------------------------------------------------- Writes
+  // Each write is atomic and durable per WriteOptions (sync: fsynced; disableWAL: lost in a
+  // crash before the memtable is flushed). A write may be delayed by the write controller when
+  // background work falls behind (see Options' stall triggers); it fails with the background
+  // error while the DB is in the error state.
+
+  // Sets key to value.
+  virtual Status Put(const WriteOptions& options, std::string_view key,
+                     std::string_view value) = 0;
+  // Removes key; not an error if it is absent.
+  virtual Status Delete(const WriteOptions& options, std::string_view key) = 0;
+  // Removes key, which must have been Put at most once since it was last deleted and never
+  // merged (undefined results otherwise); cheaper to compact than Delete.
+  virtual Status SingleDelete(const WriteOptions& options, std::string_view key) = 0;
+  // Removes every key in [begin_key, end_key). InvalidArgument if end_key < begin_key; an
+  // empty range is a no-op.
+  virtual Status DeleteRange(const WriteOptions& options, std::string_view begin_key,
+                             std::string_view end_key) = 0;
+  // Adds a merge operand for key. NotSupported when Options has no merge operator.
+  virtual Status Merge(const WriteOptions& options, std::string_view key,
+                       std::string_view value) = 0;
+  // Applies every update of `updates` atomically, in order. The DB sets the batch's sequence
+  // number; the batch is otherwise unchanged and may be reused. Corruption if the batch's
+  // serialized contents are damaged (nothing is written then).
+  virtual Status Write(const WriteOptions& options, WriteBatch* updates) = 0;
+
+  // ---------------------------------------------------------------- Reads
+
+  // Stores the value of key in *value: OK, or NotFound (with *value unspecified) when the key
+  // has no visible value, or an error.
+  virtual Status Get(const ReadOptions& options, std::string_view key, std::string* value) = 0;
+  // Get for every key, all at one snapshot. Returns one Status per key, in order, and resizes
+  // *values to keys.size() with the values (unspecified where the status is not OK).
+  virtual std::vector<Status> MultiGet(const ReadOptions& options,
+                                       const std::vector<std::string_view>& keys,
+                                       std::vector<std::string>* values) = 0;
+  // An iterator over the DB as of options.snapshot (or now), within options' bounds. The
+  // result is never null; it is not Valid() until positioned. See shale/iterator.h.
+  virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) = 0;
+
+  // A snapshot of the current state, for ReadOptions::snapshot. Never null. Keeps the data it
+  // sees from being compacted away: release it with ReleaseSnapshot when done.
+  virtual const Snapshot* GetSnapshot() = 0;
+  // Releases a snapshot from GetSnapshot of this DB; it must not be used afterwards.
+  virtual void ReleaseSnapshot(const Snapshot* snapshot) = 0;
+
+  // ---------------------------------------------------------------- Maintenance
+
+  // Flushes the memtables to table files. With options.wait, returns when they are durable.
+  virtual Status Flush(const FlushOptions& options) = 0;
+  // Compacts the keys in [*begin, *end] (null: from the first, to the last key) down the tree.
+  // Over the whole range of a DB with many overlapping L0 files this is one merge straight
+  // into the bottom level, split into subcompactions. Returns when done.
+  virtual Status CompactRange(const CompactRangeOptions& options, const std::string_view* begin,
+                              const std::string_view* end) = 0;
+  // Links (or moves) table files written by SstFileWriter into the DB, all or none, giving them
+  // one new sequence number and placing each at the lowest level where it overlaps nothing.
+  virtual Status IngestExternalFile(const std::vector<std::string>& files,
+                                    const IngestExternalFileOptions& options) = 0;
+  // Changes dynamic options ("Dynamic: yes" in options.h) by name, RocksDB's names and value
+  // syntax ({"write_buffer_size", "128M"}). All or none: InvalidArgument naming the option if
+  // one is unknown, not dynamic, or has a bad value.
+  virtual Status SetOptions(const std::unordered_map<std::string, std::string>& options) = 0;
+
+  // Clears the background error after its cause is fixed (space freed, device back) and
+  // resumes background work: OK when the DB is writable again, else the error that remains.
+  // OK when there was no error.
+  virtual Status Resume() = 0;
+
+  // Closes the DB promptly: it does not wait for the compaction backlog. A running compaction
+  // is stopped at its next safe point and its partial output deleted; memtables holding writes
+  // made with disableWAL (which only a flush can save) are flushed; everything else is already
+  // safe in the WAL and is recovered by the next Open. Then background threads are joined and
+  // files and the LOCK released. Returns OK, or the background error, or the first error met
+  // while closing. Aborted (and the DB stays open) if snapshots are still unreleased. Calling it
+  // again returns OK; any other call after Close fails with ShutdownInProgress (iterators must
+  // already be destroyed). The destructor does the same for a DB that was not closed.
+  virtual Status Close() = 0;
+
+  // ---------------------------------------------------------------- Introspection
+
+  // A property of the DB as text in *value; false if `property` is unknown. Properties:
+  //   shale.num-files-at-level<N>   number of table files at level N ("shale.num-files-at-level0")
+  //   shale.cur-size-all-mem-tables bytes of all memtables, active and immutable
+  //   shale.estimate-num-keys       estimated number of live keys
+  //   shale.stats                   a multi-line report: per-level table (files, size, score,
+  //                                 read/write bytes, write amplification), write stalls by
+  //                                 cause, and the DB's cumulative write and compaction numbers
+  //   shale.levelstats              one line per level: level, files, size in MB
+  //   shale.sstables                every live table file: level, number, size, key range
+  //   shale.memtable-allocator      the memtable arena allocator: bytes allocated, whether the
+  //                                 dedicated jemalloc arena is in use
+  virtual bool GetProperty(std::string_view property, std::string* value) = 0;
+  // A numeric property (the numeric ones above: num-files-at-level<N>,
+  // cur-size-all-mem-tables, estimate-num-keys) in *value; false if unknown or not numeric.
+  virtual bool GetIntProperty(std::string_view property, uint64_t* value) = 0;
+
+  // The names above, for callers that prefer constants to string literals.
+  struct Properties {
+    static constexpr std::string_view kNumFilesAtLevelPrefix = "shale.num-files-at-level";
+    static constexpr std::string_view kCurSizeAllMemTables = "shale.cur-size-all-mem-tables";
+    static constexpr std::string_view kEstimateNumKeys = "shale.estimate-num-keys";
+    static constexpr std::string_view kStats = "shale.stats";
+    static constexpr std::string_view kLevelStats = "shale.levelstats";
+    static constexpr std::string_view kSSTables = "shale.sstables";
+    static constexpr std::string_view kMemTableAllocator = "shale.memtable-allocator";
+  };
+
+  // For each of the n ranges, stores in sizes[i] the approximate bytes its keys take in table
+  // files (memtables not included). REQUIRES: ranges and sizes point to n elements.
+  virtual Status GetApproximateSizes(const Range* ranges, int n, uint64_t* sizes) = 0;
+
+  // The options in effect, including changes made by SetOptions.
+  virtual Options GetOptions() const = 0;
+  // The directory name given to Open.
+  virtual const std::string& GetName() const = 0;
+};
+
+// Deletes the DB in directory `name` and everything it contains that belongs to a DB (tables,
+// WALs, MANIFESTs, CURRENT, LOCK, OPTIONS, info logs), then the directory if it is empty.
+// Fails (IOError) while another DB holds the directory's LOCK. OK if nothing is there.
+SHALE_EXPORT Status DestroyDB(const std::string& name, const Options& options);
+
+}  // namespace shale
+
+#endif  // SHALE_DB_H_
