@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "fs/mem_files.h"
+#include "fs/locked_path_set.h"
 #include "fs/path_util.h"
 #include "fs/posix_errors.h"
 #include "shale/file_system.h"
@@ -28,43 +29,26 @@ namespace shale {
 
 namespace {
 
-// The locked paths of one MemFileSystem, shared with its locks so that a lock can release
-// itself even if it outlives the file system. Thread-safe.
-class MemLockTable {
- public:
-  bool Insert(const std::string& path) {
-    absl::MutexLock l(&mu_);
-    return paths_.insert(path).second;
-  }
-  void Erase(const std::string& path) {
-    absl::MutexLock l(&mu_);
-    paths_.erase(path);
-  }
-
- private:
-  absl::Mutex mu_;
-  std::set<std::string> paths_ ABSL_GUARDED_BY(mu_);  // normalised paths
-};
 
 // Released by UnlockFile or, failing that, when destroyed.
 class MemFileLock final : public FileLock {
  public:
-  MemFileLock(std::shared_ptr<MemLockTable> table, std::string path)
+  MemFileLock(std::shared_ptr<LockedPathSet> table, std::string path)
       : table_(std::move(table)), path_(std::move(path)) {}
   ~MemFileLock() override { table_->Erase(path_); }
   MemFileLock(const MemFileLock&) = delete;
   MemFileLock& operator=(const MemFileLock&) = delete;
 
-  const MemLockTable* table() const { return table_.get(); }
+  const LockedPathSet* table() const { return table_.get(); }
 
  private:
-  const std::shared_ptr<MemLockTable> table_;
+  const std::shared_ptr<LockedPathSet> table_;
   const std::string path_;
 };
 
 class MemFileSystem final : public FileSystem {
  public:
-  MemFileSystem() : locks_(std::make_shared<MemLockTable>()) {
+  MemFileSystem() : locks_(std::make_shared<LockedPathSet>()) {
     dirs_.insert("/");
     dirs_.insert("");
   }
@@ -130,7 +114,7 @@ class MemFileSystem final : public FileSystem {
   // Makes an empty file at normalised path p. REQUIRES: p is neither a file nor a directory.
   std::shared_ptr<MemFile> CreateLocked(const std::string& p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  const std::shared_ptr<MemLockTable> locks_;
+  const std::shared_ptr<LockedPathSet> locks_;
 
   mutable absl::Mutex mu_;
   // Invariant: no path is both in files_ and in dirs_, and the parent of every key of either

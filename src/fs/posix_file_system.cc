@@ -18,6 +18,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "fs/locked_path_set.h"
 #include "fs/path_util.h"
 #include "fs/posix_errors.h"
 #include "fs/posix_files.h"
@@ -27,27 +28,9 @@ namespace shale {
 
 namespace {
 
-// The paths this process holds locks on. Thread-safe.
-class LockedPaths {
- public:
-  // Returns false if path is held already.
-  bool Insert(const std::string& path) {
-    absl::MutexLock l(&mu_);
-    return paths_.insert(path).second;
-  }
-  void Erase(const std::string& path) {
-    absl::MutexLock l(&mu_);
-    paths_.erase(path);
-  }
-
- private:
-  absl::Mutex mu_;
-  std::set<std::string> paths_ ABSL_GUARDED_BY(mu_);  // normalised paths locked by this process
-};
-
-LockedPaths& ProcessLockedPaths() {
+LockedPathSet& ProcessLockedPaths() {
   // Never destroyed, so a lock released during static destruction still finds it.
-  static LockedPaths* const paths = new LockedPaths;
+  static LockedPathSet* const paths = new LockedPathSet;
   return *paths;
 }
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# usage: run_consumer_test.sh BUILD_DIR PROJECT_DIR WORK_DIR
+# usage: run_consumer_test.sh BUILD_DIR PROJECT_DIR WORK_DIR [SANITIZERS]
 set -euo pipefail
-build_dir="$1"; project="$2"; work="$3"
+build_dir="$1"; project="$2"; work="$3"; sanitize="${4:-}"
+san_flags=""
+if [ -n "$sanitize" ]; then san_flags="-fsanitize=$sanitize"; fi
+export CXXFLAGS="$san_flags" LDFLAGS="$san_flags"
 rm -rf "$work"; mkdir -p "$work"
 prefix="$work/prefix"
 cmake --install "$build_dir" --prefix "$prefix" >/dev/null
@@ -23,9 +26,9 @@ done
 
 # pkg-config, static and shared.
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
-g++ -std=c++20 "$project/main.cc" -o "$work/pc-shared" $(pkg-config --cflags --libs shale)
+g++ -std=c++20 $san_flags "$project/main.cc" -o "$work/pc-shared" $(pkg-config --cflags --libs shale)
 LD_LIBRARY_PATH="$prefix/lib" "$work/pc-shared" "$work/db-pc-shared"
-g++ -std=c++20 "$project/main.cc" -o "$work/pc-static" $(pkg-config --cflags shale) \
+g++ -std=c++20 $san_flags "$project/main.cc" -o "$work/pc-static" $(pkg-config --cflags shale) \
     -Wl,-Bstatic -lshale -Wl,-Bdynamic $(pkg-config --libs --static shale | sed 's/-lshale//')
 "$work/pc-static" "$work/db-pc-static"
 echo "install_consumer: OK (shared, static, pkg-config shared and static)"
