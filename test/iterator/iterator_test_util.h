@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -166,7 +167,21 @@ struct RandomOpsOutcome {
   int on_entry = 0;  // ended Valid(), on the model's entry
   int at_end = 0;    // ended !Valid() with an OK status, as the model did
   int failed = 0;    // ended !Valid() with an error
+
+  RandomOpsOutcome& operator+=(const RandomOpsOutcome& o) {
+    on_entry += o.on_entry;
+    at_end += o.at_end;
+    failed += o.failed;
+    return *this;
+  }
 };
+
+// "k000", "k001", ...: short user keys that sort like their numbers (for i < 1000).
+inline std::string Key(int i) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "k%03d", i);
+  return buf;
+}
 
 // Runs `steps` random operations on `it` and `model` together and checks after each that
 // both agree: same validity, key and value; an end with an OK status. When `errors_possible`,

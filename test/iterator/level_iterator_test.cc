@@ -85,11 +85,7 @@ class TestLevel {
   std::vector<size_t> opened_;
 };
 
-std::string Key(int i) {
-  char buf[16];
-  std::snprintf(buf, sizeof(buf), "k%03d", i);
-  return buf;
-}
+using test::Key;
 
 // The value stored under Key(i).
 std::string Value(int i) {
@@ -357,9 +353,7 @@ test::RandomOpsOutcome RunRandomLevels(uint64_t seed, int rounds, uint64_t fail_
     const test::RandomOpsOutcome o =
         test::RunRandomOps(it.get(), &model, &rnd, 300, target, failures, after_op);
     if (testing::Test::HasFailure()) return total;
-    total.on_entry += o.on_entry;
-    total.at_end += o.at_end;
-    total.failed += o.failed;
+    total += o;
   }
   return total;
 }

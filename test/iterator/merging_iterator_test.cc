@@ -22,11 +22,7 @@ using test::Entries;
 using test::Model;
 using test::VectorIterator;
 
-std::string Key(int i) {
-  char buf[16];
-  std::snprintf(buf, sizeof(buf), "k%03d", i);
-  return buf;
-}
+using test::Key;
 
 // The value of `key` in child `child`, so a test can tell children apart.
 std::string Val(std::string_view key, size_t child) {
@@ -238,9 +234,7 @@ test::RandomOpsOutcome RunRandomMerges(uint64_t seed, int rounds, int poison_one
     const test::RandomOpsOutcome o =
         test::RunRandomOps(it.get(), &model, &rnd, 200, target, poisoned);
     if (testing::Test::HasFailure()) return total;
-    total.on_entry += o.on_entry;
-    total.at_end += o.at_end;
-    total.failed += o.failed;
+    total += o;
   }
   return total;
 }

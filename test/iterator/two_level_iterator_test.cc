@@ -22,11 +22,7 @@ using test::Entries;
 using test::Model;
 using test::VectorIterator;
 
-std::string Key(int i) {
-  char buf[16];
-  std::snprintf(buf, sizeof(buf), "k%03d", i);
-  return buf;
-}
+using test::Key;
 
 // The value stored under Key(i).
 std::string Value(int i) {
@@ -260,9 +256,7 @@ test::RandomOpsOutcome RunRandomTwoLevel(uint64_t seed, int rounds, uint64_t fai
     const test::RandomOpsOutcome o =
         test::RunRandomOps(it.get(), &model, &rnd, 300, target, failures);
     if (testing::Test::HasFailure()) return total;
-    total.on_entry += o.on_entry;
-    total.at_end += o.at_end;
-    total.failed += o.failed;
+    total += o;
   }
   return total;
 }
