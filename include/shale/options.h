@@ -38,6 +38,7 @@
 #include "shale/file_system.h"
 #include "shale/status.h"
 #include "shale/table_options.h"
+#include "shale/statistics.h"
 
 namespace shale {
 
@@ -108,9 +109,10 @@ struct SHALE_EXPORT Options {
   // Fail Open if the DB exists already. Default: false. Dynamic: no.
   bool error_if_exists = false;
 
-  // Check aggressively: verify table checksums and sizes on Open, and stop the DB (read-only,
-  // sticky background error) on any corruption found in the background. Default: true.
-  // Dynamic: no.
+  // Check aggressively: on Open, check that every table file the MANIFEST lists exists with
+  // the size it records (a stat per file, no file is opened; see
+  // skip_checking_sst_file_sizes_on_db_open), failing Open with Corruption otherwise.
+  // Default: true. Dynamic: no.
   bool paranoid_checks = true;
 
   // The order of user keys. Must outlive the DB; its Name() is recorded in the MANIFEST and a DB
@@ -273,7 +275,8 @@ struct SHALE_EXPORT Options {
   // yet (Open rejects true). Default: false. Dynamic: no.
   bool allow_ingest_behind = false;
 
-  // Skip checking, on Open, that each table's size matches the MANIFEST. Default: false.
+  // Skip checking, on Open, that each table's size matches the MANIFEST (the check that
+  // paranoid_checks turns on). Default: false.
   // Dynamic: no.
   bool skip_checking_sst_file_sizes_on_db_open = false;
 
@@ -286,6 +289,13 @@ struct SHALE_EXPORT Options {
   // will turn this into a Cache object. Not supported yet (Open rejects a non-zero value).
   // Default: 0. Dynamic: no.
   uint64_t block_cache_size = 0;
+
+  // ---------------------------------------------------------------- Observability
+
+  // Where the DB counts its tickers and histograms (shale/statistics.h); null: nothing is
+  // measured. May be shared by several DBs. Create one with CreateDBStatistics(). Dynamic: no.
+  // Like file_system, not part of option strings or OPTIONS files.
+  std::shared_ptr<Statistics> statistics;
 
   // ---------------------------------------------------------------- Presets
 

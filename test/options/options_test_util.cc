@@ -6,7 +6,7 @@ namespace shale {
 
 // A new Options field changes this size: add the field to ExpectOptionsEqual, RandomOptions,
 // the field table (src/options/option_fields.cc) and the per-field parse test, then update it.
-static_assert(sizeof(Options) == 304 && sizeof(TableOptions) == 72,
+static_assert(sizeof(Options) == 320 && sizeof(TableOptions) == 72,
               "Options changed: update the options tests and src/options/option_fields.cc");
 
 #define EXPECT_FIELD_EQ(field) EXPECT_EQ(a.field, b.field) << "field " #field
@@ -15,6 +15,7 @@ void ExpectOptionsEqual(const Options& a, const Options& b) {
   EXPECT_FIELD_EQ(create_if_missing);
   EXPECT_FIELD_EQ(error_if_exists);
   EXPECT_FIELD_EQ(paranoid_checks);
+  EXPECT_FIELD_EQ(statistics);
   EXPECT_FIELD_EQ(comparator);
   EXPECT_FIELD_EQ(write_buffer_size);
   EXPECT_FIELD_EQ(max_write_buffer_number);

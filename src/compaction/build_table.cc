@@ -1,0 +1,82 @@
+#include "compaction/build_table.h"
+
+#include <algorithm>
+#include <ctime>
+#include <memory>
+
+#include "base/filename.h"
+#include "compaction/compaction_iterator.h"
+#include "table/table_builder.h"
+
+namespace shale {
+namespace {
+
+// Adds the entries to the builder and the key and sequence ranges to *meta.
+Status AddEntries(const InternalKeyComparator& icmp, const BuildTableOptions& options,
+                  InternalIterator* points, InternalIterator* range_deletions,
+                  TableBuilder* builder, FileMetaData* meta) {
+  points->SeekToFirst();
+  CompactionIterator iter(points, icmp.user_comparator(), options.snapshots);
+  for (iter.SeekToFirst(); iter.Valid(); iter.Next()) {
+    builder->Add(iter.key(), iter.value());
+    meta->UpdateBoundaries(iter.key(), ExtractSequence(iter.key()));
+  }
+  Status s = iter.status();
+  if (!s.ok()) return s;
+  if (range_deletions == nullptr) return Status::OK();
+  for (range_deletions->SeekToFirst(); range_deletions->Valid(); range_deletions->Next()) {
+    std::string_view start = range_deletions->key();
+    builder->Add(start, range_deletions->value());
+    // The file covers [start, end): its largest key is the end key with the largest trailer,
+    // which sorts before every real entry of the end key.
+    const SequenceNumber seq = ExtractSequence(start);
+    const std::string end =
+        MakeInternalKey(range_deletions->value(), kMaxSequenceNumber, kTypeRangeDeletion);
+    if (meta->smallest.empty() || icmp.Compare(start, meta->smallest) < 0) {
+      meta->smallest.assign(start);
+    }
+    if (meta->largest.empty() || icmp.Compare(end, meta->largest) > 0) meta->largest = end;
+    meta->smallest_seqno = std::min(meta->smallest_seqno, seq);
+    meta->largest_seqno = std::max(meta->largest_seqno, seq);
+  }
+  return range_deletions->status();
+}
+
+}  // namespace
+
+Status BuildTable(const std::string& dbname, FileSystem* fs, const InternalKeyComparator& icmp,
+                  const BuildTableOptions& options, InternalIterator* points,
+                  InternalIterator* range_deletions, FileMetaData* meta) {
+  const std::string path = TableFileName(dbname, meta->number);
+  std::unique_ptr<WritableFile> file;
+  Status s = fs->NewWritableFile(path, &file);
+  if (!s.ok()) return s;
+  TableBuilder builder(options.table_options, options.compression, options.compression_level,
+                       &icmp, file.get(), path);
+  s = AddEntries(icmp, options, points, range_deletions, &builder, meta);
+  const bool empty = builder.NumEntries() == 0;
+  if (s.ok() && !empty) {
+    s = builder.Finish();
+  } else {
+    builder.Abandon();
+  }
+  if (s.ok() && !empty) s = file->Sync();
+  Status close = file->Close();
+  if (s.ok()) s = close;
+  if (s.ok() && !empty) {
+    const TableProperties& props = builder.properties();
+    meta->file_size = builder.FileSize();
+    meta->num_entries = props.num_entries;
+    meta->num_deletions = props.num_deletions;
+    meta->num_range_deletions = props.num_range_deletions;
+    meta->raw_key_size = props.raw_key_size;
+    meta->raw_value_size = props.raw_value_size;
+    meta->creation_time = static_cast<uint64_t>(std::time(nullptr));
+    return Status::OK();
+  }
+  fs->DeleteFile(path).PermitUncheckedError();
+  meta->file_size = 0;
+  return s;
+}
+
+}  // namespace shale

@@ -1,0 +1,248 @@
+// DBImpl: construction, Close, snapshots, Flush, options and the calls that belong to later
+// issues. Properties are in db_impl_properties.cc.
+#include "db/db_impl.h"
+
+#include <sys/resource.h>
+#include <sys/time.h>
+
+#include <algorithm>
+
+#include "base/filename.h"
+#include "options/options_validate.h"
+
+namespace shale {
+namespace {
+
+uint64_t NowMicros() {
+  struct timeval tv;
+  gettimeofday(&tv, nullptr);
+  return static_cast<uint64_t>(tv.tv_sec) * 1000000 + tv.tv_usec;
+}
+
+// How many tables the table cache keeps open: max_open_files minus what the DB needs for
+// itself, or with -1 half of the process's file-descriptor limit.
+size_t TableCacheCapacity(int max_open_files) {
+  constexpr int kReservedFiles = 10;  // WAL, MANIFEST, LOG, LOCK, directory, slack
+  if (max_open_files >= 0) return std::max(max_open_files - kReservedFiles, 1);
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 4096;
+  return std::max<size_t>(limit.rlim_cur / 2, 16);
+}
+
+// The options that SetOptions may change (Dynamic: yes in options.h) and that this DB applies
+// while running.
+constexpr std::string_view kDynamicOptions[] = {
+    "write_buffer_size",
+    "max_write_buffer_number",
+    "compression",
+    "compression_level",
+    "level0_file_num_compaction_trigger",
+    "level0_slowdown_writes_trigger",
+    "level0_stop_writes_trigger",
+    "target_file_size_base",
+    "target_file_size_multiplier",
+    "max_bytes_for_level_base",
+    "max_bytes_for_level_multiplier",
+    "soft_pending_compaction_bytes_limit",
+    "hard_pending_compaction_bytes_limit",
+    "delayed_write_rate",
+};
+
+}  // namespace
+
+DBImpl::DBImpl(const Options& options, const std::string& dbname)
+    : dbname_(dbname),
+      icmp_(options.comparator),
+      fs_(options.file_system.get()),
+      statistics_(options.statistics.get()),
+      open_time_micros_(NowMicros()),
+      options_(options),
+      fs_holder_(options.file_system),
+      statistics_holder_(options.statistics) {
+  table_cache_ = std::make_unique<TableCache>(dbname_, fs_, &icmp_, UncachedBlockSource(),
+                                              TableReaderOptions(),
+                                              TableCacheCapacity(options.max_open_files));
+  VersionSetOptions vopts;
+  vopts.max_manifest_file_size = options.max_manifest_file_size;
+  versions_ = std::make_unique<VersionSet>(dbname_, fs_, icmp_, options.num_levels, vopts);
+  flush_pool_ = std::make_unique<ThreadPool>(1, "shale:flush");
+}
+
+DBImpl::~DBImpl() { CloseImpl(/*check_snapshots=*/false).PermitUncheckedError(); }
+
+Status DBImpl::Close() { return CloseImpl(/*check_snapshots=*/true); }
+
+bool DBImpl::HasUnloggedWritesLocked() const {
+  if (mem_has_unlogged_writes_) return true;
+  for (const ImmutableMemTable& m : imm_) {
+    if (m.has_unlogged_writes) return true;
+  }
+  return false;
+}
+
+Status DBImpl::CloseImpl(bool check_snapshots) {
+  Status result;
+  {
+    absl::MutexLock lock(&mu_);
+    if (closed_) return Status::OK();
+    if (check_snapshots && !snapshots_.empty()) {
+      return Status::Aborted("Close: " + std::to_string(snapshots_.size()) +
+                             " snapshots are still held; release them first");
+    }
+    if (opened_ && HasUnloggedWritesLocked() && bg_error_.ok()) {
+      // Writes made with disableWAL live only in memtables: flush them.
+      mu_.Unlock();
+      FlushOptions fo;
+      result = Flush(fo);
+      mu_.Lock();
+    }
+    shutting_down_ = true;
+    while (flush_scheduled_) bg_cv_.Wait(&mu_);  // only the running flush, if any
+    if (result.ok() && !bg_error_.ok()) result = bg_error_;
+  }
+  flush_pool_.reset();  // joins the thread
+  if (log_ != nullptr) {
+    // The WAL holds the memtables' writes: make it durable before letting go.
+    Status s = log_->Sync();
+    Status c = log_->Close();
+    if (s.ok()) s = c;
+    if (result.ok() && opened_) result = s;
+    log_.reset();
+  }
+  SuperVersion* sv = nullptr;
+  std::vector<MemTable*> mems;
+  {
+    absl::MutexLock lock(&mu_);
+    sv = super_version_;
+    super_version_ = nullptr;
+    if (mem_ != nullptr) mems.push_back(mem_);
+    for (const ImmutableMemTable& m : imm_) mems.push_back(m.mem);
+    mem_ = nullptr;
+    imm_.clear();
+    closed_ = true;
+  }
+  if (sv != nullptr) UnrefSuperVersion(sv);
+  for (MemTable* m : mems) m->Unref();
+  table_cache_.reset();
+  if (info_log_ != nullptr) {
+    info_log_->Log("closed: %s", result.ToString().c_str());
+  }
+  if (db_lock_ != nullptr) {
+    Status s = fs_->UnlockFile(std::move(db_lock_));
+    if (result.ok() && opened_) result = s;
+  }
+  return result;
+}
+
+const Snapshot* DBImpl::GetSnapshot() {
+  absl::MutexLock lock(&mu_);
+  return snapshots_.New(versions_->LastSequence());
+}
+
+void DBImpl::ReleaseSnapshot(const Snapshot* snapshot) {
+  if (snapshot == nullptr) return;
+  absl::MutexLock lock(&mu_);
+  snapshots_.Delete(static_cast<const SnapshotImpl*>(snapshot));
+}
+
+Status DBImpl::Flush(const FlushOptions& options) {
+  Writer w(nullptr, WriteOptions());
+  absl::MutexLock lock(&mu_);
+  if (closed_) return Status::ShutdownInProgress("the DB is closed");
+  writers_.push_back(&w);
+  while (&w != writers_.front()) w.cv.Wait(&mu_);
+  Status s = MakeRoomForWrite(/*force=*/true);
+  const uint64_t up_to = logfile_number_;
+  writers_.pop_front();
+  if (!writers_.empty()) writers_.front()->cv.Signal();
+  if (s.ok() && options.wait) s = WaitForFlushLocked(up_to);
+  return s;
+}
+
+Status DBImpl::CompactRange(const CompactRangeOptions&, const std::string_view*,
+                            const std::string_view*) {
+  return Status::NotSupported("CompactRange: compaction is not supported yet");
+}
+
+Status DBImpl::IngestExternalFile(const std::vector<std::string>&,
+                                  const IngestExternalFileOptions&) {
+  return Status::NotSupported("IngestExternalFile: ingestion is not supported yet");
+}
+
+Status DBImpl::SetOptions(const std::unordered_map<std::string, std::string>& changes) {
+  if (changes.empty()) return Status::InvalidArgument("SetOptions: no options given");
+  std::string text;
+  for (const auto& [name, value] : changes) {
+    const bool dynamic = std::find(std::begin(kDynamicOptions), std::end(kDynamicOptions),
+                                   name) != std::end(kDynamicOptions);
+    if (!dynamic) {
+      return Status::InvalidArgument("SetOptions: " + name +
+                                     " is unknown or cannot be changed while the DB is open");
+    }
+    text += name + "=" + value + ";";
+  }
+  absl::MutexLock lock(&mu_);
+  Options updated;
+  Status s = GetOptionsFromString(options_, text, &updated);
+  if (s.ok()) s = updated.Validate();
+  if (s.ok()) s = CheckSupportedNow(updated);
+  if (!s.ok()) return s;
+  options_ = updated;
+  info_log_->Log("SetOptions: %s", text.c_str());
+  s = WriteOptionsFileLocked();
+  mu_.Unlock();
+  DeleteObsoleteFiles();  // the previous OPTIONS file
+  mu_.Lock();
+  return s;
+}
+
+Status DBImpl::Resume() {
+  absl::MutexLock lock(&mu_);
+  if (bg_error_.ok()) return Status::OK();
+  if (log_ == nullptr || !log_->status().ok()) {
+    // The WAL writer itself failed: appending more could follow a partial record.
+    return bg_error_;
+  }
+  info_log_->Log("Resume: clearing background error %s", bg_error_.ToString().c_str());
+  bg_error_ = Status::OK();
+  MaybeScheduleFlushLocked();
+  Status s = WaitForFlushLocked(logfile_number_);
+  return s;
+}
+
+Options DBImpl::GetOptions() const {
+  absl::MutexLock lock(&mu_);
+  return options_;
+}
+
+Status DBImpl::GetApproximateSizes(const Range* ranges, int n, uint64_t* sizes) {
+  SuperVersion* sv = RefSuperVersion();
+  const Comparator* ucmp = icmp_.user_comparator();
+  Status s;
+  for (int i = 0; i < n && s.ok(); i++) {
+    const std::string start = MakeInternalKey(ranges[i].start, kMaxSequenceNumber,
+                                              kValueTypeForSeek);
+    const std::string limit = MakeInternalKey(ranges[i].limit, kMaxSequenceNumber,
+                                              kValueTypeForSeek);
+    uint64_t total = 0;
+    for (int level = 0; level < sv->current->num_levels() && s.ok(); level++) {
+      for (const FileMetaData* f : sv->current->files(level)) {
+        if (ucmp->Compare(ExtractUserKey(f->largest), ranges[i].start) < 0 ||
+            ucmp->Compare(ExtractUserKey(f->smallest), ranges[i].limit) >= 0) {
+          continue;
+        }
+        std::shared_ptr<const CachedTable> table;
+        s = table_cache_->Find(f->number, f->file_size, &table);
+        if (!s.ok()) break;
+        const uint64_t a = table->reader->ApproximateOffsetOf(start);
+        const uint64_t b = table->reader->ApproximateOffsetOf(limit);
+        if (b > a) total += b - a;
+      }
+    }
+    sizes[i] = total;
+  }
+  UnrefSuperVersion(sv);
+  return s;
+}
+
+}  // namespace shale

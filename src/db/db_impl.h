@@ -1,0 +1,238 @@
+// DBImpl: the DB (shale/db.h) over a VersionSet, memtables, WALs and a table cache.
+//
+// The implementation is split by concern:
+//   db_impl.cc             construction, Close, snapshots, properties, small API calls
+//   db_impl_open.cc        DB::Open, creating a DB, recovery (MANIFEST, then WAL replay), DestroyDB
+//   db_impl_write.cc       the write path: group commit, WAL, memtable switch
+//   db_impl_read.cc        Get, MultiGet, NewIterator, SuperVersions
+//   db_impl_background.cc  flushes, background errors, deleting obsolete files
+//
+// Write path (DESIGN.md "Write path"): writers queue in writers_; the one at the front (the
+// leader) takes the followers behind it into one group, appends the group to the WAL as one
+// record, inserts it into the active memtable and publishes its last sequence; then it wakes
+// the followers with their status. Only the leader touches log_ and mem_'s contents, and only
+// the leader switches memtables (a Flush() call joins the queue to switch), so the memtable has
+// one writer at a time, as MemTable requires.
+//
+// Memtables and WALs: each memtable has its WAL; a switch closes the WAL (synced, so no later
+// synced write can survive a crash that an earlier write does not) and starts a new one. An
+// immutable memtable is flushed to one table file by the background thread, oldest first; the
+// MANIFEST edit that adds the file also raises the log number past its WAL, which is then
+// deleted.
+//
+// Locking: mu_ guards the fields marked ABSL_GUARDED_BY(mu_) and the VersionSet (see
+// version_set.h). Never held across I/O: the leader releases it while writing the WAL and the
+// memtable, the flush while building the table. Lock order: mu_, then any module's own lock
+// (table cache, info log, statistics); never the reverse.
+// Condition variables: each writer's cv (it reached the queue's front or its group is done);
+// bg_cv_ (a flush finished or failed: room in the memtables, or a state change to look at).
+#ifndef SHALE_DB_DB_IMPL_H_
+#define SHALE_DB_DB_IMPL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "base/internal_key.h"
+#include "cache/table_cache.h"
+#include "db/info_log.h"
+#include "db/snapshot_list.h"
+#include "db/super_version.h"
+#include "memtable/memtable.h"
+#include "shale/db.h"
+#include "util/thread_pool.h"
+#include "version/version_set.h"
+#include "wal/log_writer.h"
+
+namespace shale {
+
+class DBImpl final : public DB {
+ public:
+  DBImpl(const Options& options, const std::string& dbname);
+  ~DBImpl() override;
+
+  // Opens or creates the DB (the work of DB::Open after option checks).
+  [[nodiscard]] Status OpenDB();
+
+  // DB interface.
+  Status Put(const WriteOptions& options, std::string_view key, std::string_view value) override;
+  Status Delete(const WriteOptions& options, std::string_view key) override;
+  Status SingleDelete(const WriteOptions& options, std::string_view key) override;
+  Status DeleteRange(const WriteOptions& options, std::string_view begin_key,
+                     std::string_view end_key) override;
+  Status Merge(const WriteOptions& options, std::string_view key,
+               std::string_view value) override;
+  Status Write(const WriteOptions& options, WriteBatch* updates) override;
+  Status Get(const ReadOptions& options, std::string_view key, std::string* value) override;
+  std::vector<Status> MultiGet(const ReadOptions& options,
+                               const std::vector<std::string_view>& keys,
+                               std::vector<std::string>* values) override;
+  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
+  const Snapshot* GetSnapshot() override;
+  void ReleaseSnapshot(const Snapshot* snapshot) override;
+  Status Flush(const FlushOptions& options) override;
+  Status CompactRange(const CompactRangeOptions& options, const std::string_view* begin,
+                      const std::string_view* end) override;
+  Status IngestExternalFile(const std::vector<std::string>& files,
+                            const IngestExternalFileOptions& options) override;
+  Status SetOptions(const std::unordered_map<std::string, std::string>& options) override;
+  Status Resume() override;
+  Status Close() override;
+  bool GetProperty(std::string_view property, std::string* value) override;
+  bool GetIntProperty(std::string_view property, uint64_t* value) override;
+  Status GetApproximateSizes(const Range* ranges, int n, uint64_t* sizes) override;
+  Options GetOptions() const override;
+  const std::string& GetName() const override { return dbname_; }
+
+ private:
+  // A caller waiting in the write queue.
+  struct Writer {
+    Writer(WriteBatch* b, const WriteOptions& o)
+        : batch(b), sync(o.sync), disable_wal(o.disableWAL) {}
+    WriteBatch* const batch;  // null: a request to switch the memtable (Flush)
+    const bool sync;
+    const bool disable_wal;
+    bool done = false;  // guarded by mu_
+    Status status;      // guarded by mu_; the outcome once done
+    absl::CondVar cv;   // signalled when done, or when this writer reaches the front
+  };
+  // An immutable memtable waiting to be flushed.
+  struct ImmutableMemTable {
+    MemTable* mem = nullptr;        // referenced by the DB
+    uint64_t next_log_number = 0;   // the WAL started when it was retired: once it is
+                                    // flushed, WALs below this number are obsolete
+    bool has_unlogged_writes = false;  // holds writes made with disableWAL
+  };
+  // Counters for shale.stats. Guarded by mu_.
+  struct FlushStats {
+    uint64_t flushes = 0;
+    uint64_t bytes_written = 0;
+    uint64_t micros = 0;
+    uint64_t files_to_lower_levels = 0;  // flushes placed below L0
+  };
+
+  // ---- db_impl_open.cc
+  [[nodiscard]] Status CheckOrCreateDir();
+  [[nodiscard]] Status NewDBLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  [[nodiscard]] Status RecoverLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  [[nodiscard]] Status CheckTableFileSizesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  [[nodiscard]] Status ReplayWals(const std::vector<uint64_t>& wals, VersionEdit* edit)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  [[nodiscard]] Status ReplayWal(uint64_t number, MemTable** mem, VersionEdit* edit,
+                                 bool* stop) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  [[nodiscard]] Status FlushRecoveredMemTable(MemTable* mem, VersionEdit* edit)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  [[nodiscard]] Status StartNewWal(uint64_t number);
+  [[nodiscard]] Status WriteOptionsFileLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- db_impl_write.cc
+  [[nodiscard]] Status MakeRoomForWrite(bool force) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  [[nodiscard]] Status SwitchMemTable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  WriteBatch* BuildBatchGroup(Writer** last_writer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  [[nodiscard]] Status WriteGroupToWal(const WriteBatch& group, bool sync);
+  size_t MemTableBytesLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  MemTable* NewMemTable() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- db_impl_read.cc
+  SuperVersion* RefSuperVersion() ABSL_LOCKS_EXCLUDED(mu_);
+  void UnrefSuperVersion(SuperVersion* sv) ABSL_LOCKS_EXCLUDED(mu_);
+  // Makes a SuperVersion of the current state and returns the one it replaces (to be
+  // released with UnrefSuperVersion after mu_ is released), or null.
+  SuperVersion* InstallSuperVersionLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  [[nodiscard]] Status GetImpl(const ReadOptions& options, SuperVersion* sv,
+                               SequenceNumber sequence, std::string_view key,
+                               std::string* value);
+  [[nodiscard]] Status GetFromVersion(const ReadOptions& options, Version* v,
+                                      const LookupKey& lkey, SequenceNumber sequence,
+                                      SequenceNumber* max_tombstone, std::string* value,
+                                      bool* done);
+  SequenceNumber ReadSequence(const ReadOptions& options) const;
+
+  // ---- db_impl_background.cc
+  void MaybeScheduleFlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void BackgroundFlushCall() ABSL_LOCKS_EXCLUDED(mu_);
+  [[nodiscard]] Status FlushOldestLocked(std::vector<MemTable*>* to_unref,
+                                         SuperVersion** old_sv)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Waits until every memtable retired before this call is flushed (or an error).
+  [[nodiscard]] Status WaitForFlushLocked(uint64_t up_to_log_number)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecordBackgroundErrorLocked(const Status& s, const char* where)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DeleteObsoleteFiles() ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- db_impl.cc
+  [[nodiscard]] Status CloseImpl(bool check_snapshots);
+  bool HasUnloggedWritesLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string StatsString() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string LevelStatsString() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string SSTablesString() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  uint64_t EstimateNumKeysLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecordTick(uint32_t ticker, uint64_t n = 1) const {
+    if (statistics_ != nullptr) statistics_->recordTick(ticker, n);
+  }
+
+  // ---- Set at construction, then constant.
+  const std::string dbname_;
+  const InternalKeyComparator icmp_;
+  FileSystem* const fs_;
+  Statistics* const statistics_;  // may be null
+  const uint64_t open_time_micros_;
+
+  // ---- Set while opening (before any other thread can see the DB), then constant.
+  std::unique_ptr<FileLock> db_lock_;
+  std::unique_ptr<InfoLog> info_log_;
+  std::unique_ptr<TableCache> table_cache_;
+  std::unique_ptr<VersionSet> versions_;
+  std::unique_ptr<ThreadPool> flush_pool_;
+
+  mutable absl::Mutex mu_;
+  Options options_ ABSL_GUARDED_BY(mu_);  // changed by SetOptions
+  // Shared with the Options the user passed (keeps the file system alive).
+  std::shared_ptr<FileSystem> fs_holder_;
+  std::shared_ptr<Statistics> statistics_holder_;
+
+  // The write queue; the front is the leader. Guarded by mu_.
+  std::deque<Writer*> writers_ ABSL_GUARDED_BY(mu_);
+  WriteBatch group_batch_ ABSL_GUARDED_BY(mu_);  // the leader's scratch for merged groups
+
+  // Written only by the write leader (and while opening); read under mu_ by others.
+  MemTable* mem_ ABSL_GUARDED_BY(mu_) = nullptr;
+  bool mem_has_unlogged_writes_ ABSL_GUARDED_BY(mu_) = false;
+  std::unique_ptr<log::Writer> log_;  // only the write leader (or Open/Close) touches it
+  uint64_t logfile_number_ ABSL_GUARDED_BY(mu_) = 0;
+  // Immutable memtables, newest first.
+  std::deque<ImmutableMemTable> imm_ ABSL_GUARDED_BY(mu_);
+  SuperVersion* super_version_ ABSL_GUARDED_BY(mu_) = nullptr;
+  uint64_t super_version_number_ ABSL_GUARDED_BY(mu_) = 0;
+
+  SnapshotList snapshots_ ABSL_GUARDED_BY(mu_);
+  // Table files being written: not obsolete though no Version lists them yet.
+  std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
+  uint64_t options_file_number_ ABSL_GUARDED_BY(mu_) = 0;
+
+  absl::CondVar bg_cv_;  // signalled when a flush finishes or fails
+  bool flush_scheduled_ ABSL_GUARDED_BY(mu_) = false;
+  Status bg_error_ ABSL_GUARDED_BY(mu_);
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  bool opened_ ABSL_GUARDED_BY(mu_) = false;
+
+  // shale.stats counters. Guarded by mu_.
+  FlushStats flush_stats_ ABSL_GUARDED_BY(mu_);
+  uint64_t stall_micros_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t stall_count_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t wal_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t user_bytes_written_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t writes_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t write_groups_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace shale
+
+#endif  // SHALE_DB_DB_IMPL_H_

@@ -1,0 +1,171 @@
+// DBImpl: background work. Flushes of immutable memtables (one at a time, oldest first),
+// the sticky background error, and deleting files that nothing refers to any more.
+#include <chrono>
+
+#include "base/filename.h"
+#include "compaction/build_table.h"
+#include "db/db_impl.h"
+
+namespace shale {
+
+void DBImpl::MaybeScheduleFlushLocked() {
+  if (flush_scheduled_ || imm_.empty() || !bg_error_.ok() || shutting_down_) return;
+  flush_scheduled_ = true;
+  flush_pool_->Schedule([this] { BackgroundFlushCall(); }, ThreadPool::Priority::kHigh);
+}
+
+void DBImpl::BackgroundFlushCall() {
+  std::vector<MemTable*> to_unref;
+  SuperVersion* old_sv = nullptr;
+  bool flushed = false;
+  {
+    absl::MutexLock lock(&mu_);
+    if (bg_error_.ok() && !imm_.empty()) {
+      Status s = FlushOldestLocked(&to_unref, &old_sv);
+      if (!s.ok()) RecordBackgroundErrorLocked(s, "flush");
+      flushed = s.ok();
+    }
+    flush_scheduled_ = false;
+    MaybeScheduleFlushLocked();
+    bg_cv_.SignalAll();
+  }
+  if (old_sv != nullptr) UnrefSuperVersion(old_sv);
+  for (MemTable* m : to_unref) m->Unref();
+  if (flushed) DeleteObsoleteFiles();
+}
+
+Status DBImpl::FlushOldestLocked(std::vector<MemTable*>* to_unref, SuperVersion** old_sv) {
+  const ImmutableMemTable imm = imm_.back();
+  const auto start = std::chrono::steady_clock::now();
+  FileMetaData meta;
+  meta.number = versions_->NewFileNumber();
+  pending_outputs_.insert(meta.number);
+  BuildTableOptions bopts;
+  bopts.table_options = options_.table_options;
+  bopts.compression = options_.compression;
+  bopts.compression_level = options_.compression_level;
+  bopts.snapshots = snapshots_.All();
+  const uint64_t entries = imm.mem->num_entries();
+  Status s;
+  {
+    mu_.Unlock();
+    std::unique_ptr<InternalIterator> points = imm.mem->NewIterator();
+    std::unique_ptr<InternalIterator> range_dels;
+    if (imm.mem->num_range_deletes() > 0) range_dels = imm.mem->NewRangeTombstoneIterator();
+    s = BuildTable(dbname_, fs_, icmp_, bopts, points.get(), range_dels.get(), &meta);
+    mu_.Lock();
+  }
+  VersionEdit edit;
+  int level = 0;
+  if (s.ok() && meta.file_size > 0) {
+    // The lowest level whose range, and every level above it, holds none of the file's keys:
+    // sorted loads go straight to the bottom and are never rewritten.
+    level = versions_->current()->PickLevelForMemTableOutput(ExtractUserKey(meta.smallest),
+                                                             ExtractUserKey(meta.largest));
+    edit.AddFile(level, meta);
+  }
+  if (s.ok()) {
+    edit.SetLogNumber(imm.next_log_number);
+    s = versions_->LogAndApply(&edit, &mu_);
+  }
+  pending_outputs_.erase(meta.number);
+  const uint64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                              std::chrono::steady_clock::now() - start)
+                              .count();
+  if (!s.ok()) {
+    if (info_log_) {
+      info_log_->Log("flush of %llu entries to table #%llu failed: %s",
+                     static_cast<unsigned long long>(entries),
+                     static_cast<unsigned long long>(meta.number), s.ToString().c_str());
+    }
+    return s;
+  }
+  // The memtable is the oldest, and nothing else removes from imm_.
+  imm_.pop_back();
+  to_unref->push_back(imm.mem);
+  *old_sv = InstallSuperVersionLocked();
+  flush_stats_.flushes++;
+  flush_stats_.bytes_written += meta.file_size;
+  flush_stats_.micros += micros;
+  if (level > 0) flush_stats_.files_to_lower_levels++;
+  RecordTick(FLUSH_WRITE_BYTES, meta.file_size);
+  if (statistics_ != nullptr) statistics_->measureTime(FLUSH_TIME, micros);
+  if (info_log_) {
+    info_log_->Log("flush: %llu entries -> table #%llu at L%d, %llu bytes, %.3f s; %s",
+                   static_cast<unsigned long long>(entries),
+                   static_cast<unsigned long long>(meta.number), level,
+                   static_cast<unsigned long long>(meta.file_size), micros / 1e6,
+                   versions_->LevelSummary().c_str());
+  }
+  return Status::OK();
+}
+
+Status DBImpl::WaitForFlushLocked(uint64_t up_to_log_number) {
+  // Memtables retired at or before `up_to_log_number` have next_log_number <= it.
+  while (true) {
+    if (!bg_error_.ok()) return bg_error_;
+    bool pending = false;
+    for (const ImmutableMemTable& m : imm_) {
+      if (m.next_log_number <= up_to_log_number) pending = true;
+    }
+    if (!pending) return Status::OK();
+    bg_cv_.Wait(&mu_);
+  }
+}
+
+void DBImpl::RecordBackgroundErrorLocked(const Status& s, const char* where) {
+  if (s.ok() || !bg_error_.ok()) return;
+  bg_error_ = s;
+  if (info_log_) {
+    info_log_->Log("background error in %s: %s; the DB is read-only until Resume()", where,
+                   s.ToString().c_str());
+  }
+  bg_cv_.SignalAll();
+}
+
+void DBImpl::DeleteObsoleteFiles() {
+  std::set<uint64_t> live;
+  uint64_t log_number, manifest_number, options_number, next_number;
+  {
+    absl::MutexLock lock(&mu_);
+    live = pending_outputs_;
+    versions_->AddLiveFiles(&live);
+    log_number = versions_->LogNumber();
+    manifest_number = versions_->ManifestFileNumber();
+    options_number = options_file_number_;
+    // Files numbered from here on may be created after this snapshot of what is live.
+    next_number = versions_->PeekNextFileNumber();
+  }
+  std::vector<std::string> children;
+  if (!fs_->GetChildren(dbname_, &children).ok()) return;
+  for (const std::string& name : children) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(name, &number, &type) || number >= next_number) continue;
+    bool keep = true;
+    switch (type) {
+      case FileType::kTableFile:
+        keep = live.count(number) > 0;
+        break;
+      case FileType::kWalFile:
+        keep = number >= log_number;
+        break;
+      case FileType::kDescriptorFile:
+        keep = number >= manifest_number;
+        break;
+      case FileType::kOptionsFile:
+        keep = number >= options_number;
+        break;
+      default:
+        break;  // CURRENT, LOCK, LOG, temp files (cleared at Open)
+    }
+    if (keep) continue;
+    if (type == FileType::kTableFile) table_cache_->Evict(number);
+    Status s = fs_->DeleteFile(dbname_ + "/" + name);
+    if (info_log_) {
+      info_log_->Log("delete obsolete file %s: %s", name.c_str(), s.ToString().c_str());
+    }
+  }
+}
+
+}  // namespace shale

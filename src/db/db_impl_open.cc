@@ -1,0 +1,333 @@
+// DBImpl: opening. DB::Open checks the options, then OpenDB takes the LOCK, creates or recovers
+// the MANIFEST, replays the WALs newer than its log number into memtables (flushing them to
+// level-0 tables), starts a fresh WAL and writes an OPTIONS file. DestroyDB is here too.
+#include <algorithm>
+#include <chrono>
+
+#include "base/filename.h"
+#include "compaction/build_table.h"
+#include "db/db_impl.h"
+#include "db/write_batch_internal.h"
+#include "options/options_validate.h"
+#include "wal/log_reader.h"
+
+namespace shale {
+namespace {
+
+// Counts the WAL damage the reader reports, for the info log.
+class WalReporter final : public log::Reader::Reporter {
+ public:
+  explicit WalReporter(InfoLog* log) : log_(log) {}
+  void Corruption(size_t bytes, const Status& reason) override {
+    if (log_ != nullptr) {
+      log_->Log("WAL damage, %zu bytes: %s", bytes, reason.ToString().c_str());
+    }
+  }
+  void TornTail(size_t bytes, const Status& reason) override {
+    if (log_ != nullptr) {
+      log_->Log("WAL torn tail dropped, %zu bytes: %s", bytes, reason.ToString().c_str());
+    }
+  }
+
+ private:
+  InfoLog* const log_;
+};
+
+log::WalRecoveryMode ToLogMode(WALRecoveryMode mode) {
+  return static_cast<log::WalRecoveryMode>(static_cast<unsigned char>(mode));
+}
+
+}  // namespace
+
+Status DB::Open(const Options& options, const std::string& name, std::unique_ptr<DB>* db) {
+  db->reset();
+  Status s = options.Validate();
+  if (!s.ok()) return s;
+  s = CheckSupportedNow(options);
+  if (!s.ok()) return s;
+  if (name.empty()) return Status::InvalidArgument("DB::Open: empty DB name");
+  auto impl = std::make_unique<DBImpl>(options, name);
+  s = impl->OpenDB();
+  if (!s.ok()) return s;  // impl's destructor releases whatever was taken
+  *db = std::move(impl);
+  return Status::OK();
+}
+
+Status DBImpl::CheckOrCreateDir() {
+  if (options_.create_if_missing) {
+    Status s = fs_->CreateDirIfMissing(dbname_);
+    if (!s.ok()) return Status::IOError("creating the DB directory " + dbname_, s.ToString());
+    return Status::OK();
+  }
+  std::vector<std::string> children;
+  Status s = fs_->GetChildren(dbname_, &children);
+  if (!s.ok()) {
+    return Status::InvalidArgument(dbname_ + ": does not exist (create_if_missing is false)",
+                                   s.ToString());
+  }
+  return Status::OK();
+}
+
+Status DBImpl::OpenDB() {
+  Status s = CheckOrCreateDir();
+  if (!s.ok()) return s;
+  s = fs_->LockFile(LockFileName(dbname_), &db_lock_);
+  if (!s.ok()) {
+    return Status::IOError("lock " + LockFileName(dbname_) +
+                               ": the DB is already open (in this or another process)",
+                           s.ToString());
+  }
+  s = InfoLog::Open(fs_, dbname_, &info_log_);
+  if (!s.ok()) return s;
+  info_log_->Log("opening %s", dbname_.c_str());
+  {
+    const std::string opts = GetStringFromOptions(options_);
+    info_log_->Log("options: %s", opts.c_str());
+  }
+  const auto start = std::chrono::steady_clock::now();
+
+  absl::MutexLock lock(&mu_);
+  const bool exists = fs_->FileExists(CurrentFileName(dbname_)).ok();
+  if (!exists) {
+    if (!options_.create_if_missing) {
+      return Status::InvalidArgument(dbname_ + ": does not exist (create_if_missing is false)");
+    }
+    s = NewDBLocked();
+  } else {
+    if (options_.error_if_exists) {
+      return Status::InvalidArgument(dbname_ + ": exists (error_if_exists is true)");
+    }
+    s = RecoverLocked();
+  }
+  if (!s.ok()) {
+    info_log_->Log("open failed: %s", s.ToString().c_str());
+    return s;
+  }
+  s = WriteOptionsFileLocked();
+  if (!s.ok()) return s;
+  mem_ = NewMemTable();
+  SuperVersion* none = InstallSuperVersionLocked();
+  (void)none;  // there was no SuperVersion before
+  opened_ = true;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                             .count();
+  info_log_->Log("opened in %.3f s: %s, last sequence %llu", seconds,
+                 versions_->LevelSummary().c_str(),
+                 static_cast<unsigned long long>(versions_->LastSequence()));
+  mu_.Unlock();
+  DeleteObsoleteFiles();
+  mu_.Lock();
+  return Status::OK();
+}
+
+Status DBImpl::NewDBLocked() {
+  info_log_->Log("creating a new DB");
+  const uint64_t wal_number = versions_->NewFileNumber();
+  Status s = StartNewWal(wal_number);
+  if (!s.ok()) return s;
+  VersionEdit edit;
+  edit.SetComparatorName(icmp_.user_comparator()->Name());
+  edit.SetLogNumber(wal_number);
+  logfile_number_ = wal_number;
+  return versions_->LogAndApply(&edit, &mu_);
+}
+
+Status DBImpl::StartNewWal(uint64_t number) {
+  std::unique_ptr<WritableFile> file;
+  Status s = fs_->NewWritableFile(WalFileName(dbname_, number), &file);
+  if (s.ok()) s = fs_->SyncDir(dbname_);
+  if (!s.ok()) return s;
+  log_ = std::make_unique<log::Writer>(std::move(file), 0, log::Writer::FlushPolicy::kManual);
+  return Status::OK();
+}
+
+Status DBImpl::RecoverLocked() {
+  bool save_manifest = false;
+  Status s = versions_->Recover(&save_manifest);
+  if (!s.ok()) return s;
+  if (options_.paranoid_checks && !options_.skip_checking_sst_file_sizes_on_db_open) {
+    s = CheckTableFileSizesLocked();
+    if (!s.ok()) return s;
+  }
+  // Every file in the directory: WALs to replay, and numbers never to reuse.
+  std::vector<std::string> children;
+  s = fs_->GetChildren(dbname_, &children);
+  if (!s.ok()) return s;
+  std::vector<uint64_t> wals;
+  for (const std::string& name : children) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(name, &number, &type)) continue;
+    // Info logs carry a timestamp, not a file number.
+    if (type != FileType::kInfoLogFile) versions_->MarkFileNumberUsed(number);
+    if (type == FileType::kWalFile &&
+        (number >= versions_->LogNumber() || number == versions_->PrevLogNumber())) {
+      wals.push_back(number);
+    }
+    if (type == FileType::kTempFile) {
+      fs_->DeleteFile(dbname_ + "/" + name).PermitUncheckedError();
+    }
+  }
+  std::sort(wals.begin(), wals.end());
+  VersionEdit edit;
+  s = ReplayWals(wals, &edit);
+  if (!s.ok()) return s;
+  // Everything replayed is now in tables: start a fresh WAL and record that the old ones are
+  // obsolete, in one MANIFEST edit (which also writes the new MANIFEST).
+  const uint64_t wal_number = versions_->NewFileNumber();
+  s = StartNewWal(wal_number);
+  if (!s.ok()) return s;
+  logfile_number_ = wal_number;
+  edit.SetLogNumber(wal_number);
+  return versions_->LogAndApply(&edit, &mu_);
+}
+
+Status DBImpl::CheckTableFileSizesLocked() {
+  Version* v = versions_->current();
+  for (int level = 0; level < v->num_levels(); level++) {
+    for (const FileMetaData* f : v->files(level)) {
+      const std::string path = TableFileName(dbname_, f->number);
+      uint64_t size = 0;
+      Status s = fs_->GetFileSize(path, &size);
+      if (!s.ok()) {
+        return Status::Corruption(path + ": listed in the MANIFEST but cannot be found",
+                                  s.ToString());
+      }
+      if (size != f->file_size) {
+        return Status::Corruption(path + ": size " + std::to_string(size) +
+                                  " differs from the MANIFEST's " +
+                                  std::to_string(f->file_size));
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status DBImpl::ReplayWals(const std::vector<uint64_t>& wals, VersionEdit* edit) {
+  MemTable* mem = nullptr;
+  Status s;
+  bool stop = false;
+  for (uint64_t number : wals) {
+    if (stop) {
+      info_log_->Log("WAL #%llu not replayed: an earlier WAL stopped at a corruption",
+                     static_cast<unsigned long long>(number));
+      continue;
+    }
+    s = ReplayWal(number, &mem, edit, &stop);
+    if (!s.ok()) break;
+  }
+  if (s.ok() && mem != nullptr && mem->num_entries() > 0) s = FlushRecoveredMemTable(mem, edit);
+  if (mem != nullptr) mem->Unref();
+  return s;
+}
+
+Status DBImpl::ReplayWal(uint64_t number, MemTable** mem, VersionEdit* edit, bool* stop) {
+  const std::string path = WalFileName(dbname_, number);
+  std::unique_ptr<SequentialFile> file;
+  Status s = fs_->NewSequentialFile(path, &file);
+  if (!s.ok()) return s;
+  WalReporter reporter(info_log_.get());
+  log::Reader reader(file.get(), &reporter, /*checksum=*/true, 0,
+                     ToLogMode(options_.wal_recovery_mode), path);
+  std::string_view record;
+  std::string scratch;
+  uint64_t records = 0;
+  SequenceNumber max_sequence = versions_->LastSequence();
+  while (reader.ReadRecord(&record, &scratch)) {
+    if (record.size() < WriteBatchInternal::kHeader) {
+      return Status::Corruption(path + ": WAL record shorter than a batch header");
+    }
+    WriteBatch batch;
+    s = WriteBatchInternal::SetContents(&batch, record);
+    if (!s.ok()) return s;
+    if (*mem == nullptr) *mem = NewMemTable();
+    s = WriteBatchInternal::InsertInto(batch, *mem);
+    if (!s.ok()) return Status::Corruption(path + ": bad batch in WAL", s.ToString());
+    const SequenceNumber last =
+        WriteBatchInternal::Sequence(batch) + WriteBatchInternal::Count(batch) - 1;
+    if (WriteBatchInternal::Count(batch) > 0 && last > max_sequence) max_sequence = last;
+    records++;
+    if ((*mem)->ApproximateMemoryUsage() >= options_.write_buffer_size) {
+      versions_->SetLastSequence(max_sequence);
+      s = FlushRecoveredMemTable(*mem, edit);
+      (*mem)->Unref();
+      *mem = nullptr;
+      if (!s.ok()) return s;
+    }
+  }
+  if (!reader.status().ok()) return reader.status();
+  if (reader.torn_tail() &&
+      options_.wal_recovery_mode == WALRecoveryMode::kAbsoluteConsistency) {
+    return Status::Corruption(path + ": incomplete last record (wal_recovery_mode is "
+                                     "kAbsoluteConsistency)");
+  }
+  *stop = reader.stopped_at_corruption();
+  versions_->SetLastSequence(max_sequence);
+  info_log_->Log("replayed WAL #%llu: %llu records%s%s", static_cast<unsigned long long>(number),
+                 static_cast<unsigned long long>(records),
+                 reader.torn_tail() ? ", torn tail dropped" : "",
+                 *stop ? ", stopped at a corruption (point-in-time recovery)" : "");
+  return Status::OK();
+}
+
+Status DBImpl::FlushRecoveredMemTable(MemTable* mem, VersionEdit* edit) {
+  FileMetaData meta;
+  meta.number = versions_->NewFileNumber();
+  BuildTableOptions bopts;
+  bopts.table_options = options_.table_options;
+  bopts.compression = options_.compression;
+  bopts.compression_level = options_.compression_level;
+  std::unique_ptr<InternalIterator> points = mem->NewIterator();
+  std::unique_ptr<InternalIterator> range_dels;
+  if (mem->num_range_deletes() > 0) range_dels = mem->NewRangeTombstoneIterator();
+  // Open is single-threaded: building the table under the mutex blocks nobody.
+  Status s = BuildTable(dbname_, fs_, icmp_, bopts, points.get(), range_dels.get(), &meta);
+  if (!s.ok()) return s;
+  if (meta.file_size > 0) edit->AddFile(0, meta);
+  info_log_->Log("recovery: %llu entries -> table #%llu at L0, %llu bytes",
+                 static_cast<unsigned long long>(mem->num_entries()),
+                 static_cast<unsigned long long>(meta.number),
+                 static_cast<unsigned long long>(meta.file_size));
+  return Status::OK();
+}
+
+Status DBImpl::WriteOptionsFileLocked() {
+  const uint64_t number = versions_->NewFileNumber();
+  const std::string tmp = TempFileName(dbname_, number);
+  Status s = WriteOptionsFile(fs_, tmp, options_);
+  if (s.ok()) s = fs_->RenameFile(tmp, OptionsFileName(dbname_, number));
+  if (s.ok()) s = fs_->SyncDir(dbname_);
+  if (!s.ok()) {
+    fs_->DeleteFile(tmp).PermitUncheckedError();
+    return s;
+  }
+  options_file_number_ = number;
+  return Status::OK();
+}
+
+Status DestroyDB(const std::string& name, const Options& options) {
+  FileSystem* fs = options.file_system.get();
+  std::vector<std::string> children;
+  if (!fs->GetChildren(name, &children).ok()) return Status::OK();  // nothing there
+  std::unique_ptr<FileLock> lock;
+  Status s = fs->LockFile(LockFileName(name), &lock);
+  if (!s.ok()) {
+    return Status::IOError("DestroyDB " + name + ": the DB is open (its LOCK is held)",
+                           s.ToString());
+  }
+  Status result;
+  for (const std::string& child : children) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(child, &number, &type)) continue;  // not the DB's
+    if (type == FileType::kLockFile) continue;            // deleted after unlocking
+    Status del = fs->DeleteFile(name + "/" + child);
+    if (result.ok() && !del.ok()) result = del;
+  }
+  fs->UnlockFile(std::move(lock)).PermitUncheckedError();
+  fs->DeleteFile(LockFileName(name)).PermitUncheckedError();
+  fs->DeleteDir(name).PermitUncheckedError();  // fails, harmlessly, if other files remain
+  return result;
+}
+
+}  // namespace shale

@@ -1,0 +1,145 @@
+// DBImpl: GetProperty / GetIntProperty (the names are listed in shale/db.h).
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "db/db_impl.h"
+#include "memtable/memtable_allocator.h"
+#include "util/absl_compat.h"
+
+namespace shale {
+namespace {
+
+constexpr double kMB = 1048576.0;
+
+uint64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Parses the level of "shale.num-files-at-level<N>"; false if it is not such a name.
+bool ParseLevelProperty(std::string_view property, int num_levels, int* level) {
+  constexpr std::string_view prefix = DB::Properties::kNumFilesAtLevelPrefix;
+  if (property.substr(0, prefix.size()) != prefix) return false;
+  return absl::SimpleAtoi(ToAbsl(property.substr(prefix.size())), level) && *level >= 0 &&
+         *level < num_levels;
+}
+
+}  // namespace
+
+bool DBImpl::GetIntProperty(std::string_view property, uint64_t* value) {
+  absl::MutexLock lock(&mu_);
+  if (closed_) return false;
+  int level;
+  if (ParseLevelProperty(property, versions_->num_levels(), &level)) {
+    *value = versions_->NumLevelFiles(level);
+    return true;
+  }
+  if (property == Properties::kCurSizeAllMemTables) {
+    *value = MemTableBytesLocked();
+    return true;
+  }
+  if (property == Properties::kEstimateNumKeys) {
+    *value = EstimateNumKeysLocked();
+    return true;
+  }
+  return false;
+}
+
+bool DBImpl::GetProperty(std::string_view property, std::string* value) {
+  uint64_t n;
+  if (GetIntProperty(property, &n)) {
+    *value = std::to_string(n);
+    return true;
+  }
+  absl::MutexLock lock(&mu_);
+  if (closed_) return false;
+  if (property == Properties::kStats) {
+    *value = StatsString();
+  } else if (property == Properties::kLevelStats) {
+    *value = LevelStatsString();
+  } else if (property == Properties::kSSTables) {
+    *value = SSTablesString();
+  } else if (property == Properties::kMemTableAllocator) {
+    MemtableAllocator* a = MemtableAllocator::Get();
+    *value = absl::StrCat(a->name(), " (arena ", a->jemalloc_arena_index(), "), ",
+                          a->allocated_bytes(), " bytes allocated");
+  } else {
+    return false;
+  }
+  return true;
+}
+
+uint64_t DBImpl::EstimateNumKeysLocked() const {
+  // Entries minus what deletions are expected to remove (each deletion hides one entry).
+  auto live = [](uint64_t entries, uint64_t deletes) {
+    return entries > 2 * deletes ? entries - 2 * deletes : 0;
+  };
+  uint64_t total = live(mem_->num_entries(), mem_->num_deletes());
+  for (const ImmutableMemTable& m : imm_) {
+    total += live(m.mem->num_entries(), m.mem->num_deletes());
+  }
+  Version* v = versions_->current();
+  for (int level = 0; level < v->num_levels(); level++) {
+    for (const FileMetaData* f : v->files(level)) {
+      total += live(f->num_entries - f->num_range_deletions, f->num_deletions);
+    }
+  }
+  return total;
+}
+
+std::string DBImpl::LevelStatsString() const {
+  std::string out = "Level Files Size(MB)\n--------------------\n";
+  for (int level = 0; level < versions_->num_levels(); level++) {
+    absl::StrAppend(&out, absl::StrFormat("%5d %5d %8.0f\n", level,
+                                          versions_->NumLevelFiles(level),
+                                          versions_->NumLevelBytes(level) / kMB));
+  }
+  return out;
+}
+
+std::string DBImpl::SSTablesString() const {
+  std::string out;
+  Version* v = versions_->current();
+  for (int level = 0; level < v->num_levels(); level++) {
+    if (v->NumFiles(level) == 0) continue;
+    absl::StrAppend(&out, "--- level ", level, " ---\n");
+    for (const FileMetaData* f : v->files(level)) {
+      absl::StrAppend(&out, f->DebugString(), "\n");
+    }
+  }
+  return out;
+}
+
+std::string DBImpl::StatsString() {
+  const double uptime = (static_cast<double>(NowMicros()) - open_time_micros_) / 1e6;
+  std::string out = "** DB Stats **\n";
+  absl::StrAppend(&out, absl::StrFormat("Uptime(secs): %.1f\n", uptime));
+  absl::StrAppend(&out, absl::StrFormat(
+                            "Writes: %d writes, %d groups, %.2f MB user data, %.2f MB WAL\n",
+                            writes_, write_groups_, user_bytes_written_ / kMB, wal_bytes_ / kMB));
+  absl::StrAppend(
+      &out, absl::StrFormat("Flushes: %d, %.2f MB written, %.2f s, %d placed below L0\n",
+                            flush_stats_.flushes, flush_stats_.bytes_written / kMB,
+                            flush_stats_.micros / 1e6, flush_stats_.files_to_lower_levels));
+  const double write_amp =
+      user_bytes_written_ == 0
+          ? 0
+          : static_cast<double>(wal_bytes_ + flush_stats_.bytes_written) / user_bytes_written_;
+  absl::StrAppend(&out, absl::StrFormat("Write amplification (WAL + tables): %.2f\n", write_amp));
+  absl::StrAppend(&out, absl::StrFormat("Write stalls: %d, %.3f s (cause: memtable limit)\n",
+                                        stall_count_, stall_micros_ / 1e6));
+  absl::StrAppend(&out, absl::StrFormat("Memtables: %d immutable, %.2f MB\n", imm_.size(),
+                                        MemTableBytesLocked() / kMB));
+  absl::StrAppend(&out, absl::StrFormat("Table cache: %d of %d tables open\n",
+                                        table_cache_->NumOpen(), table_cache_->capacity()));
+  absl::StrAppend(&out, absl::StrFormat("Background error: %s\n", bg_error_.ToString()));
+  absl::StrAppend(&out, "\n** Levels **\n", LevelStatsString());
+  return out;
+}
+
+}  // namespace shale

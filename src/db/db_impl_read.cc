@@ -1,0 +1,296 @@
+// DBImpl: the read path (DESIGN.md "Read path") and SuperVersions.
+#include <chrono>
+
+#include "base/range_tombstones.h"
+#include "db/db_impl.h"
+#include "db/db_iter.h"
+#include "iterator/level_iterator.h"
+#include "iterator/merging_iterator.h"
+
+namespace shale {
+namespace {
+
+// The files of one level (L1 and below) of a Version, as the level iterator sees them. The
+// iterator's owner keeps the Version referenced, so the file list stays valid.
+class VersionLevelFiles final : public LevelFileList {
+ public:
+  explicit VersionLevelFiles(const std::vector<FileMetaData*>* files) : files_(files) {}
+  size_t Size() const override { return files_->size(); }
+  std::string_view Smallest(size_t i) const override { return (*files_)[i]->smallest; }
+  std::string_view Largest(size_t i) const override { return (*files_)[i]->largest; }
+
+ private:
+  const std::vector<FileMetaData*>* files_;
+};
+
+TableReadOptions ToTableReadOptions(const ReadOptions& o) {
+  TableReadOptions t;
+  t.verify_checksums = o.verify_checksums;
+  t.fill_cache = o.fill_cache;
+  return t;
+}
+
+// Decides a lookup from the newest entry found for the key in one source, given the newest
+// range deletion covering it in that source and the newer ones. Returns true when decided.
+bool DecideFromEntry(std::string_view ikey, std::string_view entry_value,
+                     SequenceNumber max_tombstone, std::string* value, Status* s) {
+  if (ExtractSequence(ikey) < max_tombstone) {
+    *s = Status::NotFound();
+    return true;
+  }
+  switch (ExtractValueType(ikey)) {
+    case kTypeValue:
+      value->assign(entry_value);
+      *s = Status::OK();
+      return true;
+    case kTypeDeletion:
+    case kTypeSingleDeletion:
+      *s = Status::NotFound();
+      return true;
+    default:
+      *s = Status::Corruption("Get: unexpected entry type in a table");
+      return true;
+  }
+}
+
+}  // namespace
+
+SequenceNumber DBImpl::ReadSequence(const ReadOptions& options) const {
+  return options.snapshot != nullptr ? options.snapshot->GetSequenceNumber()
+                                     : versions_->LastSequence();
+}
+
+SuperVersion* DBImpl::RefSuperVersion() {
+  absl::MutexLock lock(&mu_);
+  SuperVersion* sv = super_version_;
+  sv->refs.fetch_add(1, std::memory_order_relaxed);
+  return sv;
+}
+
+void DBImpl::UnrefSuperVersion(SuperVersion* sv) {
+  if (sv->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  {
+    absl::MutexLock lock(&mu_);
+    sv->current->Unref();  // Versions are guarded by mu_
+  }
+  // Freeing a memtable purges its arena: done without the mutex.
+  sv->mem->Unref();
+  for (MemTable* m : sv->imm) m->Unref();
+  delete sv;
+}
+
+SuperVersion* DBImpl::InstallSuperVersionLocked() {
+  auto* sv = new SuperVersion;
+  sv->mem = mem_;
+  mem_->Ref();
+  for (const ImmutableMemTable& m : imm_) {
+    sv->imm.push_back(m.mem);
+    m.mem->Ref();
+  }
+  sv->current = versions_->current();
+  sv->current->Ref();
+  sv->version_number = ++super_version_number_;
+  sv->refs.store(1, std::memory_order_relaxed);
+  SuperVersion* old = super_version_;
+  super_version_ = sv;
+  return old;
+}
+
+Status DBImpl::Get(const ReadOptions& options, std::string_view key, std::string* value) {
+  const auto start = std::chrono::steady_clock::now();
+  // The sequence first, then the SuperVersion: every write up to the sequence is in it.
+  const SequenceNumber sequence = ReadSequence(options);
+  SuperVersion* sv = RefSuperVersion();
+  Status s = GetImpl(options, sv, sequence, key, value);
+  UnrefSuperVersion(sv);
+  RecordTick(NUMBER_DB_GET);
+  RecordTick(NUMBER_KEYS_READ);
+  if (s.ok()) RecordTick(BYTES_READ, value->size());
+  if (statistics_ != nullptr) {
+    statistics_->measureTime(DB_GET, std::chrono::duration_cast<std::chrono::microseconds>(
+                                         std::chrono::steady_clock::now() - start)
+                                         .count());
+  }
+  return s;
+}
+
+std::vector<Status> DBImpl::MultiGet(const ReadOptions& options,
+                                     const std::vector<std::string_view>& keys,
+                                     std::vector<std::string>* values) {
+  const auto start = std::chrono::steady_clock::now();
+  const SequenceNumber sequence = ReadSequence(options);
+  SuperVersion* sv = RefSuperVersion();
+  std::vector<Status> result(keys.size());
+  values->resize(keys.size());
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < keys.size(); i++) {
+    result[i] = GetImpl(options, sv, sequence, keys[i], &(*values)[i]);
+    if (result[i].ok()) bytes += (*values)[i].size();
+  }
+  UnrefSuperVersion(sv);
+  RecordTick(NUMBER_DB_GET);
+  RecordTick(NUMBER_KEYS_READ, keys.size());
+  RecordTick(BYTES_READ, bytes);
+  if (statistics_ != nullptr) {
+    statistics_->measureTime(DB_MULTIGET, std::chrono::duration_cast<std::chrono::microseconds>(
+                                              std::chrono::steady_clock::now() - start)
+                                              .count());
+  }
+  return result;
+}
+
+Status DBImpl::GetImpl(const ReadOptions& options, SuperVersion* sv, SequenceNumber sequence,
+                       std::string_view key, std::string* value) {
+  LookupKey lkey(key, sequence);
+  Status s;
+  SequenceNumber entry_seq = 0;
+  // Memtables decide on their own range deletions: a covering tombstone there is newer than
+  // anything in older sources, so it ends the lookup with NotFound.
+  if (sv->mem->Get(lkey, value, &s, &entry_seq)) {
+    RecordTick(MEMTABLE_HIT);
+    return s;
+  }
+  for (MemTable* m : sv->imm) {
+    if (m->Get(lkey, value, &s, &entry_seq)) {
+      RecordTick(MEMTABLE_HIT);
+      return s;
+    }
+  }
+  RecordTick(MEMTABLE_MISS);
+  SequenceNumber max_tombstone = 0;
+  bool done = false;
+  s = GetFromVersion(options, sv->current, lkey, sequence, &max_tombstone, value, &done);
+  if (!s.ok() || done) return s;
+  return Status::NotFound();
+}
+
+Status DBImpl::GetFromVersion(const ReadOptions& options, Version* v, const LookupKey& lkey,
+                              SequenceNumber sequence, SequenceNumber* max_tombstone,
+                              std::string* value, bool* done) {
+  const Comparator* ucmp = icmp_.user_comparator();
+  const std::string_view user_key = lkey.user_key();
+  const TableReadOptions topts = ToTableReadOptions(options);
+  Status result;
+  // Looks in one file; sets *done when the file decides the outcome.
+  auto search_file = [&](const FileMetaData* f) -> Status {
+    std::shared_ptr<const CachedTable> table;
+    Status s = table_cache_->Find(f->number, f->file_size, &table);
+    if (!s.ok()) return s;
+    if (!table->tombstones->empty()) {
+      *max_tombstone =
+          std::max(*max_tombstone, table->tombstones->MaxCoveringSequence(user_key, sequence));
+    }
+    bool found = false;
+    s = table->reader->Get(topts, lkey.internal_key(),
+                           [&](std::string_view ikey, std::string_view entry_value) {
+                             if (ucmp->Compare(ExtractUserKey(ikey), user_key) == 0) {
+                               found = true;
+                               DecideFromEntry(ikey, entry_value, *max_tombstone, value,
+                                               &result);
+                             }
+                             return false;  // only the newest visible entry matters
+                           });
+    if (!s.ok()) return s;
+    if (found) {
+      *done = true;
+    } else if (*max_tombstone > 0) {
+      // Older files hold only entries older than this file's range deletion.
+      result = Status::NotFound();
+      *done = true;
+    }
+    return Status::OK();
+  };
+
+  for (const FileMetaData* f : v->files(0)) {  // newest first
+    if (ucmp->Compare(user_key, ExtractUserKey(f->smallest)) < 0 ||
+        ucmp->Compare(user_key, ExtractUserKey(f->largest)) > 0) {
+      continue;
+    }
+    Status s = search_file(f);
+    if (!s.ok()) return s;
+    if (*done) return result;
+  }
+  for (int level = 1; level < v->num_levels(); level++) {
+    const std::vector<FileMetaData*>& files = v->files(level);
+    if (files.empty()) continue;
+    const size_t i = FindFile(icmp_, files, lkey.internal_key());
+    if (i >= files.size()) continue;
+    const FileMetaData* f = files[i];
+    if (ucmp->Compare(user_key, ExtractUserKey(f->smallest)) < 0) continue;
+    Status s = search_file(f);
+    if (!s.ok()) return s;
+    if (*done) return result;
+  }
+  return Status::OK();
+}
+
+std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
+  DBIterOptions iopts;
+  iopts.sequence = ReadSequence(options);
+  if (options.iterate_lower_bound != nullptr) {
+    iopts.lower_bound = std::string(*options.iterate_lower_bound);
+  }
+  if (options.iterate_upper_bound != nullptr) {
+    iopts.upper_bound = std::string(*options.iterate_upper_bound);
+  }
+  iopts.statistics = statistics_;
+  SuperVersion* sv = RefSuperVersion();
+
+  const Comparator* ucmp = icmp_.user_comparator();
+  RangeTombstoneSources tombstones;
+  std::vector<std::unique_ptr<InternalIterator>> children;
+  Status status;
+  auto add_memtable = [&](MemTable* m) {
+    children.push_back(m->NewIterator());
+    if (m->num_range_deletes() > 0) {
+      auto t = std::make_shared<RangeTombstones>(ucmp);
+      std::unique_ptr<InternalIterator> iter = m->NewRangeTombstoneIterator();
+      Status s = t->AddAll(iter.get());
+      t->Finish();
+      if (status.ok()) status = s;
+      tombstones.push_back(std::move(t));
+    }
+  };
+  add_memtable(sv->mem);
+  for (MemTable* m : sv->imm) add_memtable(m);
+
+  const TableReadOptions topts = ToTableReadOptions(options);
+  Version* v = sv->current;
+  for (int level = 0; level < v->num_levels(); level++) {
+    for (const FileMetaData* f : v->files(level)) {
+      if (f->num_range_deletions == 0) continue;
+      std::shared_ptr<const CachedTable> table;
+      Status s = table_cache_->Find(f->number, f->file_size, &table);
+      if (!s.ok()) {
+        if (status.ok()) status = s;
+        continue;
+      }
+      // Shares the table's fragmented deletions and keeps the table open with them.
+      tombstones.emplace_back(table, table->tombstones.get());
+    }
+  }
+  for (const FileMetaData* f : v->files(0)) {
+    children.push_back(table_cache_->NewIterator(topts, f->number, f->file_size));
+  }
+  TableCache* cache = table_cache_.get();
+  for (int level = 1; level < v->num_levels(); level++) {
+    const std::vector<FileMetaData*>* files = &v->files(level);
+    if (files->empty()) continue;
+    children.push_back(NewLevelIterator(
+        &icmp_, std::make_unique<VersionLevelFiles>(files),
+        [cache, files, topts](size_t i, Status*) {
+          const FileMetaData* f = (*files)[i];
+          return cache->NewIterator(topts, f->number, f->file_size);
+        }));
+  }
+  std::unique_ptr<InternalIterator> merged;
+  if (status.ok()) {
+    merged = NewMergingIterator(&icmp_, std::move(children));
+  } else {
+    merged = NewEmptyInternalIterator(status);
+  }
+  return NewDBIterator(ucmp, std::move(merged), std::move(tombstones), std::move(iopts),
+                       [this, sv] { UnrefSuperVersion(sv); });
+}
+
+}  // namespace shale

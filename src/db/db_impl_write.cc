@@ -1,0 +1,314 @@
+// DBImpl: the write path (see db_impl.h for the protocol).
+#include <algorithm>
+#include <chrono>
+
+#include "absl/time/time.h"
+#include "base/filename.h"
+#include "db/db_impl.h"
+#include "db/write_batch_internal.h"
+#include "memtable/memtable_allocator.h"
+
+namespace shale {
+
+namespace {
+
+// Checks that a batch parses and holds as many records as its header says.
+Status ValidateBatch(const WriteBatch& batch) {
+  std::string_view contents = WriteBatchInternal::Contents(batch);
+  if (contents.size() < WriteBatchInternal::kHeader) {
+    return Status::Corruption("write batch: shorter than its header");
+  }
+  contents.remove_prefix(WriteBatchInternal::kHeader);
+  uint32_t found = 0;
+  while (!contents.empty()) {
+    WriteBatchRecord record;
+    Status s = ReadWriteBatchRecord(&contents, &record);
+    if (!s.ok()) return s;
+    if (record.column_family != 0) {
+      return Status::NotSupported("write batch: column families are not supported yet");
+    }
+    if (record.type == kTypeMerge) {
+      return Status::NotSupported("write batch: Merge needs a merge operator (none set)");
+    }
+    found++;
+  }
+  if (found != WriteBatchInternal::Count(batch)) {
+    return Status::Corruption("write batch: record count does not match its header");
+  }
+  return Status::OK();
+}
+
+// The largest group a leader builds: about 1 MiB, but less when the leader's own batch is
+// small, so a small write is not slowed down much by a big group.
+size_t MaxGroupBytes(size_t first) {
+  constexpr size_t kMax = 1 << 20;
+  return first <= (128 << 10) ? first + (128 << 10) : kMax;
+}
+
+}  // namespace
+
+Status DBImpl::Put(const WriteOptions& options, std::string_view key, std::string_view value) {
+  WriteBatch batch(key.size() + value.size() + 24);
+  Status s = batch.Put(key, value);
+  if (!s.ok()) return s;
+  return Write(options, &batch);
+}
+
+Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
+  WriteBatch batch;
+  Status s = batch.Delete(key);
+  if (!s.ok()) return s;
+  return Write(options, &batch);
+}
+
+Status DBImpl::SingleDelete(const WriteOptions& options, std::string_view key) {
+  WriteBatch batch;
+  Status s = batch.SingleDelete(key);
+  if (!s.ok()) return s;
+  return Write(options, &batch);
+}
+
+Status DBImpl::DeleteRange(const WriteOptions& options, std::string_view begin_key,
+                           std::string_view end_key) {
+  const int c = icmp_.user_comparator()->Compare(begin_key, end_key);
+  if (c > 0) return Status::InvalidArgument("DeleteRange: end key is before begin key");
+  if (c == 0) return Status::OK();
+  WriteBatch batch;
+  Status s = batch.DeleteRange(begin_key, end_key);
+  if (!s.ok()) return s;
+  return Write(options, &batch);
+}
+
+Status DBImpl::Merge(const WriteOptions&, std::string_view, std::string_view) {
+  return Status::NotSupported("Merge: no merge operator is configured (Options::merge_operator)");
+}
+
+Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
+  if (updates == nullptr) return Status::InvalidArgument("Write: null batch");
+  if (options.sync && options.disableWAL) {
+    return Status::InvalidArgument("Write: sync and disableWAL cannot both be set");
+  }
+  Status s = ValidateBatch(*updates);
+  if (!s.ok()) return s;
+  if (updates->Count() == 0) return Status::OK();
+
+  Writer w(updates, options);
+  absl::MutexLock lock(&mu_);
+  if (shutting_down_ || closed_) return Status::ShutdownInProgress("the DB is closing");
+  writers_.push_back(&w);
+  while (!w.done && &w != writers_.front()) w.cv.Wait(&mu_);
+  if (w.done) {
+    RecordTick(WRITE_DONE_BY_OTHER);
+    return w.status;
+  }
+  RecordTick(WRITE_DONE_BY_SELF);
+
+  s = MakeRoomForWrite(/*force=*/false);
+  Writer* last_writer = &w;
+  if (s.ok()) {
+    WriteBatch* group = BuildBatchGroup(&last_writer);
+    const SequenceNumber first = versions_->LastSequence() + 1;
+    WriteBatchInternal::SetSequence(group, first);
+    const uint32_t count = WriteBatchInternal::Count(*group);
+    const size_t bytes = WriteBatchInternal::ByteSize(*group);
+    MemTable* mem = mem_;
+    const bool use_wal = !w.disable_wal;
+    if (!use_wal) mem_has_unlogged_writes_ = true;
+    {
+      mu_.Unlock();
+      Status wal_status;
+      if (use_wal) wal_status = WriteGroupToWal(*group, w.sync);
+      if (wal_status.ok()) s = WriteBatchInternal::InsertInto(*group, mem);
+      mu_.Lock();
+      if (!wal_status.ok()) {
+        // The WAL may hold part of the group: nothing more may be appended after it.
+        RecordBackgroundErrorLocked(wal_status, "WAL write");
+        s = wal_status;
+      }
+    }
+    if (s.ok()) {
+      versions_->SetLastSequence(first + count - 1);
+      writes_ += 1;
+      write_groups_ += 1;
+      user_bytes_written_ += bytes - WriteBatchInternal::kHeader;
+      if (use_wal) wal_bytes_ += bytes;
+      RecordTick(NUMBER_KEYS_WRITTEN, count);
+      RecordTick(BYTES_WRITTEN, bytes - WriteBatchInternal::kHeader);
+    }
+    if (group == &group_batch_) group_batch_.Clear();
+  }
+
+  // Hand the outcome to every writer of the group and wake the next leader.
+  while (true) {
+    Writer* ready = writers_.front();
+    writers_.pop_front();
+    if (ready != &w) {
+      ready->status = s;
+      ready->done = true;
+      ready->cv.Signal();
+    }
+    if (ready == last_writer) break;
+  }
+  if (!writers_.empty()) writers_.front()->cv.Signal();
+  return s;
+}
+
+WriteBatch* DBImpl::BuildBatchGroup(Writer** last_writer) {
+  Writer* first = writers_.front();
+  WriteBatch* result = first->batch;
+  size_t size = WriteBatchInternal::ByteSize(*first->batch);
+  const size_t max_size = MaxGroupBytes(size);
+  *last_writer = first;
+  for (size_t i = 1; i < writers_.size(); i++) {
+    Writer* w = writers_[i];
+    // A sync write does not join a group that will not be synced; WAL and no-WAL writes do
+    // not mix; a Flush request (null batch) ends the group.
+    if (w->batch == nullptr || (w->sync && !first->sync) ||
+        w->disable_wal != first->disable_wal) {
+      break;
+    }
+    size += WriteBatchInternal::ByteSize(*w->batch);
+    if (size > max_size) break;
+    if (result == first->batch) {
+      result = &group_batch_;
+      group_batch_.Clear();
+      WriteBatchInternal::Append(result, *first->batch).PermitUncheckedError();
+    }
+    // Both batches were validated, so appending cannot fail.
+    WriteBatchInternal::Append(result, *w->batch).PermitUncheckedError();
+    *last_writer = w;
+  }
+  return result;
+}
+
+Status DBImpl::WriteGroupToWal(const WriteBatch& group, bool sync) {
+  Status s = log_->AddRecord(WriteBatchInternal::Contents(group));
+  if (s.ok()) s = log_->Flush();
+  if (s.ok() && sync) {
+    const auto start = std::chrono::steady_clock::now();
+    s = log_->Sync();
+    RecordTick(WAL_FILE_SYNCED);
+    if (statistics_ != nullptr) {
+      statistics_->measureTime(
+          WAL_FILE_SYNC_MICROS,
+          std::chrono::duration_cast<std::chrono::microseconds>(
+              std::chrono::steady_clock::now() - start)
+              .count());
+    }
+  }
+  RecordTick(WAL_FILE_BYTES, WriteBatchInternal::ByteSize(group));
+  return s;
+}
+
+size_t DBImpl::MemTableBytesLocked() const {
+  size_t total = mem_->ApproximateMemoryUsage();
+  for (const ImmutableMemTable& m : imm_) total += m.mem->ApproximateMemoryUsage();
+  return total;
+}
+
+MemTable* DBImpl::NewMemTable() const {
+  MemTable::Options mopts;
+  mopts.allocator = MemtableAllocator::Get();
+  // Blocks of 1/8 of the write buffer (RocksDB's choice), so a small buffer is not one block.
+  mopts.arena_block_size =
+      std::clamp<size_t>(options_.write_buffer_size / 8, 4096, Arena::kDefaultBlockSize);
+  mopts.earliest_sequence = versions_->LastSequence() + 1;
+  auto* mem = new MemTable(icmp_, mopts);
+  mem->Ref();
+  return mem;
+}
+
+Status DBImpl::MakeRoomForWrite(bool force) {
+  bool stalled = false;
+  const auto stall_start = std::chrono::steady_clock::now();
+  Status s;
+  while (true) {
+    if (!bg_error_.ok()) {
+      s = bg_error_;
+      break;
+    }
+    if (shutting_down_ && !force) {
+      s = Status::ShutdownInProgress("the DB is closing");
+      break;
+    }
+    // An empty memtable is never full, whatever its first arena block costs.
+    const bool mem_empty = mem_->num_entries() == 0;
+    const bool mem_full =
+        !mem_empty && mem_->ApproximateMemoryUsage() >= options_.write_buffer_size;
+    const bool over_total = options_.db_write_buffer_size > 0 &&
+                            MemTableBytesLocked() >= options_.db_write_buffer_size;
+    if (force) {
+      if (mem_empty) break;  // nothing to flush
+    } else if (!mem_full && !over_total) {
+      break;  // room in the active memtable
+    } else if (!mem_full && (mem_empty || !imm_.empty())) {
+      // Over db_write_buffer_size: a flush under way will free memory (or nothing can).
+      if (imm_.empty()) break;
+      RecordTick(STALL_MEMTABLE_LIMIT_COUNT, stalled ? 0 : 1);
+      stalled = true;
+      bg_cv_.Wait(&mu_);
+      continue;
+    }
+    if (static_cast<int>(imm_.size()) >= options_.max_write_buffer_number - 1) {
+      // Every memtable is full: wait for the oldest to be flushed.
+      RecordTick(STALL_MEMTABLE_LIMIT_COUNT, stalled ? 0 : 1);
+      if (!stalled && info_log_) {
+        info_log_->Log("write stall: %zu immutable memtables wait for flush", imm_.size());
+      }
+      stalled = true;
+      bg_cv_.Wait(&mu_);
+      continue;
+    }
+    s = SwitchMemTable();
+    if (!s.ok()) break;
+    force = false;
+  }
+  if (stalled) {
+    const uint64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                                std::chrono::steady_clock::now() - stall_start)
+                                .count();
+    stall_micros_ += micros;
+    stall_count_ += 1;
+    RecordTick(STALL_MICROS, micros);
+    if (statistics_ != nullptr) statistics_->measureTime(WRITE_STALL, micros);
+  }
+  return s;
+}
+
+Status DBImpl::SwitchMemTable() {
+  // Called by the write leader, so no write touches log_ or mem_ meanwhile.
+  const uint64_t new_number = versions_->NewFileNumber();
+  std::unique_ptr<WritableFile> file;
+  mu_.Unlock();
+  Status s = fs_->NewWritableFile(WalFileName(dbname_, new_number), &file);
+  Status old_log;
+  if (s.ok()) {
+    // The old WAL is synced before the new one takes writes: a synced write in the new WAL
+    // must never survive a crash that loses an earlier write in the old one.
+    old_log = log_->Sync();
+    if (old_log.ok()) old_log = log_->Close();
+    if (old_log.ok()) old_log = fs_->SyncDir(dbname_);
+  }
+  mu_.Lock();
+  if (!s.ok()) return s;
+  if (!old_log.ok()) {
+    RecordBackgroundErrorLocked(old_log, "closing the WAL at a memtable switch");
+    fs_->DeleteFile(WalFileName(dbname_, new_number)).PermitUncheckedError();
+    return old_log;
+  }
+  log_ = std::make_unique<log::Writer>(std::move(file), 0, log::Writer::FlushPolicy::kManual);
+  logfile_number_ = new_number;
+  imm_.push_front(ImmutableMemTable{mem_, new_number, mem_has_unlogged_writes_});
+  mem_ = NewMemTable();
+  mem_has_unlogged_writes_ = false;
+  SuperVersion* old = InstallSuperVersionLocked();
+  MaybeScheduleFlushLocked();
+  if (old != nullptr) {
+    mu_.Unlock();
+    UnrefSuperVersion(old);
+    mu_.Lock();
+  }
+  return Status::OK();
+}
+
+}  // namespace shale

@@ -1,0 +1,271 @@
+#include "db/db_iter.h"
+
+#include <cassert>
+#include <utility>
+
+namespace shale {
+namespace {
+
+class DBIter final : public Iterator {
+ public:
+  DBIter(const Comparator* ucmp, std::unique_ptr<InternalIterator> input,
+         RangeTombstoneSources tombstones, DBIterOptions options,
+         std::function<void()> cleanup)
+      : ucmp_(ucmp),
+        iter_(std::move(input)),
+        tombstones_(std::move(tombstones)),
+        options_(std::move(options)),
+        cleanup_(std::move(cleanup)) {}
+
+  ~DBIter() override {
+    iter_.reset();  // before the sources it reads are released
+    if (cleanup_) cleanup_();
+  }
+
+  bool Valid() const override { return valid_; }
+  std::string_view key() const override {
+    assert(valid_);
+    return direction_ == kForward ? ExtractUserKey(iter_->key()) : std::string_view(saved_key_);
+  }
+  std::string_view value() const override {
+    assert(valid_);
+    return direction_ == kForward ? iter_->value() : std::string_view(saved_value_);
+  }
+  Status status() const override {
+    if (!status_.ok()) return status_;
+    return iter_->status();
+  }
+
+  void SeekToFirst() override;
+  void SeekToLast() override;
+  void Seek(std::string_view target) override;
+  void SeekForPrev(std::string_view target) override;
+  void Next() override;
+  void Prev() override;
+
+ private:
+  enum Direction { kForward, kReverse };
+
+  // Parses the internal iterator's key; on failure records Corruption and returns false.
+  bool ParseKey(ParsedInternalKey* parsed);
+  // Moves forward from the internal position to the first visible entry (skipping the
+  // entries of *skip when `skipping`).
+  void FindNextUserEntry(bool skipping, std::string* skip);
+  // Moves backward to the newest visible entry of the previous user key with one.
+  void FindPrevUserEntry();
+  // True when a visible point entry is hidden by a range deletion.
+  bool Covered(const ParsedInternalKey& k) const {
+    for (const auto& t : tombstones_) {
+      if (t->MaxCoveringSequence(k.user_key, options_.sequence) > k.sequence) return true;
+    }
+    return false;
+  }
+  bool BelowLower(std::string_view user_key) const {
+    return options_.lower_bound && ucmp_->Compare(user_key, *options_.lower_bound) < 0;
+  }
+  bool AtOrAboveUpper(std::string_view user_key) const {
+    return options_.upper_bound && ucmp_->Compare(user_key, *options_.upper_bound) >= 0;
+  }
+  void Count(uint32_t ticker) {
+    if (options_.statistics != nullptr) options_.statistics->recordTick(ticker);
+  }
+
+  const Comparator* const ucmp_;
+  std::unique_ptr<InternalIterator> iter_;
+  const RangeTombstoneSources tombstones_;
+  const DBIterOptions options_;
+  std::function<void()> cleanup_;
+
+  Status status_;
+  Direction direction_ = kForward;
+  bool valid_ = false;
+  std::string saved_key_;    // reverse: the current key; forward: scratch for skipping
+  std::string saved_value_;  // reverse: the current value
+};
+
+bool DBIter::ParseKey(ParsedInternalKey* parsed) {
+  Status s = ParseInternalKey(iter_->key(), parsed);
+  if (!s.ok()) {
+    status_ = Status::Corruption("DB iterator: " + s.ToString());
+    return false;
+  }
+  return true;
+}
+
+void DBIter::FindNextUserEntry(bool skipping, std::string* skip) {
+  assert(direction_ == kForward);
+  valid_ = false;
+  for (; iter_->Valid(); iter_->Next()) {
+    ParsedInternalKey k;
+    if (!ParseKey(&k)) return;
+    if (AtOrAboveUpper(k.user_key)) return;
+    if (k.sequence > options_.sequence) continue;  // newer than the read
+    if (skipping && ucmp_->Compare(k.user_key, *skip) <= 0) continue;  // an older version
+    switch (k.type) {
+      case kTypeDeletion:
+      case kTypeSingleDeletion:
+        skip->assign(k.user_key);  // hides the older versions of this key
+        skipping = true;
+        break;
+      case kTypeValue:
+        if (Covered(k)) {
+          skip->assign(k.user_key);
+          skipping = true;
+          break;
+        }
+        valid_ = true;
+        return;
+      default:
+        status_ = Status::Corruption("DB iterator: unexpected entry type " +
+                                     std::to_string(static_cast<int>(k.type)));
+        return;
+    }
+  }
+}
+
+void DBIter::FindPrevUserEntry() {
+  assert(direction_ == kReverse);
+  // The type of the newest visible entry of saved_key_ seen so far; kTypeDeletion: none yet.
+  ValueType value_type = kTypeDeletion;
+  for (; iter_->Valid(); iter_->Prev()) {
+    ParsedInternalKey k;
+    if (!ParseKey(&k)) {
+      valid_ = false;
+      return;
+    }
+    if (k.sequence > options_.sequence) continue;
+    if (value_type != kTypeDeletion && ucmp_->Compare(k.user_key, saved_key_) < 0) {
+      break;  // moved past the entries of the key found
+    }
+    if (BelowLower(k.user_key)) break;
+    switch (k.type) {
+      case kTypeDeletion:
+      case kTypeSingleDeletion:
+        value_type = kTypeDeletion;
+        saved_key_.clear();
+        saved_value_.clear();
+        break;
+      case kTypeValue:
+        if (Covered(k)) {
+          value_type = kTypeDeletion;
+          saved_key_.clear();
+          saved_value_.clear();
+          break;
+        }
+        value_type = kTypeValue;
+        saved_key_.assign(k.user_key);
+        saved_value_.assign(iter_->value());
+        break;
+      default:
+        status_ = Status::Corruption("DB iterator: unexpected entry type " +
+                                     std::to_string(static_cast<int>(k.type)));
+        valid_ = false;
+        return;
+    }
+  }
+  valid_ = value_type != kTypeDeletion;
+  if (!valid_) {
+    saved_key_.clear();
+    saved_value_.clear();
+  }
+}
+
+void DBIter::Seek(std::string_view target) {
+  Count(NUMBER_DB_SEEK);
+  status_ = Status::OK();
+  direction_ = kForward;
+  if (BelowLower(target)) target = *options_.lower_bound;
+  iter_->Seek(MakeInternalKey(target, options_.sequence, kValueTypeForSeek));
+  FindNextUserEntry(false, &saved_key_);
+}
+
+void DBIter::SeekToFirst() {
+  Count(NUMBER_DB_SEEK);
+  status_ = Status::OK();
+  direction_ = kForward;
+  if (options_.lower_bound) {
+    iter_->Seek(MakeInternalKey(*options_.lower_bound, options_.sequence, kValueTypeForSeek));
+  } else {
+    iter_->SeekToFirst();
+  }
+  FindNextUserEntry(false, &saved_key_);
+}
+
+void DBIter::SeekForPrev(std::string_view target) {
+  Count(NUMBER_DB_SEEK);
+  status_ = Status::OK();
+  direction_ = kReverse;
+  if (AtOrAboveUpper(target)) {
+    // The first internal key of the upper bound sorts after every key below it.
+    iter_->SeekForPrev(
+        MakeInternalKey(*options_.upper_bound, kMaxSequenceNumber, kValueTypeForSeek));
+  } else {
+    // The last internal key of `target`: (target, sequence 0, smallest type).
+    iter_->SeekForPrev(MakeInternalKey(target, 0, static_cast<ValueType>(0)));
+  }
+  FindPrevUserEntry();
+}
+
+void DBIter::SeekToLast() {
+  Count(NUMBER_DB_SEEK);
+  status_ = Status::OK();
+  direction_ = kReverse;
+  if (options_.upper_bound) {
+    iter_->SeekForPrev(
+        MakeInternalKey(*options_.upper_bound, kMaxSequenceNumber, kValueTypeForSeek));
+  } else {
+    iter_->SeekToLast();
+  }
+  FindPrevUserEntry();
+}
+
+void DBIter::Next() {
+  assert(valid_);
+  Count(NUMBER_DB_NEXT);
+  if (direction_ == kReverse) {
+    // The internal iterator is before the entries of saved_key_: step onto them, then skip.
+    direction_ = kForward;
+    if (!iter_->Valid()) {
+      iter_->SeekToFirst();
+    } else {
+      iter_->Next();
+    }
+  } else {
+    saved_key_.assign(ExtractUserKey(iter_->key()));
+    iter_->Next();
+  }
+  FindNextUserEntry(true, &saved_key_);
+}
+
+void DBIter::Prev() {
+  assert(valid_);
+  Count(NUMBER_DB_PREV);
+  if (direction_ == kForward) {
+    // Step back over every entry of the current key.
+    saved_key_.assign(ExtractUserKey(iter_->key()));
+    while (true) {
+      iter_->Prev();
+      if (!iter_->Valid()) {
+        valid_ = false;
+        saved_key_.clear();
+        saved_value_.clear();
+        return;
+      }
+      if (ucmp_->Compare(ExtractUserKey(iter_->key()), saved_key_) < 0) break;
+    }
+    direction_ = kReverse;
+  }
+  FindPrevUserEntry();
+}
+
+}  // namespace
+
+std::unique_ptr<Iterator> NewDBIterator(const Comparator* ucmp,
+                                        std::unique_ptr<InternalIterator> input,
+                                        RangeTombstoneSources tombstones, DBIterOptions options,
+                                        std::function<void()> cleanup) {
+  return std::make_unique<DBIter>(ucmp, std::move(input), std::move(tombstones),
+                                  std::move(options), std::move(cleanup));
+}
+
+}  // namespace shale
