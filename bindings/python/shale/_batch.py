@@ -1,0 +1,43 @@
+"""WriteBatch: updates that DB.write applies atomically, in order."""
+
+from . import _library
+
+
+class WriteBatch:
+    """A list of puts, deletes and range deletes; DB.write applies all of them or none.
+
+    The batch copies keys and values as they are added. An update the engine cannot hold (a key
+    or value of 4 GiB or more) makes DB.write raise. Not thread-safe: use one batch from one
+    thread at a time.
+    """
+
+    def __init__(self):
+        self._lib = _library.lib()
+        self._handle = self._lib.shale_writebatch_create()
+
+    def put(self, key, value):
+        key = _library.as_bytes(key, "key")
+        value = _library.as_bytes(value, "value")
+        self._lib.shale_writebatch_put(self._handle, key, len(key), value, len(value))
+
+    def delete(self, key):
+        key = _library.as_bytes(key, "key")
+        self._lib.shale_writebatch_delete(self._handle, key, len(key))
+
+    def delete_range(self, start, end):
+        """Deletes every key in [start, end)."""
+        start = _library.as_bytes(start, "start")
+        end = _library.as_bytes(end, "end")
+        self._lib.shale_writebatch_delete_range(self._handle, start, len(start), end, len(end))
+
+    def clear(self):
+        self._lib.shale_writebatch_clear(self._handle)
+
+    def __len__(self):
+        """The number of updates."""
+        return self._lib.shale_writebatch_count(self._handle)
+
+    def __del__(self):
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle:
+            self._lib.shale_writebatch_destroy(handle)

@@ -1,0 +1,57 @@
+"""The exceptions of the binding. Each carries the engine's message (Status::ToString(), such
+as "IO error: /tmp/db/LOCK: ...") as its str() and as `.message`."""
+
+import ctypes
+
+from . import _library
+
+
+class Error(Exception):
+    """An error reported by ShaleDB."""
+
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidArgumentError(Error):
+    """Bad options, a bad argument, or a knob the engine does not support yet."""
+
+
+class IOError(Error, OSError):  # noqa: A001 - plyvel's name; also an OSError
+    """A file operation failed (including a DB directory locked by another open DB)."""
+
+
+class CorruptionError(Error):
+    """Stored data failed a checksum or could not be decoded."""
+
+
+class NotSupportedError(Error):
+    """The engine does not implement the operation (yet)."""
+
+
+# Status::ToString() prefixes (src/util/status.cc) and the exception each one raises.
+_BY_PREFIX = (
+    ("Invalid argument", InvalidArgumentError),
+    ("IO error", IOError),
+    ("Corruption", CorruptionError),
+    ("Not implemented", NotSupportedError),
+)
+
+
+def error_for(message):
+    """The exception for an engine message."""
+    for prefix, cls in _BY_PREFIX:
+        if message.startswith(prefix):
+            return cls(message)
+    return Error(message)
+
+
+def call(fn, *args):
+    """Calls a C ABI function whose last parameter is `char** errptr`; raises on error."""
+    err = ctypes.c_void_p()
+    result = fn(*args, ctypes.byref(err))
+    if err.value:
+        message = _library.take_string(err.value).decode("utf-8", "replace")
+        raise error_for(message)
+    return result

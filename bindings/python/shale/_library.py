@@ -1,0 +1,156 @@
+"""Finding and loading libshale.so, and the ctypes prototypes of the C ABI (include/shale/c.h).
+
+The library is located once, on first use (so that `import shale` never fails):
+  1. the path in the environment variable SHALE_LIBRARY, if it is set (no fallback: a wrong
+     path is an error, not a reason to load some other library);
+  2. else the in-tree build, <repository>/build/release/src/libshale.so, for a package used
+     from the repository (PYTHONPATH=bindings/python or an editable install).
+When neither works, LibraryNotFoundError names both.
+
+Handles are passed as c_void_p; errors come back through a `char**` (c_void_p by reference)
+that `call` turns into a shale.Error, freeing the message with shale_free.
+"""
+
+import ctypes
+import os
+import pathlib
+import threading
+
+ENV_VAR = "SHALE_LIBRARY"
+IN_TREE_PATH = (pathlib.Path(__file__).resolve().parents[3]
+                / "build" / "release" / "src" / "libshale.so")
+
+
+class LibraryNotFoundError(OSError):
+    """libshale.so could not be found or loaded."""
+
+
+def find_library_path(environ=None, in_tree=None):
+    """The path of libshale.so to load, per the rules above; raises LibraryNotFoundError."""
+    environ = os.environ if environ is None else environ
+    in_tree = IN_TREE_PATH if in_tree is None else pathlib.Path(in_tree)
+    configured = environ.get(ENV_VAR)
+    if configured:
+        if os.path.isfile(configured):
+            return configured
+        raise LibraryNotFoundError(
+            f"shale: {ENV_VAR}={configured!r} does not name a file; set {ENV_VAR} to the path "
+            f"of libshale.so, or unset it to use the in-tree build {in_tree}")
+    if in_tree.is_file():
+        return str(in_tree)
+    repository = in_tree.parents[3]  # <repo>/build/release/src/libshale.so
+    if (repository / "include" / "shale" / "c.h").is_file():
+        build_hint = ("build it (cmake --preset release && cmake --build --preset release "
+                      "--target shale_shared) or set")
+    else:
+        build_hint = "this copy of the package is not inside a ShaleDB repository: set"
+    raise LibraryNotFoundError(
+        f"shale: cannot find libshale.so: {ENV_VAR} is not set and the in-tree build "
+        f"{in_tree} does not exist; {build_hint} {ENV_VAR} to the path of libshale.so")
+
+
+_handle = ctypes.c_void_p
+_size = ctypes.c_size_t
+_bytes = ctypes.c_char_p
+_uchar = ctypes.c_ubyte
+_int = ctypes.c_int
+_u64 = ctypes.c_uint64
+_errptr = ctypes.POINTER(ctypes.c_void_p)
+
+# name: (restype, argtypes). Only what the binding uses; c.h has the rest.
+_PROTOTYPES = {
+    "shale_free": (None, [ctypes.c_void_p]),
+    "shale_open": (_handle, [_handle, _bytes, _errptr]),
+    "shale_close": (None, [_handle]),
+    "shale_destroy_db": (None, [_handle, _bytes, _errptr]),
+    "shale_options_create": (_handle, []),
+    "shale_options_destroy": (None, [_handle]),
+    "shale_get_options_from_string": (None, [_handle, _bytes, _handle, _errptr]),
+    "shale_writeoptions_create": (_handle, []),
+    "shale_writeoptions_destroy": (None, [_handle]),
+    "shale_writeoptions_set_sync": (None, [_handle, _uchar]),
+    "shale_writeoptions_disable_WAL": (None, [_handle, _int]),
+    "shale_put": (None, [_handle, _handle, _bytes, _size, _bytes, _size, _errptr]),
+    "shale_delete": (None, [_handle, _handle, _bytes, _size, _errptr]),
+    "shale_delete_range": (None, [_handle, _handle, _bytes, _size, _bytes, _size, _errptr]),
+    "shale_write": (None, [_handle, _handle, _handle, _errptr]),
+    "shale_writebatch_create": (_handle, []),
+    "shale_writebatch_destroy": (None, [_handle]),
+    "shale_writebatch_clear": (None, [_handle]),
+    "shale_writebatch_count": (_int, [_handle]),
+    "shale_writebatch_put": (None, [_handle, _bytes, _size, _bytes, _size]),
+    "shale_writebatch_delete": (None, [_handle, _bytes, _size]),
+    "shale_writebatch_delete_range": (None, [_handle, _bytes, _size, _bytes, _size]),
+    "shale_readoptions_create": (_handle, []),
+    "shale_readoptions_destroy": (None, [_handle]),
+    "shale_readoptions_set_snapshot": (None, [_handle, _handle]),
+    "shale_readoptions_set_verify_checksums": (None, [_handle, _uchar]),
+    "shale_readoptions_set_fill_cache": (None, [_handle, _uchar]),
+    "shale_readoptions_set_iterate_lower_bound": (None, [_handle, _bytes, _size]),
+    "shale_readoptions_set_iterate_upper_bound": (None, [_handle, _bytes, _size]),
+    # Returns a malloc'd buffer: c_void_p, so that it can be freed.
+    "shale_get": (ctypes.c_void_p, [_handle, _handle, _bytes, _size,
+                                    ctypes.POINTER(_size), _errptr]),
+    "shale_create_snapshot": (_handle, [_handle]),
+    "shale_release_snapshot": (None, [_handle, _handle]),
+    "shale_create_iterator": (_handle, [_handle, _handle]),
+    "shale_iter_destroy": (None, [_handle]),
+    "shale_iter_valid": (_uchar, [_handle]),
+    "shale_iter_seek_to_first": (None, [_handle]),
+    "shale_iter_seek_to_last": (None, [_handle]),
+    "shale_iter_seek": (None, [_handle, _bytes, _size]),
+    "shale_iter_seek_for_prev": (None, [_handle, _bytes, _size]),
+    "shale_iter_next": (None, [_handle]),
+    "shale_iter_prev": (None, [_handle]),
+    "shale_iter_key": (ctypes.c_void_p, [_handle, ctypes.POINTER(_size)]),
+    "shale_iter_value": (ctypes.c_void_p, [_handle, ctypes.POINTER(_size)]),
+    "shale_iter_get_error": (None, [_handle, _errptr]),
+    "shale_flushoptions_create": (_handle, []),
+    "shale_flushoptions_destroy": (None, [_handle]),
+    "shale_flushoptions_set_wait": (None, [_handle, _uchar]),
+    "shale_flush": (None, [_handle, _handle, _errptr]),
+    "shale_compact_range": (None, [_handle, _bytes, _size, _bytes, _size]),
+    "shale_property_value": (ctypes.c_void_p, [_handle, _bytes]),
+    "shale_property_int": (_int, [_handle, _bytes, ctypes.POINTER(_u64)]),
+}
+
+_lock = threading.Lock()
+_lib = None
+
+
+def lib():
+    """The loaded library with its prototypes set; loads it on the first call."""
+    global _lib
+    with _lock:
+        if _lib is None:
+            path = find_library_path()
+            try:
+                loaded = ctypes.CDLL(path)
+            except OSError as e:
+                raise LibraryNotFoundError(f"shale: cannot load {path}: {e}") from e
+            for name, (restype, argtypes) in _PROTOTYPES.items():
+                fn = getattr(loaded, name)
+                fn.restype = restype
+                fn.argtypes = argtypes
+            _lib = loaded
+        return _lib
+
+
+def take_string(ptr, length=None):
+    """Copies a malloc'd buffer from the library into bytes and frees it (None for NULL)."""
+    if not ptr:
+        return None
+    try:
+        return ctypes.string_at(ptr, length) if length is not None else ctypes.string_at(ptr)
+    finally:
+        lib().shale_free(ptr)
+
+
+def as_bytes(value, what):
+    """`value` as bytes: bytes as is, bytearray and memoryview copied; anything else (str
+    included: keys and values are bytes, never text) is a TypeError naming `what`."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    raise TypeError(f"shale: {what} must be bytes, not {type(value).__name__}")

@@ -1,0 +1,379 @@
+/* The C ABI of ShaleDB, for bindings from other languages (Python ctypes, cgo, JNI, Rust FFI).
+ * It follows RocksDB's c.h so that anyone who has bound RocksDB can bind ShaleDB: the names are
+ * RocksDB's with the prefix "shale_" instead of "rocksdb_", and so are the conventions.
+ *
+ * This header is plain C: it compiles as C99 and as C++.
+ *
+ * Conventions:
+ * - Every object is an opaque handle (shale_t, shale_options_t, ...). A handle made by
+ *   shale_<noun>_create (or shale_open, shale_create_iterator, ...) is owned by the caller and
+ *   freed by the matching shale_<noun>_destroy (shale_close, shale_iter_destroy, ...).
+ * - Errors come back through a trailing `char** errptr`. Such a function first frees a message
+ *   already in *errptr (with free) and sets *errptr to NULL; on failure it then stores a new
+ *   malloc'd, NUL-terminated message ("IO error: /db/LOCK: ..."), which the caller frees with
+ *   shale_free. So *errptr is NULL after the call exactly when the call succeeded. errptr itself
+ *   may be NULL to ignore errors.
+ * - Data returned to the caller (values, properties, statistics) is a malloc'd buffer that the
+ *   caller frees with shale_free. A returned value carries its length; it is not NUL-terminated.
+ * - Keys and values are byte arrays with an explicit length: they may hold NUL bytes. They are
+ *   read during the call only (the engine copies what it keeps).
+ * - Booleans are unsigned char (0 false, anything else true); enums are int constants with
+ *   RocksDB's numeric values.
+ * - Setters never fail: a value out of range is stored as given and shale_open rejects it with
+ *   "Invalid argument: <option>: ...". Knobs that the engine does not support yet (compaction
+ *   styles other than level, disable_auto_compactions = 1, a block cache, ...) are stored too,
+ *   and shale_open rejects them with "Invalid argument: <option>: not supported yet; ...".
+ *
+ * Lifetimes: iterators and snapshots borrow their DB: destroy every iterator and release every
+ * snapshot before shale_close. Option handles are copied when used (shale_open,
+ * shale_create_iterator, shale_put, ...), so they may be destroyed right after the call; an
+ * iterator keeps its own copy of the read options' bounds, but not of their snapshot, which
+ * must stay unreleased while the iterator is alive.
+ *
+ * Thread-safety: a shale_t may be used from any number of threads at once, except
+ * shale_close. Every other handle (options, batches, iterators, writers) is used by one thread
+ * at a time; distinct handles are independent.
+ */
+#ifndef SHALE_C_H_
+#define SHALE_C_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define SHALE_LIBRARY_API
+#else
+#define SHALE_LIBRARY_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- Handles */
+
+typedef struct shale_t shale_t;
+typedef struct shale_options_t shale_options_t;
+typedef struct shale_block_based_table_options_t shale_block_based_table_options_t;
+typedef struct shale_filterpolicy_t shale_filterpolicy_t;
+typedef struct shale_cache_t shale_cache_t;
+typedef struct shale_readoptions_t shale_readoptions_t;
+typedef struct shale_writeoptions_t shale_writeoptions_t;
+typedef struct shale_flushoptions_t shale_flushoptions_t;
+typedef struct shale_writebatch_t shale_writebatch_t;
+typedef struct shale_snapshot_t shale_snapshot_t;
+typedef struct shale_iterator_t shale_iterator_t;
+typedef struct shale_sstfilewriter_t shale_sstfilewriter_t;
+typedef struct shale_ingestexternalfileoptions_t shale_ingestexternalfileoptions_t;
+
+/* ---------------------------------------------------------------- Enums (RocksDB's values) */
+
+/* shale_options_set_compression. ShaleDB builds no and zstd compression only. */
+enum { shale_no_compression = 0, shale_zstd_compression = 7 };
+
+/* shale_options_set_compaction_style. Only level compaction is supported so far. */
+enum {
+  shale_level_compaction = 0,
+  shale_universal_compaction = 1,
+  shale_fifo_compaction = 2,
+  shale_no_compaction = 3
+};
+
+/* shale_block_based_options_set_index_type. */
+enum {
+  shale_block_based_table_index_type_binary_search = 0,
+  shale_block_based_table_index_type_two_level_index_search = 2
+};
+
+/* shale_block_based_options_set_data_block_index_type. */
+enum {
+  shale_block_based_table_data_block_index_type_binary_search = 0,
+  shale_block_based_table_data_block_index_type_binary_search_and_hash = 1
+};
+
+/* ---------------------------------------------------------------- DB */
+
+/* Opens (or, with create_if_missing, creates) the DB in directory `name`. Returns NULL and
+ * sets *errptr on failure: invalid options, a missing DB without create_if_missing, an existing
+ * one with error_if_exists, a LOCK held by another open DB, corruption. */
+extern SHALE_LIBRARY_API shale_t* shale_open(const shale_options_t* options, const char* name,
+                                             char** errptr);
+/* Closes the DB and frees the handle. Errors met while closing are dropped, as in RocksDB
+ * (acknowledged writes are in the WAL and recovered by the next open). NULL is ignored. */
+extern SHALE_LIBRARY_API void shale_close(shale_t* db);
+/* Deletes the DB in `name` (fails while it is open). */
+extern SHALE_LIBRARY_API void shale_destroy_db(const shale_options_t* options, const char* name,
+                                               char** errptr);
+/* Frees a buffer returned by this API (values, properties, error messages). */
+extern SHALE_LIBRARY_API void shale_free(void* ptr);
+
+/* ---------------------------------------------------------------- Options */
+
+extern SHALE_LIBRARY_API shale_options_t* shale_options_create(void);
+extern SHALE_LIBRARY_API void shale_options_destroy(shale_options_t* options);
+extern SHALE_LIBRARY_API void shale_options_set_create_if_missing(shale_options_t* options,
+                                                                  unsigned char v);
+extern SHALE_LIBRARY_API void shale_options_set_error_if_exists(shale_options_t* options,
+                                                                unsigned char v);
+extern SHALE_LIBRARY_API void shale_options_set_paranoid_checks(shale_options_t* options,
+                                                                unsigned char v);
+extern SHALE_LIBRARY_API void shale_options_set_write_buffer_size(shale_options_t* options,
+                                                                  size_t v);
+extern SHALE_LIBRARY_API void shale_options_set_max_write_buffer_number(shale_options_t* options,
+                                                                        int v);
+extern SHALE_LIBRARY_API void shale_options_set_db_write_buffer_size(shale_options_t* options,
+                                                                     size_t v);
+extern SHALE_LIBRARY_API void shale_options_set_max_open_files(shale_options_t* options, int v);
+/* shale_no_compression or shale_zstd_compression. */
+extern SHALE_LIBRARY_API void shale_options_set_compression(shale_options_t* options, int v);
+/* One of the shale_*_compaction constants. */
+extern SHALE_LIBRARY_API void shale_options_set_compaction_style(shale_options_t* options, int v);
+extern SHALE_LIBRARY_API void shale_options_set_disable_auto_compactions(shale_options_t* options,
+                                                                         int v);
+extern SHALE_LIBRARY_API void shale_options_set_level0_file_num_compaction_trigger(
+    shale_options_t* options, int v);
+extern SHALE_LIBRARY_API void shale_options_set_level0_slowdown_writes_trigger(
+    shale_options_t* options, int v);
+extern SHALE_LIBRARY_API void shale_options_set_level0_stop_writes_trigger(
+    shale_options_t* options, int v);
+extern SHALE_LIBRARY_API void shale_options_set_target_file_size_base(shale_options_t* options,
+                                                                      uint64_t v);
+extern SHALE_LIBRARY_API void shale_options_set_max_bytes_for_level_base(shale_options_t* options,
+                                                                         uint64_t v);
+extern SHALE_LIBRARY_API void shale_options_set_max_background_jobs(shale_options_t* options,
+                                                                    int v);
+extern SHALE_LIBRARY_API void shale_options_set_max_subcompactions(shale_options_t* options,
+                                                                   uint32_t v);
+/* The presets of Options (shale/options.h). prepare_for_bulk_load sets
+ * disable_auto_compactions and optimize_for_point_lookup with a non-zero size sets a block
+ * cache: shale_open rejects both as not supported yet, until the engine has them. */
+extern SHALE_LIBRARY_API void shale_options_prepare_for_bulk_load(shale_options_t* options);
+extern SHALE_LIBRARY_API void shale_options_optimize_for_point_lookup(
+    shale_options_t* options, uint64_t block_cache_size_mb);
+extern SHALE_LIBRARY_API void shale_options_increase_parallelism(shale_options_t* options,
+                                                                 int total_threads);
+/* Gives the options a new statistics object; DBs opened with them count into it. */
+extern SHALE_LIBRARY_API void shale_options_enable_statistics(shale_options_t* options);
+/* The statistics as text (every ticker, then every histogram), malloc'd; NULL when
+ * shale_options_enable_statistics was not called. */
+extern SHALE_LIBRARY_API char* shale_options_statistics_get_string(shale_options_t* options);
+/* Parses a RocksDB-style options string ("write_buffer_size=64M;max_open_files=-1;
+ * block_based_table_factory={block_size=8K}") onto a copy of `base` and stores the result in
+ * `out`. On error `out` is unchanged and *errptr names the option. */
+extern SHALE_LIBRARY_API void shale_get_options_from_string(const shale_options_t* base,
+                                                            const char* opts_str,
+                                                            shale_options_t* out, char** errptr);
+
+/* ---------------------------------------------------------------- Table options */
+
+extern SHALE_LIBRARY_API shale_block_based_table_options_t* shale_block_based_options_create(
+    void);
+/* Also destroys the filter policy given to it. */
+extern SHALE_LIBRARY_API void shale_block_based_options_destroy(
+    shale_block_based_table_options_t* options);
+extern SHALE_LIBRARY_API void shale_block_based_options_set_block_size(
+    shale_block_based_table_options_t* options, size_t block_size);
+/* Takes ownership of `policy` (as RocksDB does): do not destroy it afterwards; it is destroyed
+ * with the table options or when another policy is set. NULL removes the filter. */
+extern SHALE_LIBRARY_API void shale_block_based_options_set_filter_policy(
+    shale_block_based_table_options_t* options, shale_filterpolicy_t* policy);
+extern SHALE_LIBRARY_API void shale_block_based_options_set_partition_filters(
+    shale_block_based_table_options_t* options, unsigned char v);
+/* One of the shale_block_based_table_index_type_* constants. */
+extern SHALE_LIBRARY_API void shale_block_based_options_set_index_type(
+    shale_block_based_table_options_t* options, int v);
+extern SHALE_LIBRARY_API void shale_block_based_options_set_metadata_block_size(
+    shale_block_based_table_options_t* options, uint64_t v);
+/* Accepted for RocksDB compatibility and recorded, but ShaleDB has no such switch: index and
+ * filter partitions always go through the block cache, and the top-level index and filter of
+ * an open table are always pinned in memory (DESIGN.md section 3, "Memory"). */
+extern SHALE_LIBRARY_API void shale_block_based_options_set_cache_index_and_filter_blocks(
+    shale_block_based_table_options_t* options, unsigned char v);
+extern SHALE_LIBRARY_API void shale_block_based_options_set_pin_top_level_index_and_filter(
+    shale_block_based_table_options_t* options, unsigned char v);
+/* One of the shale_block_based_table_data_block_index_type_* constants. */
+extern SHALE_LIBRARY_API void shale_block_based_options_set_data_block_index_type(
+    shale_block_based_table_options_t* options, int v);
+extern SHALE_LIBRARY_API void shale_block_based_options_set_enable_index_compression(
+    shale_block_based_table_options_t* options, unsigned char v);
+/* Records the cache's capacity (the cache handle is not kept: destroy it when you like).
+ * NULL means no block cache. */
+extern SHALE_LIBRARY_API void shale_block_based_options_set_block_cache(
+    shale_block_based_table_options_t* options, shale_cache_t* cache);
+/* Copies the table options (and the block cache capacity they record: none when no cache was
+ * set) into `opt`. */
+extern SHALE_LIBRARY_API void shale_options_set_block_based_table_factory(
+    shale_options_t* opt, shale_block_based_table_options_t* table_options);
+
+/* A cache-line-local bloom filter with `bits_per_key` bits per key (10: about 1% false
+ * positives). */
+extern SHALE_LIBRARY_API shale_filterpolicy_t* shale_filterpolicy_create_bloom(
+    double bits_per_key);
+/* Only for a policy that was not given to shale_block_based_options_set_filter_policy. */
+extern SHALE_LIBRARY_API void shale_filterpolicy_destroy(shale_filterpolicy_t* policy);
+
+/* The block cache does not exist yet (it comes with the block cache issue). Until then a
+ * shale_cache_t only holds a capacity: a table factory that records one makes shale_open fail
+ * with "Invalid argument: block_cache_size: not supported yet", and shale_cache_get_usage
+ * returns 0. */
+extern SHALE_LIBRARY_API shale_cache_t* shale_cache_create_lru(size_t capacity);
+extern SHALE_LIBRARY_API void shale_cache_destroy(shale_cache_t* cache);
+extern SHALE_LIBRARY_API size_t shale_cache_get_usage(shale_cache_t* cache);
+
+/* ---------------------------------------------------------------- Writes */
+
+extern SHALE_LIBRARY_API shale_writeoptions_t* shale_writeoptions_create(void);
+extern SHALE_LIBRARY_API void shale_writeoptions_destroy(shale_writeoptions_t* options);
+extern SHALE_LIBRARY_API void shale_writeoptions_set_sync(shale_writeoptions_t* options,
+                                                          unsigned char v);
+extern SHALE_LIBRARY_API void shale_writeoptions_disable_WAL(shale_writeoptions_t* options,
+                                                             int disable);
+
+extern SHALE_LIBRARY_API void shale_put(shale_t* db, const shale_writeoptions_t* options,
+                                        const char* key, size_t keylen, const char* val,
+                                        size_t vallen, char** errptr);
+extern SHALE_LIBRARY_API void shale_delete(shale_t* db, const shale_writeoptions_t* options,
+                                           const char* key, size_t keylen, char** errptr);
+/* Deletes the keys in [start_key, end_key); an error if end_key < start_key. */
+extern SHALE_LIBRARY_API void shale_delete_range(shale_t* db, const shale_writeoptions_t* options,
+                                                 const char* start_key, size_t start_key_len,
+                                                 const char* end_key, size_t end_key_len,
+                                                 char** errptr);
+/* Applies the batch atomically. Fails, writing nothing, when an update of the batch failed
+ * (see the write batch functions). */
+extern SHALE_LIBRARY_API void shale_write(shale_t* db, const shale_writeoptions_t* options,
+                                          shale_writebatch_t* batch, char** errptr);
+
+/* A write batch's updates return nothing, as RocksDB's do. An update the batch cannot hold (a
+ * key or value of 4 GiB or more) is not added; the batch remembers the first such error and
+ * shale_write then fails with it. shale_writebatch_clear forgets it. */
+extern SHALE_LIBRARY_API shale_writebatch_t* shale_writebatch_create(void);
+extern SHALE_LIBRARY_API void shale_writebatch_destroy(shale_writebatch_t* batch);
+extern SHALE_LIBRARY_API void shale_writebatch_clear(shale_writebatch_t* batch);
+/* The number of updates in the batch. */
+extern SHALE_LIBRARY_API int shale_writebatch_count(shale_writebatch_t* batch);
+extern SHALE_LIBRARY_API void shale_writebatch_put(shale_writebatch_t* batch, const char* key,
+                                                   size_t klen, const char* val, size_t vlen);
+extern SHALE_LIBRARY_API void shale_writebatch_delete(shale_writebatch_t* batch, const char* key,
+                                                      size_t klen);
+extern SHALE_LIBRARY_API void shale_writebatch_delete_range(shale_writebatch_t* batch,
+                                                            const char* start_key,
+                                                            size_t start_key_len,
+                                                            const char* end_key,
+                                                            size_t end_key_len);
+
+/* ---------------------------------------------------------------- Reads */
+
+extern SHALE_LIBRARY_API shale_readoptions_t* shale_readoptions_create(void);
+extern SHALE_LIBRARY_API void shale_readoptions_destroy(shale_readoptions_t* options);
+/* Reads as of `snapshot`; NULL reads the latest state. The snapshot is borrowed. */
+extern SHALE_LIBRARY_API void shale_readoptions_set_snapshot(shale_readoptions_t* options,
+                                                             const shale_snapshot_t* snapshot);
+extern SHALE_LIBRARY_API void shale_readoptions_set_verify_checksums(
+    shale_readoptions_t* options, unsigned char v);
+extern SHALE_LIBRARY_API void shale_readoptions_set_fill_cache(shale_readoptions_t* options,
+                                                               unsigned char v);
+/* Iterators see only keys >= the lower bound and < the upper bound. The bytes are copied;
+ * key NULL removes the bound. */
+extern SHALE_LIBRARY_API void shale_readoptions_set_iterate_lower_bound(
+    shale_readoptions_t* options, const char* key, size_t keylen);
+extern SHALE_LIBRARY_API void shale_readoptions_set_iterate_upper_bound(
+    shale_readoptions_t* options, const char* key, size_t keylen);
+
+/* The value of `key`, malloc'd (free it with shale_free), its length in *vallen. Returns NULL
+ * with *vallen = 0 and no error when the key is absent, NULL with *errptr set on error. An
+ * empty value is a non-NULL pointer with *vallen = 0. */
+extern SHALE_LIBRARY_API char* shale_get(shale_t* db, const shale_readoptions_t* options,
+                                         const char* key, size_t keylen, size_t* vallen,
+                                         char** errptr);
+
+/* A snapshot of the DB's current state; release it with shale_release_snapshot, which also
+ * frees the handle. */
+extern SHALE_LIBRARY_API const shale_snapshot_t* shale_create_snapshot(shale_t* db);
+extern SHALE_LIBRARY_API void shale_release_snapshot(shale_t* db,
+                                                     const shale_snapshot_t* snapshot);
+
+/* A new, unpositioned iterator over the DB as of the options' snapshot (or now). */
+extern SHALE_LIBRARY_API shale_iterator_t* shale_create_iterator(
+    shale_t* db, const shale_readoptions_t* options);
+extern SHALE_LIBRARY_API void shale_iter_destroy(shale_iterator_t* iter);
+extern SHALE_LIBRARY_API unsigned char shale_iter_valid(const shale_iterator_t* iter);
+extern SHALE_LIBRARY_API void shale_iter_seek_to_first(shale_iterator_t* iter);
+extern SHALE_LIBRARY_API void shale_iter_seek_to_last(shale_iterator_t* iter);
+/* Positions at the first key >= k. */
+extern SHALE_LIBRARY_API void shale_iter_seek(shale_iterator_t* iter, const char* k, size_t klen);
+/* Positions at the last key <= k. */
+extern SHALE_LIBRARY_API void shale_iter_seek_for_prev(shale_iterator_t* iter, const char* k,
+                                                       size_t klen);
+/* next and prev do nothing when the iterator is not valid. */
+extern SHALE_LIBRARY_API void shale_iter_next(shale_iterator_t* iter);
+extern SHALE_LIBRARY_API void shale_iter_prev(shale_iterator_t* iter);
+/* The current key and value, owned by the iterator and valid until it moves or is destroyed
+ * (not NUL-terminated). NULL with length 0 when the iterator is not valid. */
+extern SHALE_LIBRARY_API const char* shale_iter_key(const shale_iterator_t* iter, size_t* klen);
+extern SHALE_LIBRARY_API const char* shale_iter_value(const shale_iterator_t* iter,
+                                                      size_t* vlen);
+/* Sets *errptr when an error stopped the iterator (running off the end is not an error). */
+extern SHALE_LIBRARY_API void shale_iter_get_error(const shale_iterator_t* iter, char** errptr);
+
+/* ---------------------------------------------------------------- Maintenance */
+
+extern SHALE_LIBRARY_API shale_flushoptions_t* shale_flushoptions_create(void);
+extern SHALE_LIBRARY_API void shale_flushoptions_destroy(shale_flushoptions_t* options);
+/* Wait for the flush to finish (default: 1). */
+extern SHALE_LIBRARY_API void shale_flushoptions_set_wait(shale_flushoptions_t* options,
+                                                          unsigned char v);
+extern SHALE_LIBRARY_API void shale_flush(shale_t* db, const shale_flushoptions_t* options,
+                                          char** errptr);
+/* Compacts the keys in [start_key, limit_key]; a NULL start or limit is an open end. As in
+ * RocksDB, an error is not reported here (a background error shows in later writes). */
+extern SHALE_LIBRARY_API void shale_compact_range(shale_t* db, const char* start_key,
+                                                  size_t start_key_len, const char* limit_key,
+                                                  size_t limit_key_len);
+/* A property as malloc'd, NUL-terminated text ("shale.stats", "shale.num-files-at-level0",
+ * "shale.memtable-allocator", ... see shale/db.h); NULL for an unknown property. */
+extern SHALE_LIBRARY_API char* shale_property_value(shale_t* db, const char* propname);
+/* A numeric property in *out_val: 0 on success, -1 when unknown or not numeric. */
+extern SHALE_LIBRARY_API int shale_property_int(shale_t* db, const char* propname,
+                                                uint64_t* out_val);
+
+/* ---------------------------------------------------------------- External table files */
+
+/* A writer of table files for shale_ingest_external_file, with the options' table options,
+ * compression (the bottommost compression when one is set) and comparator. */
+extern SHALE_LIBRARY_API shale_sstfilewriter_t* shale_sstfilewriter_create(
+    const shale_options_t* io_options);
+/* Creates the file. An error if the writer already has a file open. */
+extern SHALE_LIBRARY_API void shale_sstfilewriter_open(shale_sstfilewriter_t* writer,
+                                                       const char* name, char** errptr);
+/* Keys must come in strictly increasing order; errors are sticky (see shale/sst_file_writer.h). */
+extern SHALE_LIBRARY_API void shale_sstfilewriter_put(shale_sstfilewriter_t* writer,
+                                                      const char* key, size_t keylen,
+                                                      const char* val, size_t vallen,
+                                                      char** errptr);
+extern SHALE_LIBRARY_API void shale_sstfilewriter_delete(shale_sstfilewriter_t* writer,
+                                                         const char* key, size_t keylen,
+                                                         char** errptr);
+/* Completes and syncs the file. A file with no entries cannot be finished. */
+extern SHALE_LIBRARY_API void shale_sstfilewriter_finish(shale_sstfilewriter_t* writer,
+                                                         char** errptr);
+/* Abandons (and deletes) an unfinished file. */
+extern SHALE_LIBRARY_API void shale_sstfilewriter_destroy(shale_sstfilewriter_t* writer);
+
+extern SHALE_LIBRARY_API shale_ingestexternalfileoptions_t*
+shale_ingestexternalfileoptions_create(void);
+extern SHALE_LIBRARY_API void shale_ingestexternalfileoptions_destroy(
+    shale_ingestexternalfileoptions_t* options);
+extern SHALE_LIBRARY_API void shale_ingestexternalfileoptions_set_move_files(
+    shale_ingestexternalfileoptions_t* options, unsigned char move_files);
+/* Links (or moves) the `list_len` files written by a shale_sstfilewriter_t into the DB, all or
+ * none. Until the ingestion issue lands the DB answers "Not implemented: ...". */
+extern SHALE_LIBRARY_API void shale_ingest_external_file(
+    shale_t* db, const char* const* file_list, size_t list_len,
+    const shale_ingestexternalfileoptions_t* options, char** errptr);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* SHALE_C_H_ */

@@ -1,0 +1,109 @@
+// The C ABI of the DB itself: open, close, destroy, point writes and reads, snapshots,
+// flush, manual compaction and properties (include/shale/c.h).
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "capi/c_handles.h"
+
+using shale::capi::CopyToMalloc;
+using shale::capi::CopyToMallocString;
+using shale::capi::SaveError;
+using shale::capi::View;
+
+extern "C" {
+
+shale_t* shale_open(const shale_options_t* options, const char* name, char** errptr) {
+  std::unique_ptr<shale::DB> db;
+  if (SaveError(errptr, shale::DB::Open(options->rep, name, &db))) return nullptr;
+  return new shale_t{std::move(db)};
+}
+
+void shale_close(shale_t* db) {
+  if (db == nullptr) return;
+  db->rep->Close().PermitUncheckedError();
+  delete db;
+}
+
+void shale_destroy_db(const shale_options_t* options, const char* name, char** errptr) {
+  SaveError(errptr, shale::DestroyDB(name, options->rep));
+}
+
+// ---------------------------------------------------------------- Writes
+
+void shale_put(shale_t* db, const shale_writeoptions_t* options, const char* key, size_t keylen,
+               const char* val, size_t vallen, char** errptr) {
+  SaveError(errptr, db->rep->Put(options->rep, View(key, keylen), View(val, vallen)));
+}
+
+void shale_delete(shale_t* db, const shale_writeoptions_t* options, const char* key,
+                  size_t keylen, char** errptr) {
+  SaveError(errptr, db->rep->Delete(options->rep, View(key, keylen)));
+}
+
+void shale_delete_range(shale_t* db, const shale_writeoptions_t* options, const char* start_key,
+                        size_t start_key_len, const char* end_key, size_t end_key_len,
+                        char** errptr) {
+  SaveError(errptr, db->rep->DeleteRange(options->rep, View(start_key, start_key_len),
+                                         View(end_key, end_key_len)));
+}
+
+void shale_write(shale_t* db, const shale_writeoptions_t* options, shale_writebatch_t* batch,
+                 char** errptr) {
+  if (SaveError(errptr, batch->error)) return;
+  SaveError(errptr, db->rep->Write(options->rep, &batch->rep));
+}
+
+// ---------------------------------------------------------------- Reads
+
+char* shale_get(shale_t* db, const shale_readoptions_t* options, const char* key, size_t keylen,
+                size_t* vallen, char** errptr) {
+  *vallen = 0;
+  std::string value;
+  shale::Status s = db->rep->Get(options->rep, View(key, keylen), &value);
+  if (s.IsNotFound()) {
+    SaveError(errptr, shale::Status::OK());
+    return nullptr;
+  }
+  if (SaveError(errptr, s)) return nullptr;
+  *vallen = value.size();
+  return CopyToMalloc(value);
+}
+
+const shale_snapshot_t* shale_create_snapshot(shale_t* db) {
+  return new shale_snapshot_t{db->rep->GetSnapshot()};
+}
+
+void shale_release_snapshot(shale_t* db, const shale_snapshot_t* snapshot) {
+  db->rep->ReleaseSnapshot(snapshot->rep);
+  delete snapshot;
+}
+
+// ---------------------------------------------------------------- Maintenance
+
+void shale_flush(shale_t* db, const shale_flushoptions_t* options, char** errptr) {
+  SaveError(errptr, db->rep->Flush(options->rep));
+}
+
+void shale_compact_range(shale_t* db, const char* start_key, size_t start_key_len,
+                         const char* limit_key, size_t limit_key_len) {
+  const std::string_view start(start_key == nullptr ? "" : start_key,
+                               start_key == nullptr ? 0 : start_key_len);
+  const std::string_view limit(limit_key == nullptr ? "" : limit_key,
+                               limit_key == nullptr ? 0 : limit_key_len);
+  db->rep->CompactRange(shale::CompactRangeOptions(), start_key == nullptr ? nullptr : &start,
+                        limit_key == nullptr ? nullptr : &limit)
+      .PermitUncheckedError();
+}
+
+char* shale_property_value(shale_t* db, const char* propname) {
+  std::string value;
+  if (!db->rep->GetProperty(propname, &value)) return nullptr;
+  return CopyToMallocString(value);
+}
+
+int shale_property_int(shale_t* db, const char* propname, uint64_t* out_val) {
+  return db->rep->GetIntProperty(propname, out_val) ? 0 : -1;
+}
+
+}  // extern "C"

@@ -1,0 +1,91 @@
+// The C ABI of the block-based table options, filter policies and the block cache stand-in
+// (include/shale/c.h).
+#include <memory>
+
+#include "capi/c_handles.h"
+#include "shale/filter_policy.h"
+
+extern "C" {
+
+shale_block_based_table_options_t* shale_block_based_options_create(void) {
+  return new shale_block_based_table_options_t;
+}
+
+void shale_block_based_options_destroy(shale_block_based_table_options_t* options) {
+  delete options;
+}
+
+void shale_block_based_options_set_block_size(shale_block_based_table_options_t* options,
+                                              size_t block_size) {
+  options->rep.block_size = block_size;
+}
+
+void shale_block_based_options_set_filter_policy(shale_block_based_table_options_t* options,
+                                                 shale_filterpolicy_t* policy) {
+  options->filter_policy.reset(policy);
+  options->rep.filter_policy = policy == nullptr ? nullptr : policy->rep;
+}
+
+void shale_block_based_options_set_partition_filters(shale_block_based_table_options_t* options,
+                                                     unsigned char v) {
+  options->rep.partition_filters = v != 0;
+}
+
+void shale_block_based_options_set_index_type(shale_block_based_table_options_t* options,
+                                              int v) {
+  options->rep.index_type = static_cast<shale::TableOptions::IndexType>(v);
+}
+
+void shale_block_based_options_set_metadata_block_size(
+    shale_block_based_table_options_t* options, uint64_t v) {
+  options->rep.metadata_block_size = v;
+}
+
+void shale_block_based_options_set_cache_index_and_filter_blocks(
+    shale_block_based_table_options_t* options, unsigned char v) {
+  options->cache_index_and_filter_blocks = v != 0;
+}
+
+void shale_block_based_options_set_pin_top_level_index_and_filter(
+    shale_block_based_table_options_t* options, unsigned char v) {
+  options->pin_top_level_index_and_filter = v != 0;
+}
+
+void shale_block_based_options_set_data_block_index_type(
+    shale_block_based_table_options_t* options, int v) {
+  options->rep.data_block_index_type = static_cast<shale::TableOptions::DataBlockIndexType>(v);
+}
+
+void shale_block_based_options_set_enable_index_compression(
+    shale_block_based_table_options_t* options, unsigned char v) {
+  options->rep.enable_index_compression = v != 0;
+}
+
+void shale_block_based_options_set_block_cache(shale_block_based_table_options_t* options,
+                                               shale_cache_t* cache) {
+  options->block_cache_size = cache == nullptr ? 0 : cache->capacity;
+}
+
+void shale_options_set_block_based_table_factory(
+    shale_options_t* opt, shale_block_based_table_options_t* table_options) {
+  opt->rep.table_options = table_options->rep;
+  opt->rep.block_cache_size = table_options->block_cache_size;
+}
+
+// ---------------------------------------------------------------- Filter policy and cache
+
+shale_filterpolicy_t* shale_filterpolicy_create_bloom(double bits_per_key) {
+  return new shale_filterpolicy_t{shale::NewBloomFilterPolicy(bits_per_key)};
+}
+
+void shale_filterpolicy_destroy(shale_filterpolicy_t* policy) { delete policy; }
+
+shale_cache_t* shale_cache_create_lru(size_t capacity) {
+  return new shale_cache_t{capacity};
+}
+
+void shale_cache_destroy(shale_cache_t* cache) { delete cache; }
+
+size_t shale_cache_get_usage(shale_cache_t* cache) { return 0; }
+
+}  // extern "C"

@@ -1,0 +1,181 @@
+/* Flush, manual compaction, properties, statistics, and how read errors reach C callers
+ * (a damaged table file). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdint.h>
+
+#include "c_test.h"
+
+/* Puts keys "k0000".. (count of them) with values of `value_len` bytes. */
+static void PutKeys(shale_t* db, int count, size_t value_len) {
+  shale_writeoptions_t* wo = shale_writeoptions_create();
+  char key[16];
+  char* value = malloc(value_len + 1);
+  CHECK(value != NULL);
+  memset(value, 'v', value_len);
+  value[value_len] = '\0';
+  char* err = NULL;
+  for (int i = 0; i < count; i++) {
+    snprintf(key, sizeof(key), "k%04d", i);
+    shale_put(db, wo, STR(key), value, value_len, &err);
+    CHECK_OK(err);
+  }
+  free(value);
+  shale_writeoptions_destroy(wo);
+}
+
+static void FlushOrFail(shale_t* db) {
+  shale_flushoptions_t* fo = shale_flushoptions_create();
+  shale_flushoptions_set_wait(fo, 1);
+  char* err = NULL;
+  shale_flush(db, fo, &err);
+  CHECK_OK(err);
+  shale_flushoptions_destroy(fo);
+}
+
+static uint64_t IntProperty(shale_t* db, const char* name) {
+  uint64_t value = 0;
+  if (shale_property_int(db, name, &value) != 0) Fail(__FILE__, __LINE__, "property", name);
+  return value;
+}
+
+static uint64_t TableFiles(shale_t* db) {
+  uint64_t total = 0;
+  char name[64];
+  for (int level = 0; level < 7; level++) {
+    snprintf(name, sizeof(name), "shale.num-files-at-level%d", level);
+    total += IntProperty(db, name);
+  }
+  return total;
+}
+
+void TestMaintenance(void) {
+  shale_options_t* options = NewTestOptions();
+  shale_t* db = OpenOrFail(options, "db_maint");
+  shale_readoptions_t* ro = shale_readoptions_create();
+
+  CHECK(TableFiles(db) == 0);
+  PutKeys(db, 300, 10);
+  CHECK(IntProperty(db, "shale.cur-size-all-mem-tables") > 0);
+  FlushOrFail(db);
+  CHECK(TableFiles(db) == 1);
+  /* The same keys again: the second table overlaps the first. */
+  PutKeys(db, 300, 20);
+  FlushOrFail(db);
+  CHECK(TableFiles(db) == 2);
+
+  /* Text and numeric forms agree. */
+  char* text = shale_property_value(db, "shale.num-files-at-level0");
+  CHECK(text != NULL);
+  char expected[32];
+  snprintf(expected, sizeof(expected), "%" PRIu64, IntProperty(db, "shale.num-files-at-level0"));
+  CHECK(strcmp(text, expected) == 0);
+  shale_free(text);
+  CHECK(IntProperty(db, "shale.estimate-num-keys") > 0);
+  const char* texts[] = {"shale.stats", "shale.levelstats", "shale.sstables"};
+  for (int i = 0; i < 3; i++) {
+    text = shale_property_value(db, texts[i]);
+    CHECK(text != NULL && strlen(text) > 0);
+    shale_free(text);
+  }
+  /* This program is not linked with jemalloc: the memtables use the malloc fallback. */
+  text = shale_property_value(db, "shale.memtable-allocator");
+  CHECK(text != NULL && strstr(text, "malloc") != NULL);
+  shale_free(text);
+  /* Unknown, or not numeric. */
+  uint64_t value = 77;
+  CHECK(shale_property_value(db, "shale.no-such-property") == NULL);
+  CHECK(shale_property_int(db, "shale.no-such-property", &value) == -1);
+  CHECK(shale_property_int(db, "shale.stats", &value) == -1);
+
+  /* A bounded manual compaction, then one over everything, which leaves L0 empty and every
+   * key readable. */
+  shale_compact_range(db, STR("k0100"), STR("k0200"));
+  CheckGet(db, ro, "k0150", "vvvvvvvvvvvvvvvvvvvv");
+  shale_compact_range(db, NULL, 0, NULL, 0);
+  CHECK(IntProperty(db, "shale.num-files-at-level0") == 0);
+  CHECK(TableFiles(db) >= 1);
+  CheckGet(db, ro, "k0000", "vvvvvvvvvvvvvvvvvvvv");
+  CheckGet(db, ro, "k0299", "vvvvvvvvvvvvvvvvvvvv");
+  CheckGet(db, ro, "k0300", NULL);
+
+  shale_readoptions_destroy(ro);
+  shale_close(db);
+  DestroyOrFail("db_maint");
+  shale_options_destroy(options);
+}
+
+void TestStatistics(void) {
+  shale_options_t* options = NewTestOptions();
+  CHECK(shale_options_statistics_get_string(options) == NULL);
+  shale_options_enable_statistics(options);
+  shale_t* db = OpenOrFail(options, "db_stats");
+  PutKeys(db, 3, 10);
+  char* text = shale_options_statistics_get_string(options);
+  CHECK(text != NULL);
+  if (strstr(text, "shale.number.keys.written COUNT : 3\n") == NULL) {
+    Fail(__FILE__, __LINE__, "three keys written", text);
+  }
+  shale_free(text);
+  shale_close(db);
+  DestroyOrFail("db_stats");
+  shale_options_destroy(options);
+}
+
+/* The path of the one table file in DB `name` (static buffer). */
+static const char* OnlyTableFile(const char* name) {
+  char dir[4096];
+  static char path[sizeof(dir) + 1 + sizeof(((struct dirent*)0)->d_name)];
+  snprintf(dir, sizeof(dir), "%s", WorkPath(name));
+  DIR* d = opendir(dir);
+  CHECK(d != NULL);
+  int found = 0;
+  struct dirent* entry;
+  while ((entry = readdir(d)) != NULL) {
+    const size_t len = strlen(entry->d_name);
+    if (len > 4 && strcmp(entry->d_name + len - 4, ".sst") == 0) {
+      snprintf(path, sizeof(path), "%s/%s", dir, entry->d_name);
+      found++;
+    }
+  }
+  closedir(d);
+  CHECK(found == 1);
+  return path;
+}
+
+void TestCorruption(void) {
+  shale_options_t* options = NewTestOptions();
+  shale_t* db = OpenOrFail(options, "db_corrupt");
+  PutKeys(db, 200, 100);
+  FlushOrFail(db);
+  shale_close(db);
+
+  /* Damage the first data block (which holds k0000). */
+  FILE* f = fopen(OnlyTableFile("db_corrupt"), "r+b");
+  CHECK(f != NULL);
+  CHECK(fseek(f, 100, SEEK_SET) == 0);
+  CHECK(fwrite("XXXXXXXX", 1, 8, f) == 8);
+  CHECK(fclose(f) == 0);
+
+  /* Tables are opened lazily, so the DB opens and the damage shows when it is read. */
+  shale_options_set_paranoid_checks(options, 0);
+  db = OpenOrFail(options, "db_corrupt");
+  shale_readoptions_t* ro = shale_readoptions_create();
+  char* err = NULL;
+  size_t len = 5;
+  CHECK(shale_get(db, ro, STR("k0000"), &len, &err) == NULL);
+  CHECK(len == 0);
+  CHECK_ERROR(err, "Corruption");
+  shale_iterator_t* it = shale_create_iterator(db, ro);
+  shale_iter_seek_to_first(it);
+  CHECK(!shale_iter_valid(it));
+  shale_iter_get_error(it, &err);
+  CHECK_ERROR(err, "Corruption");
+  shale_iter_destroy(it);
+  shale_readoptions_destroy(ro);
+  shale_close(db);
+  DestroyOrFail("db_corrupt");
+  shale_options_destroy(options);
+}

@@ -1,0 +1,279 @@
+/* The C ABI's conventions (errptr, shale_free, enum values) and the options: every setter is
+ * shown to reach the engine by a value that shale_open rejects naming that option, then all of
+ * them together with valid values open a working DB. */
+#include "c_test.h"
+
+void TestConventions(void) {
+  CHECK(shale_no_compression == 0 && shale_zstd_compression == 7);
+  CHECK(shale_level_compaction == 0 && shale_universal_compaction == 1);
+  CHECK(shale_fifo_compaction == 2 && shale_no_compaction == 3);
+  CHECK(shale_block_based_table_index_type_binary_search == 0);
+  CHECK(shale_block_based_table_index_type_two_level_index_search == 2);
+  CHECK(shale_block_based_table_data_block_index_type_binary_search == 0);
+  CHECK(shale_block_based_table_data_block_index_type_binary_search_and_hash == 1);
+
+  shale_options_t* base = shale_options_create();
+  shale_options_t* out = shale_options_create();
+  char* err = NULL;
+
+  /* A message already in *errptr is freed (ASan would report the leak) and NULL is stored on
+   * success... */
+  err = Terminated(STR("an earlier message"));
+  shale_get_options_from_string(base, "max_open_files=100", out, &err);
+  CHECK_OK(err);
+  /* ...and replaced on failure. */
+  err = Terminated(STR("an earlier message"));
+  shale_get_options_from_string(base, "no_such_option=1", out, &err);
+  CHECK(strstr(err, "earlier") == NULL);
+  CHECK_ERROR(err, "no_such_option");
+  /* errptr NULL ignores the error. */
+  shale_get_options_from_string(base, "no_such_option=1", out, NULL);
+
+  shale_free(NULL);
+  shale_close(NULL);
+  shale_options_destroy(out);
+  shale_options_destroy(base);
+}
+
+void TestOpenErrors(void) {
+  shale_options_t* options = shale_options_create();
+  char* err = NULL;
+
+  /* A missing DB without create_if_missing. */
+  CheckOpenFails(options, "db_open", "db_open");
+
+  shale_options_set_create_if_missing(options, 1);
+  shale_t* db = OpenOrFail(options, "db_open");
+
+  /* The LOCK is held: a second open of the same directory fails, and so does destroying it. */
+  CheckOpenFails(options, "db_open", "LOCK");
+  shale_destroy_db(options, WorkPath("db_open"), &err);
+  CHECK(err != NULL);
+  shale_free(err);
+  err = NULL;
+
+  shale_close(db);
+  /* error_if_exists. */
+  shale_options_set_error_if_exists(options, 1);
+  CheckOpenFails(options, "db_open", "exists");
+  shale_options_set_error_if_exists(options, 0);
+
+  /* Closed: it reopens, and once destroyed it is gone again. */
+  db = OpenOrFail(options, "db_open");
+  shale_close(db);
+  DestroyOrFail("db_open");
+  shale_options_set_create_if_missing(options, 0);
+  CheckOpenFails(options, "db_open", "db_open");
+  shale_options_destroy(options);
+}
+
+/* Opens "db_rejected" with `options` expecting an error naming `text`, then destroys them. */
+static void ExpectRejected(shale_options_t* options, const char* text) {
+  CheckOpenFails(options, "db_rejected", text);
+  shale_options_destroy(options);
+}
+
+void TestOptionSetters(void) {
+  shale_options_t* o;
+  o = NewTestOptions(); shale_options_set_write_buffer_size(o, 1);
+  ExpectRejected(o, "write_buffer_size");
+  o = NewTestOptions(); shale_options_set_max_write_buffer_number(o, 0);
+  ExpectRejected(o, "max_write_buffer_number");
+  o = NewTestOptions(); shale_options_set_max_open_files(o, 5);
+  ExpectRejected(o, "max_open_files");
+  o = NewTestOptions(); shale_options_set_compression(o, 1 /* snappy: not built */);
+  ExpectRejected(o, "compression");
+  o = NewTestOptions(); shale_options_set_compaction_style(o, shale_universal_compaction);
+  ExpectRejected(o, "not supported yet");
+  o = NewTestOptions(); shale_options_set_disable_auto_compactions(o, 1);
+  ExpectRejected(o, "disable_auto_compactions");
+  o = NewTestOptions(); shale_options_set_level0_file_num_compaction_trigger(o, 0);
+  ExpectRejected(o, "level0_file_num_compaction_trigger");
+  o = NewTestOptions(); shale_options_set_level0_slowdown_writes_trigger(o, 2);
+  ExpectRejected(o, "level0_slowdown_writes_trigger");
+  o = NewTestOptions(); shale_options_set_level0_stop_writes_trigger(o, 10);
+  ExpectRejected(o, "level0_stop_writes_trigger");
+  o = NewTestOptions(); shale_options_set_target_file_size_base(o, 0);
+  ExpectRejected(o, "target_file_size_base");
+  o = NewTestOptions(); shale_options_set_max_bytes_for_level_base(o, 0);
+  ExpectRejected(o, "max_bytes_for_level_base");
+  o = NewTestOptions(); shale_options_set_max_background_jobs(o, 0);
+  ExpectRejected(o, "max_background_jobs");
+  o = NewTestOptions(); shale_options_set_max_subcompactions(o, 0);
+  ExpectRejected(o, "max_subcompactions");
+  o = NewTestOptions(); shale_options_increase_parallelism(o, 0);
+  ExpectRejected(o, "max_background_jobs");
+  /* The presets set knobs that are not supported yet. */
+  o = NewTestOptions(); shale_options_prepare_for_bulk_load(o);
+  ExpectRejected(o, "disable_auto_compactions");
+  o = NewTestOptions(); shale_options_optimize_for_point_lookup(o, 8);
+  ExpectRejected(o, "block_cache_size");
+  DestroyOrFail("db_rejected");
+
+  /* Every setter with a valid value: the DB opens and works. */
+  o = NewTestOptions();
+  shale_options_set_error_if_exists(o, 1);
+  shale_options_set_paranoid_checks(o, 1);
+  shale_options_set_write_buffer_size(o, 4 << 20);
+  shale_options_set_max_write_buffer_number(o, 3);
+  shale_options_set_db_write_buffer_size(o, 16 << 20);
+  shale_options_set_max_open_files(o, 100);
+  shale_options_set_compression(o, shale_zstd_compression);
+  shale_options_set_compaction_style(o, shale_level_compaction);
+  shale_options_set_disable_auto_compactions(o, 0);
+  shale_options_set_level0_file_num_compaction_trigger(o, 2);
+  shale_options_set_level0_slowdown_writes_trigger(o, 8);
+  shale_options_set_level0_stop_writes_trigger(o, 12);
+  shale_options_set_target_file_size_base(o, 2 << 20);
+  shale_options_set_max_bytes_for_level_base(o, 8 << 20);
+  shale_options_set_max_background_jobs(o, 2);
+  shale_options_set_max_subcompactions(o, 1);
+  shale_options_increase_parallelism(o, 2);
+  shale_options_optimize_for_point_lookup(o, 0); /* no block cache: accepted */
+  shale_t* db = OpenOrFail(o, "db_setters");
+  shale_writeoptions_t* wo = shale_writeoptions_create();
+  shale_readoptions_t* ro = shale_readoptions_create();
+  char* err = NULL;
+  shale_put(db, wo, STR("key"), STR("value"), &err);
+  CHECK_OK(err);
+  CheckGet(db, ro, "key", "value");
+  shale_readoptions_destroy(ro);
+  shale_writeoptions_destroy(wo);
+  shale_close(db);
+  DestroyOrFail("db_setters");
+  shale_options_destroy(o);
+}
+
+/* Opens a DB with `table`, writes and flushes keys "k0000".."k1999", reads them back (and a
+ * few absent keys), then destroys the DB. */
+static void CheckTableOptionsWork(shale_block_based_table_options_t* table) {
+  shale_options_t* options = NewTestOptions();
+  shale_options_set_compression(options, shale_zstd_compression);
+  shale_options_set_block_based_table_factory(options, table);
+  shale_t* db = OpenOrFail(options, "db_table");
+  shale_writeoptions_t* wo = shale_writeoptions_create();
+  shale_readoptions_t* ro = shale_readoptions_create();
+  shale_flushoptions_t* fo = shale_flushoptions_create();
+  char* err = NULL;
+  char key[16];
+  for (int i = 0; i < 2000; i++) {
+    snprintf(key, sizeof(key), "k%04d", i);
+    shale_put(db, wo, STR(key), STR(key), &err);
+    CHECK_OK(err);
+  }
+  shale_flush(db, fo, &err);
+  CHECK_OK(err);
+  for (int i = 0; i < 2000; i += 7) {
+    snprintf(key, sizeof(key), "k%04d", i);
+    CheckGet(db, ro, key, key);
+  }
+  CheckGet(db, ro, "k", NULL);
+  CheckGet(db, ro, "k00005", NULL);
+  CheckGet(db, ro, "z", NULL);
+  shale_flushoptions_destroy(fo);
+  shale_readoptions_destroy(ro);
+  shale_writeoptions_destroy(wo);
+  shale_close(db);
+  DestroyOrFail("db_table");
+  shale_options_destroy(options);
+}
+
+/* Opens "db_rejected" with `table` expecting an error naming `text`, then destroys `table`. */
+static void ExpectTableRejected(shale_block_based_table_options_t* table, const char* text) {
+  shale_options_t* options = NewTestOptions();
+  shale_options_set_block_based_table_factory(options, table);
+  ExpectRejected(options, text);
+  shale_block_based_options_destroy(table);
+}
+
+void TestTableOptions(void) {
+  shale_block_based_table_options_t* t;
+  t = shale_block_based_options_create(); shale_block_based_options_set_block_size(t, 0);
+  ExpectTableRejected(t, "block_size");
+  t = shale_block_based_options_create(); shale_block_based_options_set_partition_filters(t, 1);
+  ExpectTableRejected(t, "partition_filters");
+  t = shale_block_based_options_create();
+  shale_block_based_options_set_metadata_block_size(t, 0);
+  ExpectTableRejected(t, "metadata_block_size");
+
+  /* The block cache stand-in: its capacity reaches Options::block_cache_size, which the DB
+   * rejects until the block cache exists; no cache (NULL) is accepted. */
+  shale_cache_t* cache = shale_cache_create_lru(1 << 20);
+  CHECK(shale_cache_get_usage(cache) == 0);
+  t = shale_block_based_options_create();
+  shale_block_based_options_set_block_cache(t, cache);
+  shale_cache_destroy(cache); /* the table options do not keep the handle */
+  ExpectTableRejected(t, "block_cache_size");
+  t = shale_block_based_options_create();
+  cache = shale_cache_create_lru(1 << 20);
+  shale_block_based_options_set_block_cache(t, cache);
+  shale_block_based_options_set_block_cache(t, NULL);
+  shale_cache_destroy(cache);
+  CheckTableOptionsWork(t);
+  shale_block_based_options_destroy(t);
+  DestroyOrFail("db_rejected");
+
+  /* A policy not given away is destroyed by its owner. */
+  shale_filterpolicy_destroy(shale_filterpolicy_create_bloom(10));
+
+  /* Partitioned index and filters, with every other knob; the table options own the policy
+   * given to them, also when it is replaced. */
+  t = shale_block_based_options_create();
+  shale_block_based_options_set_block_size(t, 1024);
+  shale_block_based_options_set_filter_policy(t, shale_filterpolicy_create_bloom(5));
+  shale_block_based_options_set_filter_policy(t, shale_filterpolicy_create_bloom(10));
+  shale_block_based_options_set_index_type(
+      t, shale_block_based_table_index_type_two_level_index_search);
+  shale_block_based_options_set_partition_filters(t, 1);
+  shale_block_based_options_set_metadata_block_size(t, 256);
+  shale_block_based_options_set_cache_index_and_filter_blocks(t, 1);
+  shale_block_based_options_set_pin_top_level_index_and_filter(t, 1);
+  shale_block_based_options_set_enable_index_compression(t, 0);
+  CheckTableOptionsWork(t);
+  shale_block_based_options_destroy(t);
+
+  /* The hash index in data blocks, a filter removed again, binary-search index. */
+  t = shale_block_based_options_create();
+  shale_block_based_options_set_filter_policy(t, shale_filterpolicy_create_bloom(10));
+  shale_block_based_options_set_filter_policy(t, NULL);
+  shale_block_based_options_set_index_type(t, shale_block_based_table_index_type_binary_search);
+  shale_block_based_options_set_data_block_index_type(
+      t, shale_block_based_table_data_block_index_type_binary_search_and_hash);
+  shale_block_based_options_set_enable_index_compression(t, 1);
+  CheckTableOptionsWork(t);
+  shale_block_based_options_set_data_block_index_type(
+      t, shale_block_based_table_data_block_index_type_binary_search);
+  CheckTableOptionsWork(t);
+  shale_block_based_options_destroy(t);
+}
+
+void TestOptionsFromString(void) {
+  shale_options_t* base = NewTestOptions();
+  shale_options_t* out = shale_options_create();
+  char* err = NULL;
+
+  /* The result is base (create_if_missing) plus the string: the bad max_open_files shows
+   * that both arrived. */
+  shale_get_options_from_string(base, "max_open_files=5; write_buffer_size=1M", out, &err);
+  CHECK_OK(err);
+  CheckOpenFails(out, "db_string", "max_open_files");
+
+  /* Errors name the option; `out` is left as it was. */
+  shale_get_options_from_string(base, "no_such_option=1", out, &err);
+  CHECK_ERROR(err, "no_such_option");
+  shale_get_options_from_string(base, "write_buffer_size=lots", out, &err);
+  CHECK_ERROR(err, "write_buffer_size");
+  CheckOpenFails(out, "db_string", "max_open_files");
+
+  /* Nested table options. */
+  shale_get_options_from_string(base, "block_based_table_factory={block_size=0}", out, &err);
+  CHECK_OK(err);
+  CheckOpenFails(out, "db_string", "block_size");
+
+  shale_get_options_from_string(base, "max_open_files=-1;compression=kZSTD", out, &err);
+  CHECK_OK(err);
+  shale_close(OpenOrFail(out, "db_string"));
+  DestroyOrFail("db_string");
+  shale_options_destroy(out);
+  shale_options_destroy(base);
+}
