@@ -1,0 +1,105 @@
+// get, put, delete and scan: reads and writes through the public API.
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "commands.h"
+#include "db_files.h"
+
+namespace shale::cli {
+
+namespace {
+
+// The positional argument `i` as bytes: verbatim, or decoded from hex with --hex.
+Status Bytes(const CliArgs& args, size_t i, std::string_view what, std::string* out) {
+  if (args.Has("hex")) return ParseHex(args.positional()[i], what, out);
+  *out = args.positional()[i];
+  return Status::OK();
+}
+
+// The value of option `name` as bytes, like Bytes.
+Status OptionBytes(const CliArgs& args, std::string_view name, std::string* out) {
+  const std::string v = args.Get(name);
+  if (args.Has("hex")) return ParseHex(v, "--" + std::string(name), out);
+  *out = v;
+  return Status::OK();
+}
+
+}  // namespace
+
+int ReportError(std::string_view command, const Status& s) {
+  std::fprintf(stderr, "shale: %.*s: %s\n", static_cast<int>(command.size()), command.data(),
+               s.ToString().c_str());
+  return kExitFailed;
+}
+
+int GetCommand(const CliArgs& args) {
+  std::string key, value;
+  Status s = Bytes(args, 1, "KEY", &key);
+  std::unique_ptr<DB> db;
+  if (s.ok()) s = OpenExisting(args.positional()[0], &db);
+  if (s.ok()) s = db->Get(ReadOptions(), key, &value);
+  if (s.IsNotFound() && db != nullptr) {
+    std::fprintf(stderr, "shale: get: key not found: %s\n",
+                 Printable(key, args.Has("hex")).c_str());
+    return kExitFailed;
+  }
+  if (!s.ok()) return ReportError("get", s);
+  std::printf("%s\n", Printable(value, args.Has("hex")).c_str());
+  return db->Close().ok() ? kExitOk : kExitFailed;
+}
+
+int PutCommand(const CliArgs& args) {
+  std::string key, value;
+  Status s = Bytes(args, 1, "KEY", &key);
+  if (s.ok()) s = Bytes(args, 2, "VALUE", &value);
+  std::unique_ptr<DB> db;
+  if (s.ok()) s = OpenExisting(args.positional()[0], &db);
+  if (s.ok()) s = db->Put(WriteOptions(), key, value);
+  if (s.ok()) s = db->Close();
+  if (!s.ok()) return ReportError("put", s);
+  std::printf("OK\n");
+  return kExitOk;
+}
+
+int DeleteCommand(const CliArgs& args) {
+  std::string key;
+  Status s = Bytes(args, 1, "KEY", &key);
+  std::unique_ptr<DB> db;
+  if (s.ok()) s = OpenExisting(args.positional()[0], &db);
+  if (s.ok()) s = db->Delete(WriteOptions(), key);
+  if (s.ok()) s = db->Close();
+  if (!s.ok()) return ReportError("delete", s);
+  std::printf("OK\n");
+  return kExitOk;
+}
+
+int ScanCommand(const CliArgs& args) {
+  std::string from, to;
+  uint64_t limit = 0;
+  Status s = OptionBytes(args, "from", &from);
+  if (s.ok()) s = OptionBytes(args, "to", &to);
+  if (s.ok()) s = args.GetUint("limit", UINT64_MAX, &limit);
+  std::unique_ptr<DB> db;
+  if (s.ok()) s = OpenExisting(args.positional()[0], &db);
+  if (!s.ok()) return ReportError("scan", s);
+  const std::string_view upper = to;
+  ReadOptions read_options;
+  if (args.Has("to")) read_options.iterate_upper_bound = &upper;
+  const bool hex = args.Has("hex");
+  uint64_t n = 0;
+  {
+    std::unique_ptr<Iterator> it = db->NewIterator(read_options);
+    for (it->Seek(from); it->Valid() && n < limit; it->Next(), n++) {
+      std::printf("%s : %s\n", Printable(it->key(), hex).c_str(),
+                  Printable(it->value(), hex).c_str());
+    }
+    s = it->status();
+  }
+  if (s.ok()) s = db->Close();
+  if (!s.ok()) return ReportError("scan", s);
+  return kExitOk;
+}
+
+}  // namespace shale::cli

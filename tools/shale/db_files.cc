@@ -1,0 +1,97 @@
+#include "db_files.h"
+
+#include <cstdint>
+#include <vector>
+
+#include "base/filename.h"
+
+namespace shale::cli {
+
+Status CheckIsDatabase(const std::string& dir) {
+  const std::shared_ptr<FileSystem> fs = FileSystem::Default();
+  std::vector<std::string> children;
+  if (!fs->GetChildren(dir, &children).ok()) {
+    return Status::NotFound(dir, "no such directory");
+  }
+  if (!fs->FileExists(CurrentFileName(dir)).ok()) {
+    return Status::NotFound(dir, "not a ShaleDB database (no CURRENT file)");
+  }
+  return Status::OK();
+}
+
+Status LatestOptionsFile(const std::string& dir, std::string* path) {
+  std::vector<std::string> children;
+  Status s = FileSystem::Default()->GetChildren(dir, &children);
+  if (!s.ok()) return s;
+  uint64_t best = 0;
+  bool found = false;
+  for (const std::string& name : children) {
+    uint64_t number = 0;
+    FileType type;
+    if (ParseFileName(name, &number, &type) && type == FileType::kOptionsFile &&
+        (!found || number > best)) {
+      best = number;
+      found = true;
+    }
+  }
+  if (!found) return Status::NotFound(dir, "no OPTIONS file");
+  *path = OptionsFileName(dir, best);
+  return Status::OK();
+}
+
+Status OpenExisting(const std::string& dir, std::unique_ptr<DB>* db) {
+  Status s = CheckIsDatabase(dir);
+  if (!s.ok()) return s;
+  Options options;
+  std::string options_path;
+  if (LatestOptionsFile(dir, &options_path).ok()) {
+    s = LoadOptionsFromFile(options.file_system.get(), options_path, &options);
+    if (!s.ok()) return s;
+  }
+  options.create_if_missing = false;
+  options.error_if_exists = false;
+  s = DB::Open(options, dir, db);
+  if (!s.ok()) return Status(s.code(), s.subcode(), "cannot open " + dir, s.message());
+  return s;
+}
+
+std::string Printable(std::string_view s, bool hex) {
+  static constexpr char kDigits[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (hex) {
+      out += kDigits[u >> 4];
+      out += kDigits[u & 0xf];
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else if (u >= 0x20 && u < 0x7f) {
+      out += c;
+    } else {
+      out += "\\x";
+      out += kDigits[u >> 4];
+      out += kDigits[u & 0xf];
+    }
+  }
+  return out;
+}
+
+Status ParseHex(std::string_view s, std::string_view what, std::string* out) {
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  out->clear();
+  if (s.size() % 2 != 0) return Status::InvalidArgument(what, "odd number of hex digits");
+  for (size_t i = 0; i < s.size(); i += 2) {
+    const int hi = nibble(s[i]);
+    const int lo = nibble(s[i + 1]);
+    if (hi < 0 || lo < 0) return Status::InvalidArgument(what, "not a hex string");
+    out->push_back(static_cast<char>(hi * 16 + lo));
+  }
+  return Status::OK();
+}
+
+}  // namespace shale::cli

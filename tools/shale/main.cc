@@ -1,0 +1,110 @@
+// shale: the admin CLI of ShaleDB.
+//   shale <command> [arguments] [options]     shale <command> --help     shale --help
+// Exit status: 0 on success, 1 when the operation failed, 2 for a usage error.
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+
+namespace shale::cli {
+namespace {
+
+const Command kCommands[] = {
+    {"get", "get DIR KEY [--hex]", "print the value of KEY",
+     "Prints the value stored under KEY, or fails (exit 1) if there is none.\n"
+     "  --hex   KEY is given, and the value printed, as hex digits", {{}, {"hex"}}, 2, 2,
+     GetCommand},
+    {"put", "put DIR KEY VALUE [--hex]", "set KEY to VALUE",
+     "  --hex   KEY and VALUE are given as hex digits", {{}, {"hex"}}, 3, 3, PutCommand},
+    {"delete", "delete DIR KEY [--hex]", "delete KEY",
+     "Deleting a key that is not there is not an error.\n"
+     "  --hex   KEY is given as hex digits", {{}, {"hex"}}, 2, 2, DeleteCommand},
+    {"scan", "scan DIR [--from=KEY] [--to=KEY] [--limit=N] [--hex]",
+     "print keys and values in order",
+     "Prints 'key : value' lines for the keys in [--from, --to), at most --limit of them.\n"
+     "Non-printable bytes are shown as \\xNN.\n"
+     "  --hex   keys are given, and keys and values printed, as hex digits",
+     {{"from", "to", "limit"}, {"hex"}}, 1, 1, ScanCommand},
+    {"dump-sst", "dump-sst FILE [--blocks] [--hex]", "print a table file's properties and entries",
+     "Prints the properties and every entry (user key, sequence, type, value) of one table.\n"
+     "  --blocks  also list the footer, meta-index, index partitions and data blocks\n"
+     "  --hex     print keys and values as hex digits", {{}, {"blocks", "hex"}}, 1, 1,
+     DumpSstCommand},
+    {"dump-manifest", "dump-manifest DIR [--hex]", "print the version edits of the MANIFEST",
+     "Prints every edit of the MANIFEST that CURRENT names, then the live files per level.",
+     {{}, {"hex"}}, 1, 1, DumpManifestCommand},
+    {"verify", "verify DIR", "verify every block checksum of the database",
+     "Opens the database, reads every block of every table file, then every key.", {}, 1, 1,
+     VerifyCommand},
+    {"compact", "compact DIR", "compact the whole key range",
+     "Runs a manual compaction over every key (DB::CompactRange).", {}, 1, 1, CompactCommand},
+    {"ingest", "ingest DIR FILE... [--move]", "ingest table files written by SstFileWriter",
+     "  --move   move the files into the database instead of copying them", {{}, {"move"}}, 2,
+     SIZE_MAX, IngestCommand},
+    {"stats", "stats DIR", "print the database's statistics and levels",
+     "Prints the shale.stats and shale.levelstats properties.", {}, 1, 1, StatsCommand},
+    {"options", "options DIR", "print the options of the database",
+     "Prints the options of the newest OPTIONS file, one name=value per line.", {}, 1, 1,
+     OptionsCommand},
+};
+
+void PrintUsage(std::FILE* out) {
+  std::fprintf(out, "usage: shale <command> [arguments]\n\ncommands:\n");
+  for (const Command& c : kCommands) {
+    std::fprintf(out, "  %-55.*s %.*s\n", static_cast<int>(c.usage.size()), c.usage.data(),
+                 static_cast<int>(c.summary.size()), c.summary.data());
+  }
+  std::fprintf(out, "\nshale <command> --help prints a command's help.\n");
+}
+
+void PrintCommandHelp(const Command& c) {
+  std::printf("usage: shale %.*s\n\n%.*s.\n%.*s\n", static_cast<int>(c.usage.size()),
+              c.usage.data(), static_cast<int>(c.summary.size()), c.summary.data(),
+              static_cast<int>(c.details.size()), c.details.data());
+}
+
+int UsageError(const Command& c, const std::string& what) {
+  std::fprintf(stderr, "shale %.*s: %s\nusage: shale %.*s\n", static_cast<int>(c.name.size()),
+               c.name.data(), what.c_str(), static_cast<int>(c.usage.size()), c.usage.data());
+  return kExitUsage;
+}
+
+int RunCommand(const Command& c, const std::vector<std::string>& words) {
+  CliArgs args;
+  Status s = CliArgs::Parse(words, c.spec, &args);
+  if (!s.ok()) return UsageError(c, s.ToString());
+  if (args.help()) {
+    PrintCommandHelp(c);
+    return kExitOk;
+  }
+  const size_t n = args.positional().size();
+  if (n < c.min_positional) return UsageError(c, "missing arguments");
+  if (n > c.max_positional) return UsageError(c, "too many arguments");
+  return c.run(args);
+}
+
+}  // namespace
+}  // namespace shale::cli
+
+int main(int argc, char** argv) {
+  using shale::cli::kCommands;
+  if (argc < 2) {
+    shale::cli::PrintUsage(stderr);
+    return shale::cli::kExitUsage;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    shale::cli::PrintUsage(stdout);
+    return shale::cli::kExitOk;
+  }
+  for (const shale::cli::Command& c : kCommands) {
+    if (c.name == name) {
+      return shale::cli::RunCommand(c, std::vector<std::string>(argv + 2, argv + argc));
+    }
+  }
+  std::fprintf(stderr, "shale: unknown command '%s'\n", name.c_str());
+  shale::cli::PrintUsage(stderr);
+  return shale::cli::kExitUsage;
+}

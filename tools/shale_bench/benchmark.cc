@@ -1,0 +1,268 @@
+#include "benchmark.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "environment.h"
+#include "flags.h"
+#include "options_from_flags.h"
+
+namespace shale::bench {
+
+namespace {
+
+// Ticker values of the DB's statistics, to measure one benchmark by difference.
+struct TickerSnapshot {
+  uint64_t user_bytes = 0;
+  uint64_t table_bytes = 0;
+  uint64_t stall_micros = 0;
+
+  static TickerSnapshot Take(const Statistics* stats) {
+    TickerSnapshot t;
+    if (stats == nullptr) return t;
+    t.user_bytes = stats->getTickerCount(BYTES_WRITTEN);
+    t.table_bytes =
+        stats->getTickerCount(FLUSH_WRITE_BYTES) + stats->getTickerCount(COMPACT_WRITE_BYTES);
+    t.stall_micros = stats->getTickerCount(STALL_MICROS);
+    return t;
+  }
+};
+
+void ApplyTickers(const TickerSnapshot& before, const TickerSnapshot& after, BenchResult* r) {
+  const uint64_t user = after.user_bytes - before.user_bytes;
+  const uint64_t table = after.table_bytes - before.table_bytes;
+  r->write_amplification = user > 0 ? static_cast<double>(table) / static_cast<double>(user) : 0;
+  r->stall_seconds = static_cast<double>(after.stall_micros - before.stall_micros) * 1e-6;
+}
+
+}  // namespace
+
+Benchmark::Benchmark() : start_micros_(NowMicros()) {}
+
+Benchmark::~Benchmark() {
+  sampler_.reset();
+  if (db_ != nullptr) db_->Close().PermitUncheckedError();
+  if (report_csv_ != nullptr) std::fclose(report_csv_);
+}
+
+Status Benchmark::Init() {
+  Status s = OptionsFromFlags(&options_);
+  if (!s.ok()) return s;
+  const bool json = !absl::GetFlag(FLAGS_json).empty();
+  if (absl::GetFlag(FLAGS_statistics) || json) {
+    options_.statistics = CreateDBStatistics();
+    // The JSON report needs a few tickers only: skip the timers unless asked for.
+    if (!absl::GetFlag(FLAGS_statistics)) {
+      options_.statistics->set_stats_level(kExceptHistogramOrTimers);
+    }
+  }
+  db_path_ = absl::GetFlag(FLAGS_db);
+  if (db_path_.empty()) {
+    const std::string parent = "/tmp/shaledbtest-" + std::to_string(geteuid());
+    s = options_.file_system->CreateDirIfMissing(parent);
+    if (!s.ok()) return s;
+    db_path_ = parent + "/dbbench";
+  }
+  seed_base_ = static_cast<uint64_t>(absl::GetFlag(FLAGS_seed));
+  if (seed_base_ == 0) {
+    seed_base_ = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                           std::chrono::system_clock::now().time_since_epoch())
+                                           .count());
+    std::fprintf(stdout, "Set seed to %llu because --seed was 0\n",
+                 static_cast<unsigned long long>(seed_base_));
+  }
+  stats_config_.measure_latency = absl::GetFlag(FLAGS_histogram) || json;
+  stats_config_.interval_seconds = absl::GetFlag(FLAGS_stats_interval_seconds);
+  stats_config_.progress = isatty(STDERR_FILENO) != 0;
+  const int64_t report_interval = absl::GetFlag(FLAGS_report_interval_seconds);
+  if (report_interval > 0) {
+    const std::string path = absl::GetFlag(FLAGS_report_file);
+    report_csv_ = std::fopen(path.c_str(), "w");
+    if (report_csv_ == nullptr) return Status::IOError(path, "cannot open the report file");
+    std::fprintf(report_csv_, "secs_elapsed,interval_qps\n");
+  }
+  if (report_interval > 0 || json) {
+    sampler_ = std::make_unique<IntervalSampler>(std::max<int64_t>(report_interval, 1),
+                                                 report_csv_, start_micros_);
+    stats_config_.ops_counter = sampler_->counter();
+  }
+  if (!absl::GetFlag(FLAGS_use_existing_db)) {
+    s = DestroyDB(db_path_, options_);
+    if (!s.ok()) return s;
+  }
+  return OpenDb();
+}
+
+Status Benchmark::OpenDb() {
+  Status s = DB::Open(options_, db_path_, &db_);
+  if (!s.ok()) return Status(s.code(), s.subcode(), "cannot open " + db_path_, s.message());
+  return s;
+}
+
+Status Benchmark::RecreateDb() {
+  if (db_ != nullptr) {
+    Status s = db_->Close();
+    db_.reset();
+    if (!s.ok()) return s;
+  }
+  Status s = DestroyDB(db_path_, options_);
+  if (!s.ok()) return s;
+  return OpenDb();
+}
+
+int Benchmark::Run(const std::vector<std::string>& names) {
+  PrintEnvironment();
+  Status s = Init();
+  if (s.ok()) {
+    PrintWorkloadShape(options_);
+    json_.SetString("tool", "shale_bench");
+    json_.SetString("engine", "ShaleDB");
+    json_.SetString("version", SHALE_VERSION_STRING);
+    json_.SetString("date", DateString());
+    json_.SetString("db", db_path_);
+    json_.SetNumber("num", static_cast<double>(absl::GetFlag(FLAGS_num)));
+    json_.SetNumber("threads", absl::GetFlag(FLAGS_threads));
+    json_.SetNumber("key_size", absl::GetFlag(FLAGS_key_size));
+    json_.SetNumber("value_size", absl::GetFlag(FLAGS_value_size));
+    json_.SetString("compression_type", absl::GetFlag(FLAGS_compression_type));
+  }
+  for (size_t i = 0; s.ok() && i < names.size(); i++) s = RunOne(*FindBenchmark(names[i]));
+  if (s.ok() && db_ != nullptr) {
+    s = db_->Close();
+    db_.reset();
+  }
+  if (s.ok()) s = WriteJson();
+  if (s.ok() && absl::GetFlag(FLAGS_statistics) && options_.statistics != nullptr) {
+    std::fprintf(stdout, "\nSTATISTICS:\n%s", options_.statistics->ToString().c_str());
+  }
+  std::fflush(stdout);
+  if (!s.ok()) {
+    std::fprintf(stderr, "shale_bench: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+Status Benchmark::RunOne(const BenchmarkSpec& spec) {
+  if (spec.fresh_db) {
+    if (absl::GetFlag(FLAGS_use_existing_db)) {
+      std::fprintf(stdout, "%-12s : skipped (--use_existing_db is true)\n",
+                   std::string(spec.name).c_str());
+      return Status::OK();
+    }
+    Status s = RecreateDb();
+    if (!s.ok()) return s;
+  }
+  Status s = spec.admin != nullptr ? spec.admin(db_.get(), db_path_) : RunTimed(spec);
+  if (s.IsNotSupported()) {
+    std::fprintf(stdout, "%-12s : skipped (%s)\n", std::string(spec.name).c_str(),
+                 s.ToString().c_str());
+    return Status::OK();
+  }
+  if (!s.ok()) return Status(s.code(), s.subcode(), spec.name, s.message());
+  std::fflush(stdout);
+  return Status::OK();
+}
+
+WorkloadEnv Benchmark::MakeEnv(const BenchmarkSpec& spec) const {
+  WorkloadEnv env;
+  env.db = db_.get();
+  env.num = absl::GetFlag(FLAGS_num);
+  env.writes = env.num;
+  const int64_t reads = absl::GetFlag(FLAGS_reads);
+  env.reads = reads < 0 ? env.num : reads;
+  env.entries_per_batch = absl::GetFlag(FLAGS_batch_size);
+  env.duration = absl::GetFlag(FLAGS_duration);
+  env.key_size = absl::GetFlag(FLAGS_key_size);
+  env.readwritepercent = absl::GetFlag(FLAGS_readwritepercent);
+  env.seek_nexts = absl::GetFlag(FLAGS_seek_nexts);
+  env.value_shape = ValueShape::FromFlags();
+  env.write_options.sync = absl::GetFlag(FLAGS_sync);
+  env.write_options.disableWAL = absl::GetFlag(FLAGS_disable_wal);
+  if (spec.variant == Variant::kBatch1000) env.entries_per_batch = 1000;
+  if (spec.variant == Variant::kSync) {
+    // db_bench 7.8: num / 1000 keys, but still --num sync writes.
+    env.num = std::max<int64_t>(env.num / 1000, 1);
+    env.write_options.sync = true;
+  }
+  return env;
+}
+
+Status Benchmark::RunTimed(const BenchmarkSpec& spec) {
+  const WorkloadEnv env = MakeEnv(spec);
+  int n = absl::GetFlag(FLAGS_threads);
+  if (spec.variant == Variant::kExtraWriter) n++;
+  std::fprintf(stdout, "DB path: [%s]\n", db_path_.c_str());
+  const TickerSnapshot before = TickerSnapshot::Take(options_.statistics.get());
+  if (sampler_ != nullptr) sampler_->Start();
+  std::unique_ptr<ThreadStats> merged;
+  Status s = RunThreads(spec, env, n, &merged);
+  std::vector<ThroughputSample> series;
+  if (sampler_ != nullptr) series = sampler_->Stop();
+  if (!s.ok()) return s;
+  if (spec.variant == Variant::kSync && env.num != absl::GetFlag(FLAGS_num)) {
+    merged->AddMessage(absl::StrCat("(", env.num, " ops)"));
+  }
+  BenchResult r = Summarize(spec.name, n, *merged);
+  ApplyTickers(before, TickerSnapshot::Take(options_.statistics.get()), &r);
+  r.peak_rss_bytes = PeakRssBytes();
+  r.throughput = std::move(series);
+  std::fputs(FormatReportLine(r).c_str(), stdout);
+  if (absl::GetFlag(FLAGS_histogram)) std::fputs(FormatHistograms(*merged).c_str(), stdout);
+  Record(std::move(r));
+  return WriteJson();
+}
+
+Status Benchmark::RunThreads(const BenchmarkSpec& spec, const WorkloadEnv& env, int n,
+                             std::unique_ptr<ThreadStats>* merged) {
+  SharedState shared(n);
+  shared.readers_running.store(spec.variant == Variant::kExtraWriter ? n - 1 : n);
+  std::vector<std::unique_ptr<ThreadState>> states;
+  for (int i = 0; i < n; i++) {
+    states.push_back(std::make_unique<ThreadState>(
+        i, seed_base_ + static_cast<uint64_t>(seeds_used_++), stats_config_, &shared));
+  }
+  std::vector<std::thread> threads;
+  for (int i = 0; i < n; i++) {
+    threads.emplace_back([&spec, &env, state = states[i].get()] {
+      state->shared->Arrive();
+      state->shared->WaitForStart();
+      state->stats.Start();
+      spec.workload(env, state);
+      state->stats.Stop();
+      state->shared->Done();
+    });
+  }
+  shared.WaitAllArrived();
+  shared.Go();
+  shared.WaitAllDone();
+  for (std::thread& t : threads) t.join();
+  if (shared.failed()) {
+    const Status e = shared.error();
+    const std::string context = shared.error_context();
+    return context.empty() ? e : Status(e.code(), e.subcode(), context, e.message());
+  }
+  for (const auto& state : states) {
+    if (state->stats.exclude_from_merge()) continue;
+    if (*merged == nullptr) {
+      *merged = std::make_unique<ThreadStats>(state->stats);
+    } else {
+      (*merged)->Merge(state->stats);
+    }
+  }
+  return Status::OK();
+}
+
+void Benchmark::Record(BenchResult result) { json_.Add(std::move(result)); }
+
+Status Benchmark::WriteJson() {
+  const std::string path = absl::GetFlag(FLAGS_json);
+  return path.empty() ? Status::OK() : json_.WriteTo(path);
+}
+
+}  // namespace shale::bench

@@ -1,0 +1,67 @@
+// Benchmark: runs the --benchmarks list against one DB, db_bench's way: prints the
+// environment and the workload's shape, opens (by default: destroys, then creates) the DB,
+// runs each benchmark in order (fresh-DB benchmarks recreate it first), prints a report line
+// per benchmark, and keeps the JSON report up to date after each one.
+//
+// A benchmark that fails with NotSupported (a feature ShaleDB has not built yet, such as
+// CompactRange before compaction exists) is reported as skipped and the run goes on; any other
+// error stops the run with a message and a failing exit status.
+//
+// Thread-safety: used by the main thread only; it starts and joins the benchmark threads.
+#ifndef SHALE_TOOLS_SHALE_BENCH_BENCHMARK_H_
+#define SHALE_TOOLS_SHALE_BENCH_BENCHMARK_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "benchmark_list.h"
+#include "interval_sampler.h"
+#include "json_report.h"
+#include "shale/db.h"
+#include "shale/options.h"
+#include "shale/statistics.h"
+#include "thread_stats.h"
+
+namespace shale::bench {
+
+class Benchmark {
+ public:
+  // REQUIRES: the flags are parsed and CheckFlags() returned OK.
+  Benchmark();
+  ~Benchmark();
+
+  // Runs `names` (from ParseBenchmarkList). Returns the process exit status: 0 on success.
+  int Run(const std::vector<std::string>& names);
+
+ private:
+  Status Init();
+  Status OpenDb();
+  Status RecreateDb();
+  Status RunOne(const BenchmarkSpec& spec);
+  Status RunTimed(const BenchmarkSpec& spec);
+  // Starts `n` threads running `spec`'s workload over `env`, waits for them, and returns their
+  // merged stats in *merged (null-initialized by the caller).
+  Status RunThreads(const BenchmarkSpec& spec, const WorkloadEnv& env, int n,
+                    std::unique_ptr<ThreadStats>* merged);
+  WorkloadEnv MakeEnv(const BenchmarkSpec& spec) const;
+  void Record(BenchResult result);
+  Status WriteJson();
+
+  Options options_;
+  std::string db_path_;
+  std::unique_ptr<DB> db_;
+  uint64_t seed_base_ = 0;
+  int seeds_used_ = 0;
+  uint64_t start_micros_ = 0;
+  StatsConfig stats_config_;
+  std::FILE* report_csv_ = nullptr;
+  std::unique_ptr<IntervalSampler> sampler_;
+  JsonReport json_;
+};
+
+}  // namespace shale::bench
+
+#endif  // SHALE_TOOLS_SHALE_BENCH_BENCHMARK_H_

@@ -1,0 +1,50 @@
+// The benchmarks shale_bench knows, by db_bench's names, and how each is run: a timed workload
+// run by --threads threads (reported with db_bench's line), or an untimed admin step (flush,
+// waitforcompaction, stats, levelstats, sstables) that prints what it did.
+#ifndef SHALE_TOOLS_SHALE_BENCH_BENCHMARK_LIST_H_
+#define SHALE_TOOLS_SHALE_BENCH_BENCHMARK_LIST_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shale/db.h"
+#include "shale/status.h"
+#include "workloads.h"
+
+namespace shale::bench {
+
+// An untimed step over the open DB; prints its output to stdout.
+using AdminFn = Status (*)(DB* db, const std::string& db_path);
+
+// Adjustments db_bench makes for some benchmarks.
+enum class Variant {
+  kPlain,
+  kSync,         // fillsync: sync writes over a key space of num / 1000
+  kBatch1000,    // fillbatch: 1000 entries per batch
+  kExtraWriter,  // readwhilewriting: one more thread, which writes
+};
+
+// Which flag-derived count a workload's threads each perform.
+enum class OpCount { kWrites, kReads };
+
+struct BenchmarkSpec {
+  std::string_view name;
+  WorkloadFn workload = nullptr;  // set for timed benchmarks
+  AdminFn admin = nullptr;        // set for admin steps
+  bool fresh_db = false;          // destroys and recreates the DB first (fill*)
+  OpCount ops = OpCount::kReads;
+  Variant variant = Variant::kPlain;
+};
+
+// The spec of `name`, or null if shale_bench has no such benchmark.
+const BenchmarkSpec* FindBenchmark(std::string_view name);
+
+// Splits --benchmarks at commas (empty names are skipped) and checks every name: OK, or
+// InvalidArgument naming the first one that is unknown, or that db_bench has but ShaleDB does
+// not support yet.
+Status ParseBenchmarkList(std::string_view list, std::vector<std::string>* names);
+
+}  // namespace shale::bench
+
+#endif  // SHALE_TOOLS_SHALE_BENCH_BENCHMARK_LIST_H_

@@ -1,0 +1,149 @@
+// Definitions of shale_bench's flags (see flags.h). Names, types and defaults are db_bench's
+// (RocksDB 7.8) except where a comment says otherwise; help texts follow db_bench's.
+#include "flags.h"
+
+#include "absl/flags/flag.h"
+
+// ---------------------------------------------------------------- What to run and how much
+
+ABSL_FLAG(std::string, benchmarks,
+          "fillseq,fillsync,fillrandom,overwrite,readrandom,seekrandom,readseq,readreverse,"
+          "compact,flush,waitforcompaction,multireadrandom,readseq,readreverse,"
+          "readwhilewriting,readrandomwriterandom,updaterandom",
+          "Comma-separated list of operations to run in the specified order (db_bench's default "
+          "list without the benchmarks ShaleDB does not have yet). Available: fillseq, "
+          "fillrandom, fillsync, fillbatch, overwrite, updaterandom, readrandom, "
+          "multireadrandom, readseq, readreverse, seekrandom, readwhilewriting, "
+          "readrandomwriterandom, deleteseq, deleterandom, flush, compact, waitforcompaction, "
+          "stats, levelstats, sstables");
+ABSL_FLAG(int64_t, num, 1000000, "Number of key/values to place in database");
+ABSL_FLAG(int64_t, reads, -1,
+          "Number of read operations to do. If negative, do FLAGS_num reads.");
+ABSL_FLAG(int32_t, duration, 0,
+          "Time in seconds for the random-ops tests to run. When 0 then num & reads determine "
+          "the test duration");
+ABSL_FLAG(int32_t, threads, 1, "Number of concurrent threads to run.");
+ABSL_FLAG(int64_t, batch_size, 1, "Batch size");
+ABSL_FLAG(int32_t, readwritepercent, 90,
+          "Ratio of reads to reads/writes (expressed as percentage) for the "
+          "ReadRandomWriteRandom workload.");
+ABSL_FLAG(int32_t, seek_nexts, 0, "How many times to call Next() after Seek() in seekrandom");
+ABSL_FLAG(int64_t, seed, 0,
+          "Seed base for random number generators. When 0 it is derived from the current time.");
+
+// ---------------------------------------------------------------- Keys and values
+
+ABSL_FLAG(int32_t, key_size, 16, "size of each key");
+ABSL_FLAG(int32_t, value_size, 100, "Size of each value in fixed distribution");
+ABSL_FLAG(std::string, value_size_distribution_type, "fixed",
+          "Value size distribution type: fixed, uniform, normal");
+ABSL_FLAG(int32_t, value_size_min, 100, "Min size of random value");
+ABSL_FLAG(int32_t, value_size_max, 102400, "Max size of random value");
+ABSL_FLAG(double, compression_ratio, 0.5,
+          "Arrange to generate values that shrink to this fraction of their original size after "
+          "compression");
+
+// ---------------------------------------------------------------- The database
+
+ABSL_FLAG(std::string, db, "",
+          "Use the db with the following name (default: /tmp/shaledbtest-<uid>/dbbench).");
+ABSL_FLAG(bool, use_existing_db, false,
+          "If true, do not destroy the existing database. If you set this flag and also specify "
+          "a benchmark that wants a fresh database, that benchmark is skipped.");
+ABSL_FLAG(std::string, options_file, "",
+          "The path to an OPTIONS file (ShaleDB's or RocksDB's). If specified, the DB runs with "
+          "the options of that file, and the command-line flags that set DB options are "
+          "ignored.");
+ABSL_FLAG(bool, sync, false, "Sync all writes to disk");
+ABSL_FLAG(bool, disable_wal, false, "If true, do not write WAL for write.");
+// db_bench's default is "snappy", which ShaleDB does not build (it has none and zstd).
+ABSL_FLAG(std::string, compression_type, "none",
+          "Algorithm to use to compress the database: none or zstd (db_bench's snappy, zlib, "
+          "bzip2, lz4, lz4hc and xpress are not built). Default none (db_bench: snappy).");
+ABSL_FLAG(int32_t, compression_level, 32767,
+          "Compression level. The meaning of this value is library-dependent. 32767 (the "
+          "default) means the library's default level (zstd: 3).");
+ABSL_FLAG(int64_t, write_buffer_size, 64 << 20,
+          "Number of bytes to buffer in memtable before compacting");
+ABSL_FLAG(int32_t, max_write_buffer_number, 2,
+          "The number of in-memory memtables. Each memtable is of size write_buffer_size "
+          "bytes.");
+ABSL_FLAG(int64_t, db_write_buffer_size, 0,
+          "Number of bytes to buffer in all memtables before compacting");
+ABSL_FLAG(int32_t, open_files, -1,
+          "Maximum number of files to keep open at the same time (-1: no limit)");
+// db_bench's default is 8 MiB; ShaleDB has no block cache until the block-cache issue.
+ABSL_FLAG(int64_t, cache_size, 0,
+          "Number of bytes to use as a cache of uncompressed data. Default 0 (db_bench: 8 MiB): "
+          "ShaleDB has no block cache yet, and a non-zero value is rejected until it does.");
+ABSL_FLAG(int32_t, cache_numshardbits, -1,
+          "Number of shards for the block cache is 2 ** cache_numshardbits. Negative means use "
+          "default settings. Not supported yet.");
+ABSL_FLAG(bool, cache_index_and_filter_blocks, false,
+          "Cache index/filter blocks in block cache. Not supported yet.");
+ABSL_FLAG(bool, pin_top_level_index_and_filter, false,
+          "Pin top-level index of partitioned index/filter blocks in block cache. Not supported "
+          "yet.");
+ABSL_FLAG(int32_t, bloom_bits, -1,
+          "Bloom filter bits per key. Negative means use default (no filter). Zero disables.");
+ABSL_FLAG(bool, partition_index, false, "Partition index blocks");
+ABSL_FLAG(bool, partition_index_and_filters, false, "Partition index and filter blocks.");
+ABSL_FLAG(int64_t, metadata_block_size, 4096,
+          "Max partition size when partitioning index/filters");
+ABSL_FLAG(bool, use_data_block_hash_index, false,
+          "if use kDataBlockBinaryAndHash instead of kDataBlockBinarySearch.");
+ABSL_FLAG(bool, enable_index_compression, true, "Compress the index block");
+ABSL_FLAG(int32_t, block_size, 4096, "Number of bytes in a block.");
+ABSL_FLAG(int32_t, compaction_style, 0,
+          "style of compaction: 0 level-based, 1 universal, 2 fifo, 3 none");
+ABSL_FLAG(bool, disable_auto_compactions, false, "Do not auto trigger compactions");
+ABSL_FLAG(int32_t, level0_file_num_compaction_trigger, 4,
+          "Number of files in level-0 when compactions start.");
+ABSL_FLAG(int32_t, level0_slowdown_writes_trigger, 20,
+          "Number of files in level-0 that will slow down writes.");
+ABSL_FLAG(int32_t, level0_stop_writes_trigger, 36,
+          "Number of files in level-0 that will trigger put stop.");
+ABSL_FLAG(int64_t, target_file_size_base, 64 << 20, "Target file size at level-1");
+ABSL_FLAG(uint64_t, max_bytes_for_level_base, 256 << 20, "Max bytes for level-1");
+ABSL_FLAG(int32_t, num_levels, 7, "The total number of levels");
+ABSL_FLAG(bool, level_compaction_dynamic_level_bytes, false,
+          "Whether level size base is dynamic");
+ABSL_FLAG(int32_t, max_background_jobs, 2,
+          "The maximum number of concurrent background jobs that can occur in parallel.");
+ABSL_FLAG(uint64_t, subcompactions, 1,
+          "Maximum number of subcompactions to divide L0-L1 compactions into.");
+ABSL_FLAG(uint64_t, delayed_write_rate, 8388608,
+          "Limited bytes allowed to DB when level0_slowdown_writes_trigger triggers");
+ABSL_FLAG(uint64_t, soft_pending_compaction_bytes_limit, 64ull << 30,
+          "Slowdown writes if pending compaction bytes exceed this number");
+ABSL_FLAG(uint64_t, hard_pending_compaction_bytes_limit, 128ull << 30,
+          "Stop writes if pending compaction bytes exceed this number");
+ABSL_FLAG(int32_t, universal_size_ratio, 0,
+          "Percentage flexibility while comparing file size (for universal compaction only; "
+          "0 keeps the engine's default).");
+ABSL_FLAG(uint64_t, fifo_compaction_max_table_files_size_mb, 0,
+          "The limit of total table file sizes to trigger FIFO compaction (0 keeps the "
+          "engine's default).");
+ABSL_FLAG(std::string, merge_operator, "",
+          "The merge operator to use with the database. Not supported yet.");
+ABSL_FLAG(bool, prepare_for_bulk_load, false,
+          "Apply Options::PrepareForBulkLoad() after the other options (ShaleDB addition).");
+ABSL_FLAG(uint64_t, optimize_for_point_lookup, 0,
+          "If non-zero, apply Options::OptimizeForPointLookup(this many MiB of block cache) "
+          "(ShaleDB addition).");
+
+// ---------------------------------------------------------------- Reporting
+
+ABSL_FLAG(bool, histogram, false, "Print histogram of operation timings");
+ABSL_FLAG(bool, statistics, false, "Database statistics");
+ABSL_FLAG(int64_t, stats_interval_seconds, 0,
+          "Report stats every N seconds (0: only at the end of each benchmark).");
+ABSL_FLAG(int64_t, report_interval_seconds, 0,
+          "If greater than zero, it will write simple stats in CSV format to --report_file "
+          "every N seconds");
+ABSL_FLAG(std::string, report_file, "report.csv",
+          "Filename where some simple stats are reported to (if --report_interval_seconds is "
+          "bigger than 0)");
+ABSL_FLAG(std::string, json, "",
+          "If set, write a machine-readable report of every benchmark to this file "
+          "(ShaleDB addition).");

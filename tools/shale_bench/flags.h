@@ -1,0 +1,85 @@
+// The command-line flags of shale_bench, declared for the files that read them. They carry
+// db_bench's names, types and defaults (RocksDB 7.8 `db_bench --help`) so that one command line
+// runs against both engines; flags.cc documents each one and the few defaults that differ.
+//
+// Flags are process-wide globals set once by absl::ParseCommandLine in main() before any
+// benchmark thread starts; afterwards they are only read (absl::GetFlag is thread-safe).
+#ifndef SHALE_TOOLS_SHALE_BENCH_FLAGS_H_
+#define SHALE_TOOLS_SHALE_BENCH_FLAGS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/flags/declare.h"
+
+// What to run and how much.
+ABSL_DECLARE_FLAG(std::string, benchmarks);
+ABSL_DECLARE_FLAG(int64_t, num);
+ABSL_DECLARE_FLAG(int64_t, reads);
+ABSL_DECLARE_FLAG(int32_t, duration);
+ABSL_DECLARE_FLAG(int32_t, threads);
+ABSL_DECLARE_FLAG(int64_t, batch_size);
+ABSL_DECLARE_FLAG(int32_t, readwritepercent);
+ABSL_DECLARE_FLAG(int32_t, seek_nexts);
+ABSL_DECLARE_FLAG(int64_t, seed);
+
+// Keys and values.
+ABSL_DECLARE_FLAG(int32_t, key_size);
+ABSL_DECLARE_FLAG(int32_t, value_size);
+ABSL_DECLARE_FLAG(std::string, value_size_distribution_type);
+ABSL_DECLARE_FLAG(int32_t, value_size_min);
+ABSL_DECLARE_FLAG(int32_t, value_size_max);
+ABSL_DECLARE_FLAG(double, compression_ratio);
+
+// The database.
+ABSL_DECLARE_FLAG(std::string, db);
+ABSL_DECLARE_FLAG(bool, use_existing_db);
+ABSL_DECLARE_FLAG(std::string, options_file);
+ABSL_DECLARE_FLAG(bool, sync);
+ABSL_DECLARE_FLAG(bool, disable_wal);
+ABSL_DECLARE_FLAG(std::string, compression_type);
+ABSL_DECLARE_FLAG(int32_t, compression_level);
+ABSL_DECLARE_FLAG(int64_t, write_buffer_size);
+ABSL_DECLARE_FLAG(int32_t, max_write_buffer_number);
+ABSL_DECLARE_FLAG(int64_t, db_write_buffer_size);
+ABSL_DECLARE_FLAG(int32_t, open_files);
+ABSL_DECLARE_FLAG(int64_t, cache_size);
+ABSL_DECLARE_FLAG(int32_t, cache_numshardbits);
+ABSL_DECLARE_FLAG(bool, cache_index_and_filter_blocks);
+ABSL_DECLARE_FLAG(bool, pin_top_level_index_and_filter);
+ABSL_DECLARE_FLAG(int32_t, bloom_bits);
+ABSL_DECLARE_FLAG(bool, partition_index);
+ABSL_DECLARE_FLAG(bool, partition_index_and_filters);
+ABSL_DECLARE_FLAG(int64_t, metadata_block_size);
+ABSL_DECLARE_FLAG(bool, use_data_block_hash_index);
+ABSL_DECLARE_FLAG(bool, enable_index_compression);
+ABSL_DECLARE_FLAG(int32_t, block_size);
+ABSL_DECLARE_FLAG(int32_t, compaction_style);
+ABSL_DECLARE_FLAG(bool, disable_auto_compactions);
+ABSL_DECLARE_FLAG(int32_t, level0_file_num_compaction_trigger);
+ABSL_DECLARE_FLAG(int32_t, level0_slowdown_writes_trigger);
+ABSL_DECLARE_FLAG(int32_t, level0_stop_writes_trigger);
+ABSL_DECLARE_FLAG(int64_t, target_file_size_base);
+ABSL_DECLARE_FLAG(uint64_t, max_bytes_for_level_base);
+ABSL_DECLARE_FLAG(int32_t, num_levels);
+ABSL_DECLARE_FLAG(bool, level_compaction_dynamic_level_bytes);
+ABSL_DECLARE_FLAG(int32_t, max_background_jobs);
+ABSL_DECLARE_FLAG(uint64_t, subcompactions);
+ABSL_DECLARE_FLAG(uint64_t, delayed_write_rate);
+ABSL_DECLARE_FLAG(uint64_t, soft_pending_compaction_bytes_limit);
+ABSL_DECLARE_FLAG(uint64_t, hard_pending_compaction_bytes_limit);
+ABSL_DECLARE_FLAG(int32_t, universal_size_ratio);
+ABSL_DECLARE_FLAG(uint64_t, fifo_compaction_max_table_files_size_mb);
+ABSL_DECLARE_FLAG(std::string, merge_operator);
+ABSL_DECLARE_FLAG(bool, prepare_for_bulk_load);
+ABSL_DECLARE_FLAG(uint64_t, optimize_for_point_lookup);
+
+// Reporting.
+ABSL_DECLARE_FLAG(bool, histogram);
+ABSL_DECLARE_FLAG(bool, statistics);
+ABSL_DECLARE_FLAG(int64_t, stats_interval_seconds);
+ABSL_DECLARE_FLAG(int64_t, report_interval_seconds);
+ABSL_DECLARE_FLAG(std::string, report_file);
+ABSL_DECLARE_FLAG(std::string, json);
+
+#endif  // SHALE_TOOLS_SHALE_BENCH_FLAGS_H_

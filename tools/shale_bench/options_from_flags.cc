@@ -1,0 +1,202 @@
+#include "options_from_flags.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "absl/flags/flag.h"
+#include "flags.h"
+#include "shale/filter_policy.h"
+
+namespace shale::bench {
+
+namespace {
+
+// db_bench's --compression_level default: "the library's default level".
+constexpr int32_t kDefaultCompressionLevel = 32767;
+
+constexpr std::array<std::pair<std::string_view, CompressionType>, 8> kCompressionNames = {{
+    {"none", kNoCompression},
+    {"snappy", kSnappyCompression},
+    {"zlib", kZlibCompression},
+    {"bzip2", kBZip2Compression},
+    {"lz4", kLZ4Compression},
+    {"lz4hc", kLZ4HCCompression},
+    {"xpress", kXpressCompression},
+    {"zstd", kZSTD},
+}};
+
+Status NotSupportedYet(std::string_view flag, std::string_view why) {
+  return Status::InvalidArgument("--" + std::string(flag),
+                                 "not supported yet (" + std::string(why) + ")");
+}
+
+Status Malformed(std::string_view flag, std::string_view why) {
+  return Status::InvalidArgument("--" + std::string(flag), why);
+}
+
+// Flags naming features a later issue builds: rejected when away from their defaults.
+Status CheckNotYetBuilt() {
+  if (!absl::GetFlag(FLAGS_merge_operator).empty()) {
+    return NotSupportedYet("merge_operator", "ShaleDB has no merge operators yet");
+  }
+  if (absl::GetFlag(FLAGS_cache_numshardbits) != -1) {
+    return NotSupportedYet("cache_numshardbits", "ShaleDB has no block cache yet");
+  }
+  if (absl::GetFlag(FLAGS_cache_index_and_filter_blocks)) {
+    return NotSupportedYet("cache_index_and_filter_blocks", "ShaleDB has no block cache yet");
+  }
+  if (absl::GetFlag(FLAGS_pin_top_level_index_and_filter)) {
+    return NotSupportedYet("pin_top_level_index_and_filter", "ShaleDB has no block cache yet");
+  }
+  return Status::OK();
+}
+
+Status CheckWorkloadShape() {
+  if (absl::GetFlag(FLAGS_threads) < 1) return Malformed("threads", "must be at least 1");
+  if (absl::GetFlag(FLAGS_num) < 1) return Malformed("num", "must be at least 1");
+  if (absl::GetFlag(FLAGS_key_size) < 1) return Malformed("key_size", "must be at least 1");
+  if (absl::GetFlag(FLAGS_value_size) < 0) return Malformed("value_size", "must be >= 0");
+  if (absl::GetFlag(FLAGS_batch_size) < 1) return Malformed("batch_size", "must be at least 1");
+  if (absl::GetFlag(FLAGS_duration) < 0) return Malformed("duration", "must be >= 0");
+  const int32_t rw = absl::GetFlag(FLAGS_readwritepercent);
+  if (rw < 0 || rw > 100) return Malformed("readwritepercent", "must be in [0, 100]");
+  const double ratio = absl::GetFlag(FLAGS_compression_ratio);
+  if (!(ratio > 0 && ratio <= 1)) return Malformed("compression_ratio", "must be in (0, 1]");
+  const std::string dist = absl::GetFlag(FLAGS_value_size_distribution_type);
+  if (dist != "fixed" && dist != "uniform" && dist != "normal") {
+    return Malformed("value_size_distribution_type",
+                     "must be fixed, uniform or normal; got " + dist);
+  }
+  const int32_t lo = absl::GetFlag(FLAGS_value_size_min);
+  const int32_t hi = absl::GetFlag(FLAGS_value_size_max);
+  if (dist != "fixed" && (lo < 0 || hi < lo)) {
+    return Malformed("value_size_min", "must satisfy 0 <= value_size_min <= value_size_max");
+  }
+  return Status::OK();
+}
+
+void SetMemtableAndFiles(Options* o) {
+  o->write_buffer_size = static_cast<size_t>(absl::GetFlag(FLAGS_write_buffer_size));
+  o->max_write_buffer_number = absl::GetFlag(FLAGS_max_write_buffer_number);
+  o->db_write_buffer_size = static_cast<size_t>(absl::GetFlag(FLAGS_db_write_buffer_size));
+  o->max_open_files = absl::GetFlag(FLAGS_open_files);
+  o->block_cache_size = static_cast<uint64_t>(absl::GetFlag(FLAGS_cache_size));
+}
+
+void SetTableOptions(TableOptions* t) {
+  t->block_size = static_cast<size_t>(absl::GetFlag(FLAGS_block_size));
+  t->metadata_block_size = static_cast<uint64_t>(absl::GetFlag(FLAGS_metadata_block_size));
+  t->enable_index_compression = absl::GetFlag(FLAGS_enable_index_compression);
+  if (absl::GetFlag(FLAGS_use_data_block_hash_index)) {
+    t->data_block_index_type = TableOptions::kDataBlockBinaryAndHash;
+  }
+  if (absl::GetFlag(FLAGS_partition_index) || absl::GetFlag(FLAGS_partition_index_and_filters)) {
+    t->index_type = TableOptions::kTwoLevelIndexSearch;
+  }
+  t->partition_filters = absl::GetFlag(FLAGS_partition_index_and_filters);
+  const int32_t bloom_bits = absl::GetFlag(FLAGS_bloom_bits);
+  if (bloom_bits > 0) t->filter_policy = NewBloomFilterPolicy(bloom_bits);
+}
+
+void SetShape(Options* o) {
+  o->compaction_style = static_cast<CompactionStyle>(absl::GetFlag(FLAGS_compaction_style));
+  o->disable_auto_compactions = absl::GetFlag(FLAGS_disable_auto_compactions);
+  o->level0_file_num_compaction_trigger = absl::GetFlag(FLAGS_level0_file_num_compaction_trigger);
+  o->level0_slowdown_writes_trigger = absl::GetFlag(FLAGS_level0_slowdown_writes_trigger);
+  o->level0_stop_writes_trigger = absl::GetFlag(FLAGS_level0_stop_writes_trigger);
+  o->target_file_size_base = static_cast<uint64_t>(absl::GetFlag(FLAGS_target_file_size_base));
+  o->max_bytes_for_level_base = absl::GetFlag(FLAGS_max_bytes_for_level_base);
+  o->num_levels = absl::GetFlag(FLAGS_num_levels);
+  o->level_compaction_dynamic_level_bytes =
+      absl::GetFlag(FLAGS_level_compaction_dynamic_level_bytes);
+  o->max_background_jobs = absl::GetFlag(FLAGS_max_background_jobs);
+  o->max_subcompactions = static_cast<uint32_t>(absl::GetFlag(FLAGS_subcompactions));
+  o->delayed_write_rate = absl::GetFlag(FLAGS_delayed_write_rate);
+  o->soft_pending_compaction_bytes_limit = absl::GetFlag(FLAGS_soft_pending_compaction_bytes_limit);
+  o->hard_pending_compaction_bytes_limit = absl::GetFlag(FLAGS_hard_pending_compaction_bytes_limit);
+  // db_bench leaves these knobs at the engine's defaults unless the flag is non-zero.
+  if (const int32_t ratio = absl::GetFlag(FLAGS_universal_size_ratio); ratio != 0) {
+    o->compaction_options_universal.size_ratio = static_cast<unsigned int>(ratio);
+  }
+  if (const uint64_t mb = absl::GetFlag(FLAGS_fifo_compaction_max_table_files_size_mb); mb != 0) {
+    o->compaction_options_fifo.max_table_files_size = mb << 20;
+  }
+}
+
+Status SetCompression(Options* o) {
+  Status s = ParseCompressionType(absl::GetFlag(FLAGS_compression_type), &o->compression);
+  if (!s.ok()) return s;
+  const int32_t level = absl::GetFlag(FLAGS_compression_level);
+  // 0 is ShaleDB's "zstd's default level", the meaning of db_bench's 32767.
+  o->compression_level = level == kDefaultCompressionLevel ? 0 : level;
+  return Status::OK();
+}
+
+Status OptionsFromIndividualFlags(Options* o) {
+  SetMemtableAndFiles(o);
+  SetTableOptions(&o->table_options);
+  SetShape(o);
+  Status s = SetCompression(o);
+  if (!s.ok()) return s;
+  if (absl::GetFlag(FLAGS_prepare_for_bulk_load)) o->PrepareForBulkLoad();
+  if (const uint64_t mb = absl::GetFlag(FLAGS_optimize_for_point_lookup); mb != 0) {
+    o->OptimizeForPointLookup(mb);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ParseCompressionType(std::string_view name, CompressionType* type) {
+  for (const auto& [n, t] : kCompressionNames) {
+    if (n == name) {
+      *type = t;
+      return Status::OK();
+    }
+  }
+  return Malformed("compression_type",
+                   "unknown compression type '" + std::string(name) +
+                       "' (none, snappy, zlib, bzip2, lz4, lz4hc, xpress, zstd)");
+}
+
+std::string_view CompressionName(CompressionType type) {
+  switch (type) {
+    case kNoCompression: return "NoCompression";
+    case kSnappyCompression: return "Snappy";
+    case kZlibCompression: return "Zlib";
+    case kBZip2Compression: return "BZip2";
+    case kLZ4Compression: return "LZ4";
+    case kLZ4HCCompression: return "LZ4HC";
+    case kXpressCompression: return "Xpress";
+    case kZSTD: return "ZSTD";
+  }
+  return "Unknown";
+}
+
+Status CheckFlags() {
+  Status s = CheckNotYetBuilt();
+  if (!s.ok()) return s;
+  s = CheckWorkloadShape();
+  if (!s.ok()) return s;
+  const int32_t style = absl::GetFlag(FLAGS_compaction_style);
+  if (style < 0 || style > 3) {
+    return Malformed("compaction_style", "must be 0 (level), 1 (universal), 2 (fifo) or 3 (none)");
+  }
+  CompressionType unused;
+  return ParseCompressionType(absl::GetFlag(FLAGS_compression_type), &unused);
+}
+
+Status OptionsFromFlags(Options* options) {
+  Options o;
+  const std::string file = absl::GetFlag(FLAGS_options_file);
+  Status s = file.empty() ? OptionsFromIndividualFlags(&o)
+                          : LoadOptionsFromFile(o.file_system.get(), file, &o);
+  if (!s.ok()) return s;
+  o.create_if_missing = !absl::GetFlag(FLAGS_use_existing_db);
+  *options = std::move(o);
+  return Status::OK();
+}
+
+}  // namespace shale::bench

@@ -1,0 +1,38 @@
+// Turns shale_bench's flags into the DB's Options, and rejects flags for features ShaleDB does
+// not have yet (with a message naming the flag) before anything runs.
+//
+// The mapping is db_bench's: each flag sets the RocksDB option of the same meaning. Options
+// that only DB::Open can judge (a compaction style, a block cache size) are passed through,
+// and Open's InvalidArgument ("... not supported yet") is what the user sees.
+#ifndef SHALE_TOOLS_SHALE_BENCH_OPTIONS_FROM_FLAGS_H_
+#define SHALE_TOOLS_SHALE_BENCH_OPTIONS_FROM_FLAGS_H_
+
+#include <string>
+#include <string_view>
+
+#include "shale/compression_type.h"
+#include "shale/options.h"
+#include "shale/status.h"
+
+namespace shale::bench {
+
+// OK, or InvalidArgument naming the first flag that is malformed (an unknown compression type
+// or value size distribution, a compaction style outside 0..3, a non-positive size) or that
+// asks for a feature ShaleDB has not built yet ("--merge_operator: not supported yet ...").
+Status CheckFlags();
+
+// db_bench's compression names: none, snappy, zlib, bzip2, lz4, lz4hc, xpress, zstd.
+// InvalidArgument for any other name.
+Status ParseCompressionType(std::string_view name, CompressionType* type);
+
+// The name db_bench prints for a compression type ("NoCompression", "ZSTD", ...).
+std::string_view CompressionName(CompressionType type);
+
+// The options the flags describe: from --options_file if set (then the flags that set DB
+// options are ignored, as in db_bench), else from the individual flags. create_if_missing is
+// !--use_existing_db. REQUIRES: CheckFlags() returned OK.
+Status OptionsFromFlags(Options* options);
+
+}  // namespace shale::bench
+
+#endif  // SHALE_TOOLS_SHALE_BENCH_OPTIONS_FROM_FLAGS_H_
