@@ -66,7 +66,7 @@ Status TableCache::Open(uint64_t number, uint64_t file_size,
 Status TableCache::Find(uint64_t number, uint64_t file_size,
                         std::shared_ptr<const CachedTable>* table) {
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     auto it = index_.find(number);
     if (it != index_.end()) {
       lru_.splice(lru_.begin(), lru_, it->second);  // now most recently used
@@ -77,7 +77,7 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
   std::shared_ptr<const CachedTable> opened;
   Status s = Open(number, file_size, &opened);
   if (!s.ok()) return s;
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   auto it = index_.find(number);
   if (it != index_.end()) {  // another thread opened it meanwhile: use that one
     *table = it->second->second;
@@ -104,7 +104,7 @@ std::unique_ptr<InternalIterator> TableCache::NewIterator(const TableReadOptions
 
 void TableCache::Evict(uint64_t number) {
   std::shared_ptr<const CachedTable> dropped;  // released after the lock
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   auto it = index_.find(number);
   if (it == index_.end()) return;
   dropped = std::move(it->second->second);
@@ -113,7 +113,7 @@ void TableCache::Evict(uint64_t number) {
 }
 
 size_t TableCache::NumOpen() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return lru_.size();
 }
 

@@ -22,7 +22,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 #include "base/internal_key.h"
 #include "base/range_tombstones.h"
 #include "shale/file_system.h"
@@ -81,7 +81,7 @@ class TableCache {
   const TableReaderOptions reader_options_;
   const size_t capacity_;
 
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   // Most recently used first. Guarded by mu_.
   LruList lru_ ABSL_GUARDED_BY(mu_);
   // Where each open table sits in lru_. Guarded by mu_.

@@ -83,7 +83,7 @@ bool DBImpl::HasUnloggedWritesLocked() const {
 Status DBImpl::CloseImpl(bool check_snapshots) {
   Status result;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (closed_) return Status::OK();
     if (check_snapshots && !snapshots_.empty()) {
       return Status::Aborted("Close: " + std::to_string(snapshots_.size()) +
@@ -112,7 +112,7 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
   SuperVersion* sv = nullptr;
   std::vector<MemTable*> mems;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     sv = super_version_;
     super_version_ = nullptr;
     if (mem_ != nullptr) mems.push_back(mem_);
@@ -135,19 +135,19 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
 }
 
 const Snapshot* DBImpl::GetSnapshot() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return snapshots_.New(versions_->LastSequence());
 }
 
 void DBImpl::ReleaseSnapshot(const Snapshot* snapshot) {
   if (snapshot == nullptr) return;
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   snapshots_.Delete(static_cast<const SnapshotImpl*>(snapshot));
 }
 
 Status DBImpl::Flush(const FlushOptions& options) {
   Writer w(nullptr, WriteOptions());
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (closed_) return Status::ShutdownInProgress("the DB is closed");
   writers_.push_back(&w);
   while (&w != writers_.front()) w.cv.Wait(&mu_);
@@ -181,7 +181,7 @@ Status DBImpl::SetOptions(const std::unordered_map<std::string, std::string>& ch
     }
     text += name + "=" + value + ";";
   }
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   Options updated;
   Status s = GetOptionsFromString(options_, text, &updated);
   if (s.ok()) s = updated.Validate();
@@ -197,7 +197,7 @@ Status DBImpl::SetOptions(const std::unordered_map<std::string, std::string>& ch
 }
 
 Status DBImpl::Resume() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (bg_error_.ok()) return Status::OK();
   if (log_ == nullptr || !log_->status().ok()) {
     // The WAL writer itself failed: appending more could follow a partial record.
@@ -211,7 +211,7 @@ Status DBImpl::Resume() {
 }
 
 Options DBImpl::GetOptions() const {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return options_;
 }
 

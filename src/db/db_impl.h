@@ -37,7 +37,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 #include "base/internal_key.h"
 #include "cache/table_cache.h"
 #include "db/info_log.h"
@@ -99,7 +99,7 @@ class DBImpl final : public DB {
     const bool disable_wal;
     bool done = false;  // guarded by mu_
     Status status;      // guarded by mu_; the outcome once done
-    absl::CondVar cv;   // signalled when done, or when this writer reaches the front
+    CondVar cv;   // signalled when done, or when this writer reaches the front
   };
   // An immutable memtable waiting to be flushed.
   struct ImmutableMemTable {
@@ -191,7 +191,7 @@ class DBImpl final : public DB {
   std::unique_ptr<VersionSet> versions_;
   std::unique_ptr<ThreadPool> flush_pool_;
 
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   Options options_ ABSL_GUARDED_BY(mu_);  // changed by SetOptions
   // Shared with the Options the user passed (keeps the file system alive).
   std::shared_ptr<FileSystem> fs_holder_;
@@ -216,7 +216,7 @@ class DBImpl final : public DB {
   std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
   uint64_t options_file_number_ ABSL_GUARDED_BY(mu_) = 0;
 
-  absl::CondVar bg_cv_;  // signalled when a flush finishes or fails
+  CondVar bg_cv_;  // signalled when a flush finishes or fails
   bool flush_scheduled_ ABSL_GUARDED_BY(mu_) = false;
   Status bg_error_ ABSL_GUARDED_BY(mu_);
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;

@@ -19,7 +19,7 @@ void DBImpl::BackgroundFlushCall() {
   SuperVersion* old_sv = nullptr;
   bool flushed = false;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     if (bg_error_.ok() && !imm_.empty()) {
       Status s = FlushOldestLocked(&to_unref, &old_sv);
       if (!s.ok()) RecordBackgroundErrorLocked(s, "flush");
@@ -127,7 +127,7 @@ void DBImpl::DeleteObsoleteFiles() {
   std::set<uint64_t> live;
   uint64_t log_number, manifest_number, options_number, next_number;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     live = pending_outputs_;
     versions_->AddLiveFiles(&live);
     log_number = versions_->LogNumber();

@@ -86,7 +86,7 @@ Status DBImpl::OpenDB() {
   }
   const auto start = std::chrono::steady_clock::now();
 
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   const bool exists = fs_->FileExists(CurrentFileName(dbname_)).ok();
   if (!exists) {
     if (!options_.create_if_missing) {

@@ -32,7 +32,7 @@ bool ParseLevelProperty(std::string_view property, int num_levels, int* level) {
 }  // namespace
 
 bool DBImpl::GetIntProperty(std::string_view property, uint64_t* value) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (closed_) return false;
   int level;
   if (ParseLevelProperty(property, versions_->num_levels(), &level)) {
@@ -56,7 +56,7 @@ bool DBImpl::GetProperty(std::string_view property, std::string* value) {
     *value = std::to_string(n);
     return true;
   }
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (closed_) return false;
   if (property == Properties::kStats) {
     *value = StatsString();

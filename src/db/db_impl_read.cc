@@ -61,7 +61,7 @@ SequenceNumber DBImpl::ReadSequence(const ReadOptions& options) const {
 }
 
 SuperVersion* DBImpl::RefSuperVersion() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   SuperVersion* sv = super_version_;
   sv->refs.fetch_add(1, std::memory_order_relaxed);
   return sv;
@@ -70,7 +70,7 @@ SuperVersion* DBImpl::RefSuperVersion() {
 void DBImpl::UnrefSuperVersion(SuperVersion* sv) {
   if (sv->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     sv->current->Unref();  // Versions are guarded by mu_
   }
   // Freeing a memtable purges its arena: done without the mutex.

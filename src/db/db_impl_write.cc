@@ -93,7 +93,7 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
   if (updates->Count() == 0) return Status::OK();
 
   Writer w(updates, options);
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (shutting_down_ || closed_) return Status::ShutdownInProgress("the DB is closing");
   writers_.push_back(&w);
   while (!w.done && &w != writers_.front()) w.cv.Wait(&mu_);

@@ -54,7 +54,7 @@ Status InfoLog::Open(FileSystem* fs, const std::string& dbname,
 }
 
 InfoLog::~InfoLog() {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (file_ != nullptr) file_->Close().PermitUncheckedError();
 }
 
@@ -76,7 +76,7 @@ void InfoLog::Log(const char* format, ...) {
   va_end(ap);
   if (m > 0) text.append(body, std::min<size_t>(m, sizeof(body) - 1));
   text.push_back('\n');
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   if (file_ == nullptr) return;
   Status s = file_->Append(text);
   if (s.ok()) s = file_->Flush();

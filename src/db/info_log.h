@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 #include "shale/file_system.h"
 #include "shale/status.h"
 
@@ -31,7 +31,7 @@ class InfoLog {
  private:
   explicit InfoLog(std::unique_ptr<WritableFile> file) : file_(std::move(file)) {}
 
-  absl::Mutex mu_;
+  Mutex mu_;
   std::unique_ptr<WritableFile> file_ ABSL_GUARDED_BY(mu_);  // null once a write failed
 };
 

@@ -82,7 +82,7 @@ Status FaultInjectionFileSystem::MaybeFailLocked(OpKind kind, std::string_view p
 }
 
 Status FaultInjectionFileSystem::MaybeFail(OpKind kind, std::string_view path) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   return MaybeFailLocked(kind, path);
 }
 
@@ -96,39 +96,39 @@ Status FaultInjectionFileSystem::ReserveOpenFileLocked(const std::string& path) 
 }
 
 void FaultInjectionFileSystem::ReleaseOpenFile() {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   --open_files_;
 }
 
 Status FaultInjectionFileSystem::InactiveErrorOnClose(std::string_view path) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   if (active_ || inactive_error_.ok()) return Status::OK();
   return Decorate(inactive_error_, path, "close");
 }
 
 void FaultInjectionFileSystem::RecordAppend(FileState* state, uint64_t n) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   state->size += n;
 }
 
 void FaultInjectionFileSystem::RecordSync(FileState* state) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   state->synced = state->size;
 }
 
 void FaultInjectionFileSystem::SetFilesystemActive(bool active, Status error) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   active_ = active;
   inactive_error_ = std::move(error);
 }
 
 bool FaultInjectionFileSystem::IsFilesystemActive() const {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   return active_;
 }
 
 void FaultInjectionFileSystem::InjectError(OpKind kind, uint64_t nth, Status error) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   KindState& k = kinds_[static_cast<int>(kind)];
   k.countdown = nth;
   k.nth_error = std::move(error);
@@ -136,7 +136,7 @@ void FaultInjectionFileSystem::InjectError(OpKind kind, uint64_t nth, Status err
 
 void FaultInjectionFileSystem::SetRandomErrors(OpKind kind, uint32_t one_in, uint64_t seed,
                                                Status error) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   KindState& k = kinds_[static_cast<int>(kind)];
   k.one_in = one_in;
   k.rng.seed(seed);
@@ -144,7 +144,7 @@ void FaultInjectionFileSystem::SetRandomErrors(OpKind kind, uint32_t one_in, uin
 }
 
 void FaultInjectionFileSystem::ClearInjectedErrors() {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   for (KindState& k : kinds_) {
     k.countdown = 0;
     k.one_in = 0;
@@ -152,27 +152,27 @@ void FaultInjectionFileSystem::ClearInjectedErrors() {
 }
 
 uint64_t FaultInjectionFileSystem::OpCount(OpKind kind) const {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   return kinds_[static_cast<int>(kind)].count;
 }
 
 void FaultInjectionFileSystem::ResetOpCounts() {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   for (KindState& k : kinds_) k.count = 0;
 }
 
 uint64_t FaultInjectionFileSystem::OpenFiles() const {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   return open_files_;
 }
 
 uint64_t FaultInjectionFileSystem::PeakOpenFiles() const {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   return peak_open_files_;
 }
 
 void FaultInjectionFileSystem::SetMaxOpenFiles(uint64_t n) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   max_open_files_ = n;
 }
 
@@ -181,7 +181,7 @@ void FaultInjectionFileSystem::SetMaxOpenFiles(uint64_t n) {
 Status FaultInjectionFileSystem::NewSequentialFile(const std::string& path,
                                                    std::unique_ptr<SequentialFile>* result) {
   {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     Status s = ReserveOpenFileLocked(path);
     if (!s.ok()) return s;
   }
@@ -198,7 +198,7 @@ Status FaultInjectionFileSystem::NewSequentialFile(const std::string& path,
 Status FaultInjectionFileSystem::NewRandomAccessFile(const std::string& path,
                                                      std::unique_ptr<RandomAccessFile>* result) {
   {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     Status s = ReserveOpenFileLocked(path);
     if (!s.ok()) return s;
   }
@@ -225,7 +225,7 @@ Status FaultInjectionFileSystem::NewAppendableFile(const std::string& path,
 Status FaultInjectionFileSystem::OpenForWrite(const std::string& path, bool truncate,
                                               std::unique_ptr<WritableFile>* result) {
   std::string p = NormalizePath(path);
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   Status s = MaybeFailLocked(OpKind::kCreate, path);
   if (s.ok()) s = ReserveOpenFileLocked(path);
   if (!s.ok()) return s;
@@ -266,7 +266,7 @@ std::shared_ptr<FaultInjectionFileSystem::FileState> FaultInjectionFileSystem::T
 // ---- Directory entries ----
 
 Status FaultInjectionFileSystem::DeleteFile(const std::string& path) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   Status s = MaybeFailLocked(OpKind::kDelete, path);
   if (s.ok()) s = base_->DeleteFile(path);
   if (s.ok()) files_.erase(NormalizePath(path));
@@ -274,19 +274,19 @@ Status FaultInjectionFileSystem::DeleteFile(const std::string& path) {
 }
 
 Status FaultInjectionFileSystem::CreateDir(const std::string& dir) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   Status s = MaybeFailLocked(OpKind::kCreate, dir);
   return s.ok() ? base_->CreateDir(dir) : s;
 }
 
 Status FaultInjectionFileSystem::CreateDirIfMissing(const std::string& dir) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   Status s = MaybeFailLocked(OpKind::kCreate, dir);
   return s.ok() ? base_->CreateDirIfMissing(dir) : s;
 }
 
 Status FaultInjectionFileSystem::DeleteDir(const std::string& dir) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   Status s = MaybeFailLocked(OpKind::kDelete, dir);
   return s.ok() ? base_->DeleteDir(dir) : s;
 }
@@ -294,7 +294,7 @@ Status FaultInjectionFileSystem::DeleteDir(const std::string& dir) {
 Status FaultInjectionFileSystem::RenameFile(const std::string& src, const std::string& target) {
   std::string from = NormalizePath(src);
   std::string to = NormalizePath(target);
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   Status s = MaybeFailLocked(OpKind::kRename, src);
   if (!s.ok()) return s;
   if (from == to) return base_->RenameFile(src, target);
@@ -317,7 +317,7 @@ Status FaultInjectionFileSystem::RenameFile(const std::string& src, const std::s
 Status FaultInjectionFileSystem::LinkFile(const std::string& src, const std::string& target) {
   std::string from = NormalizePath(src);
   std::string to = NormalizePath(target);
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   Status s = MaybeFailLocked(OpKind::kLink, src);
   if (s.ok()) s = base_->LinkFile(src, target);
   if (!s.ok()) return s;
@@ -329,7 +329,7 @@ Status FaultInjectionFileSystem::LinkFile(const std::string& src, const std::str
 
 Status FaultInjectionFileSystem::SyncDir(const std::string& dir) {
   std::string d = NormalizePath(dir);
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   Status s = MaybeFailLocked(OpKind::kSyncDir, dir);
   if (s.ok()) s = base_->SyncDir(dir);
   if (!s.ok()) return s;
@@ -339,7 +339,7 @@ Status FaultInjectionFileSystem::SyncDir(const std::string& dir) {
 
 Status FaultInjectionFileSystem::LockFile(const std::string& path,
                                           std::unique_ptr<FileLock>* lock) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   Status s = MaybeFailLocked(OpKind::kLock, path);
   return s.ok() ? base_->LockFile(path, lock) : s;
 }
@@ -353,7 +353,7 @@ Status FaultInjectionFileSystem::DurableContentsLocked(const std::string& p, std
 }
 
 Status FaultInjectionFileSystem::DropUnsyncedData() {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   Status first;
   for (auto it = pending_dir_ops_.rbegin(); it != pending_dir_ops_.rend(); ++it) {
     Status s = UndoLocked(*it);

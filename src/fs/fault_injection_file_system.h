@@ -58,7 +58,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 #include "shale/file_system.h"
 
 namespace shale {
@@ -193,7 +193,7 @@ class FaultInjectionFileSystem final : public FileSystem {
   const std::shared_ptr<FileSystem> base_;
   const std::string name_;
 
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   bool active_ ABSL_GUARDED_BY(mu_) = true;
   Status inactive_error_ ABSL_GUARDED_BY(mu_);
   std::array<KindState, kNumOpKinds> kinds_ ABSL_GUARDED_BY(mu_);

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 
 namespace shale {
 
@@ -17,16 +17,16 @@ class LockedPathSet {
  public:
   // Adds path; returns false (and changes nothing) if it is held already.
   bool Insert(const std::string& path) {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     return paths_.insert(path).second;
   }
   void Erase(const std::string& path) {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     paths_.erase(path);
   }
 
  private:
-  absl::Mutex mu_;
+  Mutex mu_;
   std::set<std::string> paths_ ABSL_GUARDED_BY(mu_);  // normalised paths held locked
 };
 

@@ -18,7 +18,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 #include "fs/mem_files.h"
 #include "fs/locked_path_set.h"
 #include "fs/path_util.h"
@@ -116,7 +116,7 @@ class MemFileSystem final : public FileSystem {
 
   const std::shared_ptr<LockedPathSet> locks_;
 
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   // Invariant: no path is both in files_ and in dirs_, and the parent of every key of either
   // is in dirs_ ("/" and "" are their own parents' stand-ins and always present).
   std::map<std::string, std::shared_ptr<MemFile>> files_ ABSL_GUARDED_BY(mu_);
@@ -167,7 +167,7 @@ std::shared_ptr<MemFile> MemFileSystem::CreateLocked(const std::string& p) {
 
 Status MemFileSystem::OpenForRead(const std::string& path, std::shared_ptr<MemFile>* file) {
   std::string p = NormalizePath(path);
-  absl::ReaderMutexLock l(&mu_);
+  ReaderMutexLock l(&mu_);
   *file = FindLocked(p);
   if (*file != nullptr) return Status::OK();
   return PosixError(path, "open", IsDirLocked(p) ? EISDIR : ENOENT);
@@ -176,7 +176,7 @@ Status MemFileSystem::OpenForRead(const std::string& path, std::shared_ptr<MemFi
 Status MemFileSystem::OpenForWrite(const std::string& path, bool truncate,
                                    std::unique_ptr<WritableFile>* result) {
   std::string p = NormalizePath(path);
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   if (IsDirLocked(p)) return PosixError(path, "open", EISDIR);
   std::shared_ptr<MemFile> file = FindLocked(p);
   if (file == nullptr) {
@@ -192,14 +192,14 @@ Status MemFileSystem::OpenForWrite(const std::string& path, bool truncate,
 
 Status MemFileSystem::FileExists(const std::string& path) {
   std::string p = NormalizePath(path);
-  absl::ReaderMutexLock l(&mu_);
+  ReaderMutexLock l(&mu_);
   if (files_.count(p) != 0 || IsDirLocked(p)) return Status::OK();
   return Status::NotFound(path, "does not exist");
 }
 
 Status MemFileSystem::GetChildren(const std::string& dir, std::vector<std::string>* names) {
   std::string p = NormalizePath(dir);
-  absl::ReaderMutexLock l(&mu_);
+  ReaderMutexLock l(&mu_);
   names->clear();
   if (!IsDirLocked(p)) return NotADirLocked(p, dir, "opendir");
   *names = ChildrenLocked(p);
@@ -208,14 +208,14 @@ Status MemFileSystem::GetChildren(const std::string& dir, std::vector<std::strin
 
 Status MemFileSystem::DeleteFile(const std::string& path) {
   std::string p = NormalizePath(path);
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   if (files_.erase(p) != 0) return Status::OK();
   return PosixError(path, "unlink", IsDirLocked(p) ? EISDIR : ENOENT);
 }
 
 Status MemFileSystem::CreateDir(const std::string& dir) {
   std::string p = NormalizePath(dir);
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   if (IsDirLocked(p) || files_.count(p) != 0) return PosixError(dir, "mkdir", EEXIST);
   Status s = CheckParentLocked(p, dir, "mkdir");
   if (s.ok()) dirs_.insert(p);
@@ -224,7 +224,7 @@ Status MemFileSystem::CreateDir(const std::string& dir) {
 
 Status MemFileSystem::CreateDirIfMissing(const std::string& dir) {
   std::string p = NormalizePath(dir);
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   if (IsDirLocked(p)) return Status::OK();
   if (files_.count(p) != 0) return Status::IOError(dir, "exists but is not a directory");
   Status s = CheckParentLocked(p, dir, "mkdir");
@@ -234,7 +234,7 @@ Status MemFileSystem::CreateDirIfMissing(const std::string& dir) {
 
 Status MemFileSystem::DeleteDir(const std::string& dir) {
   std::string p = NormalizePath(dir);
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   if (!IsDirLocked(p)) return NotADirLocked(p, dir, "rmdir");
   if (p == "/" || p.empty()) return PosixError(dir, "rmdir", EBUSY);
   if (!ChildrenLocked(p).empty()) return PosixError(dir, "rmdir", ENOTEMPTY);
@@ -244,7 +244,7 @@ Status MemFileSystem::DeleteDir(const std::string& dir) {
 
 Status MemFileSystem::GetFileSize(const std::string& path, uint64_t* size) {
   std::string p = NormalizePath(path);
-  absl::ReaderMutexLock l(&mu_);
+  ReaderMutexLock l(&mu_);
   std::shared_ptr<MemFile> file = FindLocked(p);
   if (file != nullptr) {
     *size = file->Size();
@@ -261,7 +261,7 @@ Status MemFileSystem::RenameFile(const std::string& src, const std::string& targ
   std::string from = NormalizePath(src);
   std::string to = NormalizePath(target);
   std::string what = absl::StrCat("rename to ", target);
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   std::shared_ptr<MemFile> file = FindLocked(from);
   if (file == nullptr) {
     if (IsDirLocked(from)) return Status::NotSupported(src, "mem: cannot rename a directory");
@@ -279,7 +279,7 @@ Status MemFileSystem::LinkFile(const std::string& src, const std::string& target
   std::string from = NormalizePath(src);
   std::string to = NormalizePath(target);
   std::string what = absl::StrCat("link to ", target);
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   std::shared_ptr<MemFile> file = FindLocked(from);
   if (file == nullptr) {
     if (IsDirLocked(from)) return Status::NotSupported(src, "mem: cannot link a directory");
@@ -293,7 +293,7 @@ Status MemFileSystem::LinkFile(const std::string& src, const std::string& target
 
 Status MemFileSystem::SyncDir(const std::string& dir) {
   std::string p = NormalizePath(dir);
-  absl::ReaderMutexLock l(&mu_);
+  ReaderMutexLock l(&mu_);
   if (!IsDirLocked(p)) return NotADirLocked(p, dir, "open");
   return Status::OK();
 }
@@ -301,7 +301,7 @@ Status MemFileSystem::SyncDir(const std::string& dir) {
 Status MemFileSystem::LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) {
   std::string p = NormalizePath(path);
   {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     if (IsDirLocked(p)) return PosixError(path, "open", EISDIR);
     if (files_.count(p) == 0) {
       Status s = CheckParentLocked(p, path, "open");

@@ -8,22 +8,22 @@ namespace shale {
 // ---- MemFile ----
 
 uint64_t MemFile::Size() const {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   return data_.size();
 }
 
 void MemFile::Append(std::string_view data) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   data_.append(data.data(), data.size());
 }
 
 void MemFile::Truncate() {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   data_.clear();
 }
 
 size_t MemFile::Read(uint64_t offset, size_t n, char* scratch) const {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   if (offset >= data_.size()) return 0;
   size_t count = std::min<uint64_t>(n, data_.size() - offset);
   std::memcpy(scratch, data_.data() + offset, count);

@@ -17,7 +17,7 @@
 #include <string_view>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 #include "shale/file_system.h"
 
 namespace shale {
@@ -31,7 +31,7 @@ class MemFile {
   size_t Read(uint64_t offset, size_t n, char* scratch) const;
 
  private:
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   std::string data_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -22,7 +22,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 #include "shale/statistics.h"
 #include "util/absl_compat.h"
 #include "util/histogram.h"
@@ -131,7 +131,7 @@ struct alignas(kCacheLine) TickerStripe {
 };
 
 struct alignas(kCacheLine) HistogramStripe {
-  absl::Mutex mu;
+  Mutex mu;
   std::array<Histogram, HISTOGRAM_ENUM_MAX> histograms ABSL_GUARDED_BY(mu);
   // Exact sums of the values (Histogram keeps a double).
   std::array<uint64_t, HISTOGRAM_ENUM_MAX> sums ABSL_GUARDED_BY(mu){};
@@ -174,7 +174,7 @@ class StatisticsImpl final : public Statistics {
   void measureTime(uint32_t histogram, uint64_t value) override {
     if (histogram >= HISTOGRAM_ENUM_MAX) return;
     HistogramStripe& stripe = histograms_[StripeHint() & histogram_mask_];
-    absl::MutexLock lock(&stripe.mu);
+    MutexLock lock(&stripe.mu);
     stripe.histograms[histogram].Add(static_cast<double>(value));
     stripe.sums[histogram] += value;
   }
@@ -199,7 +199,7 @@ void StatisticsImpl::Merged(uint32_t histogram, Histogram* merged, uint64_t* sum
   *sum = 0;
   for (size_t i = 0; i <= histogram_mask_; ++i) {
     HistogramStripe& stripe = histograms_[i];
-    absl::MutexLock lock(&stripe.mu);
+    MutexLock lock(&stripe.mu);
     merged->Merge(stripe.histograms[histogram]);
     *sum += stripe.sums[histogram];
   }
@@ -246,7 +246,7 @@ Status StatisticsImpl::Reset() {
   }
   for (size_t i = 0; i <= histogram_mask_; ++i) {
     HistogramStripe& stripe = histograms_[i];
-    absl::MutexLock lock(&stripe.mu);
+    MutexLock lock(&stripe.mu);
     for (Histogram& h : stripe.histograms) h.Clear();
     stripe.sums.fill(0);
   }

@@ -31,7 +31,7 @@ ThreadPool::ThreadPool(int num_threads, std::string name) : name_(std::move(name
 ThreadPool::~ThreadPool() {
   std::vector<std::thread> threads;
   {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     shutting_down_ = true;
     work_cv_.SignalAll();
     threads.swap(threads_);
@@ -43,7 +43,7 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::Schedule(std::function<void()> job, Priority priority) {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   (priority == Priority::kHigh ? high_ : low_).push_back(std::move(job));
   work_cv_.Signal();
 }
@@ -51,7 +51,7 @@ void ThreadPool::Schedule(std::function<void()> job, Priority priority) {
 void ThreadPool::SetNumThreads(int n) {
   assert(n >= 0);
   {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     target_workers_ = std::max(n, 0);
     while (live_workers_ < target_workers_) StartWorkerLocked(next_index_++);
     // Wake idle workers so the surplus, if any, sees it and exits.
@@ -61,22 +61,22 @@ void ThreadPool::SetNumThreads(int n) {
 }
 
 int ThreadPool::NumThreads() const {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   return target_workers_;
 }
 
 void ThreadPool::WaitForIdle() {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   while (running_ > 0 || !high_.empty() || !low_.empty()) idle_cv_.Wait(&mu_);
 }
 
 size_t ThreadPool::NumQueued() const {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   return high_.size() + low_.size();
 }
 
 int ThreadPool::NumRunning() const {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   return running_;
 }
 
@@ -127,7 +127,7 @@ void ThreadPool::WorkerLoop(int index) {
 void ThreadPool::ReapExitedWorkers() {
   std::vector<std::thread> done;
   {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     for (std::thread::id id : exited_) {
       auto it = std::find_if(threads_.begin(), threads_.end(),
                              [id](const std::thread& t) { return t.get_id() == id; });
@@ -141,7 +141,7 @@ void ThreadPool::ReapExitedWorkers() {
 }
 
 void ThreadPool::DrainOnCallingThread() {
-  absl::MutexLock l(&mu_);
+  MutexLock l(&mu_);
   while (!high_.empty() || !low_.empty()) RunOneJobLocked();
 }
 

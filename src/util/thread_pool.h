@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 
 namespace shale {
 
@@ -78,12 +78,12 @@ class ThreadPool {
 
   const std::string name_;
 
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   // Signalled (one waiter) when a job is queued; signalled to all when the pool shrinks or
   // shuts down, so surplus workers wake up and exit.
-  absl::CondVar work_cv_;
+  CondVar work_cv_;
   // Signalled to all when the pool becomes idle (nothing queued or running).
-  absl::CondVar idle_cv_;
+  CondVar idle_cv_;
 
   // Guarded by mu_.
   // Invariants:

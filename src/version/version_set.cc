@@ -61,7 +61,7 @@ void VersionSet::AppendVersion(Version* v) {
   v->next_->prev_ = v;
 }
 
-Status VersionSet::LogAndApply(VersionEdit* edit, absl::Mutex* mu) {
+Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
   mu->AssertHeld();
   ManifestWriter w;
   manifest_writers_.push_back(&w);
@@ -72,7 +72,7 @@ Status VersionSet::LogAndApply(VersionEdit* edit, absl::Mutex* mu) {
   return s;
 }
 
-Status VersionSet::LogAndApplyAtFront(VersionEdit* edit, absl::Mutex* mu) {
+Status VersionSet::LogAndApplyAtFront(VersionEdit* edit, Mutex* mu) {
   Status s = PrepareEdit(edit);
   if (!s.ok()) return s;
   Version* v = nullptr;

@@ -37,7 +37,7 @@
 #include <string_view>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 #include "base/internal_key.h"
 #include "shale/file_system.h"
 #include "shale/status.h"
@@ -97,7 +97,7 @@ class VersionSet {
   // any I/O. On a VersionSet that was not recovered, the first call creates the DB; it fails
   // with InvalidArgument, changing nothing, if CURRENT exists (the DB must be recovered first).
   // REQUIRES: *mu held (released during the I/O, held again on return).
-  [[nodiscard]] Status LogAndApply(VersionEdit* edit, absl::Mutex* mu);
+  [[nodiscard]] Status LogAndApply(VersionEdit* edit, Mutex* mu);
 
   // The current Version (the VersionSet holds a reference). Never null. REQUIRES: mu.
   Version* current() const { return current_; }
@@ -149,7 +149,7 @@ class VersionSet {
  private:
   // Waits in LogAndApply's queue.
   struct ManifestWriter {
-    absl::CondVar cv;  // signalled when this writer reaches the front of the queue
+    CondVar cv;  // signalled when this writer reaches the front of the queue
   };
   // What LogAndApply writes while the mutex is released.
   struct ManifestWrite {
@@ -161,7 +161,7 @@ class VersionSet {
   };
 
   // LogAndApply's work, once the caller is at the front of the queue.
-  Status LogAndApplyAtFront(VersionEdit* edit, absl::Mutex* mu);
+  Status LogAndApplyAtFront(VersionEdit* edit, Mutex* mu);
   // Fills in and checks the edit's bookkeeping fields.
   Status PrepareEdit(VersionEdit* edit);
   // Builds (and references) the Version that the edit makes of current_.

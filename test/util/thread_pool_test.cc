@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
+#include "util/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
@@ -25,29 +25,37 @@ using Priority = ThreadPool::Priority;
 class Gate {
  public:
   void Enter() {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     inside_++;
     peak_ = std::max(peak_, inside_);
-    mu_.Await(absl::Condition(&open_));
+    while (!open_) open_cv_.Wait(&mu_);
     inside_--;
   }
   // Waits (up to 10 s) until n jobs are inside; returns whether they got there.
   bool AwaitInside(int n) {
-    absl::MutexLock l(&mu_);
-    auto reached = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return inside_ >= n; };
-    return mu_.AwaitWithTimeout(absl::Condition(&reached), absl::Seconds(10));
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    while (absl::Now() < deadline) {
+      {
+        MutexLock l(&mu_);
+        if (inside_ >= n) return true;
+      }
+      absl::SleepFor(absl::Milliseconds(1));
+    }
+    return false;
   }
   void Release() {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     open_ = true;
+    open_cv_.SignalAll();
   }
   int Peak() {
-    absl::MutexLock l(&mu_);
+    MutexLock l(&mu_);
     return peak_;
   }
 
  private:
-  absl::Mutex mu_;
+  Mutex mu_;
+  CondVar open_cv_;  // signalled by Release
   bool open_ ABSL_GUARDED_BY(mu_) = false;
   int inside_ ABSL_GUARDED_BY(mu_) = 0;
   int peak_ ABSL_GUARDED_BY(mu_) = 0;
@@ -80,11 +88,11 @@ TEST(ThreadPoolTest, HighPriorityJobsRunFirstAndEachPriorityIsFifo) {
   pool.Schedule([&] { gate.Enter(); });
   ASSERT_TRUE(gate.AwaitInside(1));  // the only thread is busy: everything below queues
 
-  absl::Mutex mu;
+  Mutex mu;
   std::string order;
   auto record = [&](char c) {
     return [&mu, &order, c] {
-      absl::MutexLock l(&mu);
+      MutexLock l(&mu);
       order.push_back(c);
     };
   };
@@ -97,7 +105,7 @@ TEST(ThreadPoolTest, HighPriorityJobsRunFirstAndEachPriorityIsFifo) {
   EXPECT_EQ(pool.NumRunning(), 1);
   gate.Release();
   pool.WaitForIdle();
-  absl::MutexLock l(&mu);
+  MutexLock l(&mu);
   EXPECT_EQ(order, "BCabc");
 }
 
@@ -129,7 +137,7 @@ TEST(ThreadPoolTest, ShrinkingLetsRunningJobsFinishThenLimitsConcurrency) {
 
   // Now only one thread may run jobs: they never overlap, and all run on one thread.
   std::atomic<int> inside{0}, peak{0};
-  absl::Mutex mu;
+  Mutex mu;
   std::set<std::thread::id> threads;
   for (int i = 0; i < 50; i++) {
     pool.Schedule([&] {
@@ -139,7 +147,7 @@ TEST(ThreadPoolTest, ShrinkingLetsRunningJobsFinishThenLimitsConcurrency) {
       }
       absl::SleepFor(absl::Microseconds(200));
       {
-        absl::MutexLock l(&mu);
+        MutexLock l(&mu);
         threads.insert(std::this_thread::get_id());
       }
       --inside;
@@ -147,7 +155,7 @@ TEST(ThreadPoolTest, ShrinkingLetsRunningJobsFinishThenLimitsConcurrency) {
   }
   pool.WaitForIdle();
   EXPECT_EQ(peak.load(), 1);
-  absl::MutexLock l(&mu);
+  MutexLock l(&mu);
   EXPECT_EQ(threads.size(), 1u);
 }
 

@@ -60,7 +60,7 @@ class VersionSetFaultTest : public testing::Test {
   }
 
   Status LogAndApply(VersionEdit* edit) {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     return vs_->LogAndApply(edit, &mu_);
   }
 
@@ -132,7 +132,7 @@ class VersionSetFaultTest : public testing::Test {
       EXPECT_EQ(DescribeVersionSet(*vs_), old_state);  // nothing installed
       std::set<uint64_t> live;
       {
-        absl::MutexLock lock(&mu_);
+        MutexLock lock(&mu_);
         vs_->AddLiveFiles(&live);
       }
       for (const auto& [level, f] : edit.new_files()) EXPECT_EQ(live.count(f.number), 1u);
@@ -162,7 +162,7 @@ class VersionSetFaultTest : public testing::Test {
 
   std::unique_ptr<FaultInjectionFileSystem> fs_;
   uint64_t max_manifest_ = 0;
-  absl::Mutex mu_;
+  Mutex mu_;
   std::unique_ptr<VersionSet> vs_;
   Model model_{kLevels};
 };

@@ -57,7 +57,7 @@ class VersionSetTest : public testing::Test {
   }
 
   Status LogAndApply(VersionEdit* edit) {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     return vs_->LogAndApply(edit, &mu_);
   }
 
@@ -96,7 +96,7 @@ class VersionSetTest : public testing::Test {
 
   std::shared_ptr<FileSystem> fs_;
   InternalKeyComparator icmp_;
-  absl::Mutex mu_;
+  Mutex mu_;
   std::unique_ptr<VersionSet> vs_;
   Model model_;
   SequenceNumber next_seq_ = 1;
@@ -244,7 +244,7 @@ TEST_F(VersionSetTest, OldVersionKeepsFilesLiveUntilReleased) {
 
   Version* old;
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     old = vs_->current();
     old->Ref();  // a reader or iterator holding the version
   }
@@ -255,7 +255,7 @@ TEST_F(VersionSetTest, OldVersionKeepsFilesLiveUntilReleased) {
   vs_->AddLiveFiles(&live);
   EXPECT_EQ(live, (std::set<uint64_t>{a, b}));
   {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     old->Unref();
   }
   live.clear();
