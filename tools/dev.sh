@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's commands. Each installs whatever Debian packages are missing, configures and
 # builds with the CMake preset, then:
-#   tools/dev.sh run    builds Release and runs the main job (demo workload in a temp directory)
+#   tools/dev.sh run    builds Release and runs the main job: shale_bench (db_bench's benchmarks)
+#                       on 1M keys in a temp directory
 #   tools/dev.sh test   builds Release and runs the whole test suite (ctest), then builds the
 #                       libFuzzer targets (clang, ASan+UBSan) and runs each for a short fixed time
 # Safe to run again: installed packages and an existing build directory are reused.
@@ -39,10 +40,11 @@ case "$cmd" in
   run)
     install_missing_packages
     build release
-    workdir="$(mktemp -d /tmp/shale-demo.XXXXXX)"
+    workdir="$(mktemp -d "${TMPDIR:-/tmp}/shale-run.XXXXXX")"
     trap 'rm -rf "$workdir"' EXIT
-    echo "== running the demo in $workdir"
-    ./build/release/tools/shale_demo "$workdir"
+    echo "== running shale_bench in $workdir (1M keys: fill, read, scan; then the DB's stats)"
+    ./build/release/tools/shale_bench/shale_bench --db="$workdir/db" --num=1000000 \
+      --benchmarks=fillseq,fillrandom,overwrite,readrandom,readseq,readreverse,stats,levelstats
     ;;
   test)
     install_missing_packages
