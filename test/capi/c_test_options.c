@@ -103,6 +103,11 @@ void TestOptionSetters(void) {
   ExpectRejected(o, "max_subcompactions");
   o = NewTestOptions(); shale_options_increase_parallelism(o, 0);
   ExpectRejected(o, "max_background_jobs");
+  /* Compaction knobs away from their defaults: not supported yet. */
+  o = NewTestOptions(); shale_options_set_level0_slowdown_writes_trigger(o, 8);
+  ExpectRejected(o, "level0_slowdown_writes_trigger");
+  o = NewTestOptions(); shale_options_set_target_file_size_base(o, 2 << 20);
+  ExpectRejected(o, "target_file_size_base");
   /* The presets set knobs that are not supported yet. */
   o = NewTestOptions(); shale_options_prepare_for_bulk_load(o);
   ExpectRejected(o, "disable_auto_compactions");
@@ -121,11 +126,12 @@ void TestOptionSetters(void) {
   shale_options_set_compression(o, shale_zstd_compression);
   shale_options_set_compaction_style(o, shale_level_compaction);
   shale_options_set_disable_auto_compactions(o, 0);
-  shale_options_set_level0_file_num_compaction_trigger(o, 2);
-  shale_options_set_level0_slowdown_writes_trigger(o, 8);
-  shale_options_set_level0_stop_writes_trigger(o, 12);
-  shale_options_set_target_file_size_base(o, 2 << 20);
-  shale_options_set_max_bytes_for_level_base(o, 8 << 20);
+  /* Compaction knobs: only their defaults until the compaction issue lands. */
+  shale_options_set_level0_file_num_compaction_trigger(o, 4);
+  shale_options_set_level0_slowdown_writes_trigger(o, 20);
+  shale_options_set_level0_stop_writes_trigger(o, 36);
+  shale_options_set_target_file_size_base(o, 64 << 20);
+  shale_options_set_max_bytes_for_level_base(o, 256 << 20);
   shale_options_set_max_background_jobs(o, 2);
   shale_options_set_max_subcompactions(o, 1);
   shale_options_increase_parallelism(o, 2);

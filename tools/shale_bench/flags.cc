@@ -106,18 +106,20 @@ ABSL_FLAG(int32_t, level0_stop_writes_trigger, 36,
 ABSL_FLAG(int64_t, target_file_size_base, 64 << 20, "Target file size at level-1");
 ABSL_FLAG(uint64_t, max_bytes_for_level_base, 256 << 20, "Max bytes for level-1");
 ABSL_FLAG(int32_t, num_levels, 7, "The total number of levels");
-ABSL_FLAG(bool, level_compaction_dynamic_level_bytes, false,
-          "Whether level size base is dynamic");
+ABSL_FLAG(bool, level_compaction_dynamic_level_bytes, true,
+          "Whether level size base is dynamic (ShaleDB's default true; db_bench's is false)");
 ABSL_FLAG(int32_t, max_background_jobs, 2,
           "The maximum number of concurrent background jobs that can occur in parallel.");
 ABSL_FLAG(uint64_t, subcompactions, 1,
           "Maximum number of subcompactions to divide L0-L1 compactions into.");
-ABSL_FLAG(uint64_t, delayed_write_rate, 8388608,
-          "Limited bytes allowed to DB when level0_slowdown_writes_trigger triggers");
+ABSL_FLAG(uint64_t, delayed_write_rate, 16777216,
+          "Limited bytes allowed to DB when level0_slowdown_writes_trigger triggers "
+          "(ShaleDB's default 16 MiB/s; db_bench's is 8 MiB/s)");
 ABSL_FLAG(uint64_t, soft_pending_compaction_bytes_limit, 64ull << 30,
           "Slowdown writes if pending compaction bytes exceed this number");
-ABSL_FLAG(uint64_t, hard_pending_compaction_bytes_limit, 128ull << 30,
-          "Stop writes if pending compaction bytes exceed this number");
+ABSL_FLAG(uint64_t, hard_pending_compaction_bytes_limit, 256ull << 30,
+          "Stop writes if pending compaction bytes exceed this number (ShaleDB's default "
+          "256 GiB; db_bench's is 128 GiB)");
 ABSL_FLAG(int32_t, universal_size_ratio, 0,
           "Percentage flexibility while comparing file size (for universal compaction only; "
           "0 keeps the engine's default).");
