@@ -1,0 +1,131 @@
+"""What a comparison was run on: the commit, the machine, the engines; and the report's header.
+
+commit() and describe() read git and /proc; the formatting functions are pure.
+"""
+
+import os
+import shutil
+import subprocess
+
+import compare_report
+import compare_suites
+
+
+def commit(repo):
+    """`git rev-parse --short HEAD`, marked when tracked files have uncommitted changes."""
+    def git(*args):
+        p = subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True)
+        return p.stdout.strip() if p.returncode == 0 else None
+    head = git("rev-parse", "--short", "HEAD")
+    if head is None:
+        return "unknown"
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    return head + (" (+ uncommitted changes)" if dirty else "")
+
+
+def _first_match(path, prefix):
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith(prefix):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+def load_average():
+    try:
+        with open("/proc/loadavg", encoding="utf-8") as f:
+            return float(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _mount_device(path):
+    """The device of the mount holding `path` (longest matching mount point)."""
+    best, device = "", None
+    try:
+        with open("/proc/mounts", encoding="utf-8") as f:
+            for line in f:
+                dev, mnt = line.split()[:2]
+                if (path == mnt or path.startswith(mnt.rstrip("/") + "/")) and len(mnt) > len(best):
+                    best, device = mnt, dev
+    except OSError:
+        pass
+    return device
+
+
+def describe(work_dir):
+    """nproc, CPU model, RAM, disk free on work_dir, and the load average now."""
+    mem_kib = _first_match("/proc/meminfo", "MemTotal:")
+    usage = shutil.disk_usage(work_dir)
+    return {
+        "nproc": len(os.sched_getaffinity(0)),
+        "cpu": _first_match("/proc/cpuinfo", "model name") or "unknown CPU",
+        "ram_bytes": int(mem_kib.split()[0]) * 1024 if mem_kib else None,
+        "disk_dir": work_dir,
+        "disk_device": _mount_device(work_dir),
+        "disk_free_bytes": usage.free,
+        "disk_total_bytes": usage.total,
+        "kernel": os.uname().release,
+        "load_before": load_average(),
+    }
+
+
+def engine_info(engines, runs):
+    """Per engine: binary and version (from its runs' banners)."""
+    info = []
+    for e in engines:
+        version = next((r.get("version") for r in runs
+                        if r["engine"] == e.name and r.get("version")), None)
+        build = "Debian rocksdb-tools build" if e.key == "rocksdb" else "shale_bench"
+        info.append({"name": e.name, "binary": e.binary, "version": version or "unknown",
+                     "build": build})
+    return info
+
+
+def step_json(step):
+    factor, measured = compare_suites.release_factor(step)
+    return {"name": step.name, "kind": step.kind, "benchmarks": list(step.benchmarks),
+            "rocksdb_benchmarks": list(step.benchmarks_for("rocksdb")), "flags": step.flags,
+            "use_existing_db": step.existing, "release_factor": factor,
+            "factor_measured": measured}
+
+
+def _gib(n):
+    return "?" if n is None else f"{n / (1 << 30):.1f} GiB"
+
+
+def _load(v):
+    return "?" if v is None else f"{v:.2f}"
+
+
+def header_lines(context, info, flags):
+    """The lines printed above the table (also the Markdown header's content)."""
+    m = context["machine"]
+    rounds = context["repeat"]
+    engines = " vs ".join(f"{e['name']} {e['version']} ({e['binary']}, {e['build']})"
+                          for e in info)
+    return [
+        f"Suite: {context['suite']} ({context['num']:,} keys, {rounds} round"
+        f"{'s' if rounds > 1 else ''}); commit {context['commit']}; {context['date']}",
+        f"Machine: {m['nproc']} CPUs ({m['cpu']}), {_gib(m['ram_bytes'])} RAM, "
+        f"{_gib(m['disk_free_bytes'])} free of {_gib(m['disk_total_bytes'])} on {m['disk_dir']} "
+        f"({m['disk_device'] or '?'}); load average {_load(m['load_before'])} before, "
+        f"{_load(m.get('load_after'))} after",
+        f"Engines: {engines}",
+        "Flags (both engines): " + " ".join(f"--{k}={v}" for k, v in flags.items()),
+    ]
+
+
+def markdown(context, info, flags, rows, notes, have_rocksdb):
+    """A section for bench/RESULTS.md: header bullets, the table, numbered notes."""
+    lines = [f"### `{context['suite']}` suite: commit {context['commit']}, {context['date']}", ""]
+    lines.extend(f"- {h}" for h in header_lines(context, info, flags)[1:])
+    lines.append(f"- Command: `{context['command']}`")
+    lines.append("")
+    lines.append(compare_report.format_markdown_table(rows, have_rocksdb))
+    lines.append("")
+    lines.extend(f"{i}. {n}" for i, n in enumerate(notes, 1))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,149 @@
+"""Parsing of what db_bench and shale_bench print, for bench/compare.
+
+Both tools print the same text (shale_bench copies db_bench's formats), so one parser reads both:
+  - the report line of each benchmark (RocksDB 7.8's layout):
+  fillrandom   :       3.456 micros/op 289351 ops/sec 69.100 seconds 20000000 operations;   32.0 MB/s
+    or, for a benchmark the tool could not run, "compact      : skipped (why)";
+  - with --histogram=1, after each report line, "Percentiles: P50: 1.2 P75: 2.3 P99: 6.7 ...";
+  - with --statistics=1, ticker lines "rocksdb.wal.bytes COUNT : 262000" (ShaleDB: "shale.");
+  - with --report_interval_seconds, a CSV file "secs_elapsed,interval_qps";
+  - on stderr, the version banner ("RocksDB:    version 7.8.3", "ShaleDB:    version 0.1.0").
+And /usr/bin/time -v's "Maximum resident set size (kbytes): N".
+
+Every function is pure (text in, values out); none raises on malformed input: what cannot be read
+is left out (None, or missing from the returned collection).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+_REPORT_LINE = re.compile(
+    r"^(?P<name>\S+)\s+:\s+(?P<micros>[0-9.]+) micros/op (?P<ops_sec>[0-9.]+) ops/sec"
+    r"(?: (?P<seconds>[0-9.]+) seconds (?P<ops>\d+) operations;)?"
+    r"(?:\s+(?P<mb>[0-9.]+) MB/s)?(?P<rest>.*)$")
+_SKIPPED_LINE = re.compile(r"^(?P<name>\S+)\s+:\s+skipped \((?P<reason>.*)\)\s*$")
+_PERCENTILE_P99 = re.compile(r"\bP99: (?P<p99>[0-9.]+)")
+_TICKER = re.compile(r"^(?:rocksdb|shale)\.(?P<name>[\w.]+) COUNT : (?P<count>\d+)\s*$")
+_MAX_RSS = re.compile(r"Maximum resident set size \(kbytes\): (?P<kib>\d+)")
+_VERSION = re.compile(r"^(?:RocksDB|ShaleDB):\s+version (?P<version>\S+)", re.MULTILINE)
+
+
+@dataclasses.dataclass
+class BenchLine:
+    """One benchmark's report line, and the P99 of the first histogram printed after it."""
+    name: str
+    micros_per_op: float
+    ops_per_sec: float
+    seconds: float | None = None  # None when the tool's format lacks it (older db_bench)
+    ops: int | None = None
+    mb_per_sec: float | None = None  # None when the line has no MB/s (e.g. compact)
+    message: str = ""
+    p99_micros: float | None = None
+
+
+def parse_report(text):
+    """The report lines and skipped benchmarks of a tool's stdout.
+
+    Returns (lines, skipped): lines maps a benchmark name to its BenchLine (the last one if a
+    name repeats), skipped maps a name to the reason the tool gave for skipping it.
+    """
+    lines, skipped = {}, {}
+    current = None
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        m = _SKIPPED_LINE.match(line)
+        if m:
+            skipped[m["name"]] = m["reason"]
+            current = None
+            continue
+        m = _REPORT_LINE.match(line)
+        if m:
+            current = BenchLine(
+                name=m["name"], micros_per_op=float(m["micros"]), ops_per_sec=float(m["ops_sec"]),
+                seconds=float(m["seconds"]) if m["seconds"] else None,
+                ops=int(m["ops"]) if m["ops"] else None,
+                mb_per_sec=float(m["mb"]) if m["mb"] else None, message=m["rest"].strip())
+            lines[current.name] = current
+            continue
+        if current is not None and current.p99_micros is None and line.startswith("Percentiles:"):
+            m = _PERCENTILE_P99.search(line)
+            if m:
+                current.p99_micros = float(m["p99"])
+    return lines, skipped
+
+
+def parse_tickers(text):
+    """The --statistics tickers of a tool's stdout, by name without the engine prefix."""
+    tickers = {}
+    for line in text.splitlines():
+        m = _TICKER.match(line.strip())
+        if m:
+            tickers[m["name"]] = int(m["count"])
+    return tickers
+
+
+def write_amplification(tickers, entry_bytes):
+    """Bytes the engine wrote to disk (flush + compaction + WAL) over the user's key+value bytes.
+
+    The denominator is keys written x entry_bytes (key_size + value_size), the same for both
+    engines whatever their write-batch encoding. None when no key was written or the tickers are
+    missing (no --statistics).
+    """
+    keys = tickers.get("number.keys.written", 0)
+    if keys <= 0 or entry_bytes <= 0 or "wal.bytes" not in tickers:
+        return None
+    disk = (tickers.get("flush.write.bytes", 0) + tickers.get("compact.write.bytes", 0) +
+            tickers.get("wal.bytes", 0))
+    return disk / (keys * entry_bytes)
+
+
+def parse_peak_rss_bytes(time_v_text):
+    """Peak RSS in bytes from /usr/bin/time -v's output; None if absent."""
+    m = _MAX_RSS.search(time_v_text or "")
+    return int(m["kib"]) * 1024 if m else None
+
+
+def parse_series(csv_text):
+    """The --report_file CSV as [{"seconds": s, "ops_per_sec": q}, ...], bad lines skipped."""
+    series = []
+    for line in (csv_text or "").splitlines()[1:]:
+        parts = line.strip().split(",")
+        if len(parts) < 2:
+            continue
+        try:
+            series.append({"seconds": float(parts[0]), "ops_per_sec": float(parts[1])})
+        except ValueError:
+            continue
+    return series
+
+
+def parse_version(text):
+    """The engine version of the tool's banner, or None."""
+    m = _VERSION.search(text or "")
+    return m["version"] if m else None
+
+
+def failure_message(stderr, stdout=""):
+    """The last meaningful line a failed tool printed (progress output dropped)."""
+    for text in (stderr, stdout):
+        candidates = []
+        for line in (text or "").replace("\r", "\n").splitlines():
+            line = line.strip()
+            if not line or line.startswith("... finished"):
+                continue
+            candidates.append(line)
+        if candidates:
+            msg = candidates[-1]
+            for prefix in ("shale_bench: ", "db_bench: "):
+                if msg.startswith(prefix):
+                    msg = msg[len(prefix):]
+            return msg
+    return "no output"
+
+
+def is_not_supported(message):
+    """Whether a tool's message says the feature is missing (rather than something failed)."""
+    lowered = message.lower()
+    return "not supported yet" in lowered or "not implemented" in lowered

@@ -1,0 +1,156 @@
+"""The workload suites of bench/compare and the release/Debian speed factors of RocksDB.
+
+A suite is a list of steps run in order on each engine. A step is one process of db_bench or
+shale_bench with one --benchmarks list and the SAME flags for both engines (common_flags() plus
+the step's own); only the --benchmarks list may differ, where db_bench has no benchmark of that
+name (ShaleDB's `bulkload` is db_bench's `fillrandom,compact` with PrepareForBulkLoad's options).
+
+Read steps open the DB a fill step left in the same engine's directory (--use_existing_db=1).
+"""
+
+import dataclasses
+
+KEY_SIZE = 16
+VALUE_SIZE = 100
+ENTRY_BYTES = KEY_SIZE + VALUE_SIZE
+WRITE_BUFFER_SIZE = 64 << 20
+DEFAULT_SEED = 20260101
+
+# RocksDB built in Release runs faster than Debian's db_bench (built with assertions); these
+# factors (release ops/s over Debian ops/s) were measured on this kind of machine.
+MEASURED_FACTORS = {
+    "fillseq_nowal": 1.63,
+    "fillseq": 1.25,
+    "fillrandom": 1.26,
+    "bulkload": 1.31,
+    "readrandom": 1.10,
+}
+# Not measured: used for the other write and read benchmarks, and said so in a footnote.
+OTHER_WRITE_FACTOR = 1.26
+OTHER_READ_FACTOR = 1.10
+
+# What Options::PrepareForBulkLoad sets, as flags both tools take (RocksDB 7.8 options.cc).
+_BULK_LOAD_FLAGS = {
+    "disable_auto_compactions": 1,
+    "level0_file_num_compaction_trigger": 1 << 30,
+    "level0_slowdown_writes_trigger": 1 << 30,
+    "level0_stop_writes_trigger": 1 << 30,
+    "soft_pending_compaction_bytes_limit": 0,
+    "hard_pending_compaction_bytes_limit": 0,
+    "num_levels": 2,
+    "max_write_buffer_number": 6,
+    "target_file_size_base": 256 << 20,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """One benchmark step. `timed` names the report lines whose seconds make up the step's time
+    (the first is the primary: its ops, MB/s and P99 are the step's); the rocksdb_* fields, when
+    set, replace benchmarks/timed for db_bench."""
+    name: str
+    kind: str  # "write" or "read": picks the fallback release factor
+    benchmarks: tuple
+    timed: tuple
+    flags: dict = dataclasses.field(default_factory=dict)
+    existing: bool = False  # read the DB an earlier step filled
+    db: str = "main"        # DB subdirectory of the engine's directory
+    rocksdb_benchmarks: tuple = ()
+    rocksdb_timed: tuple = ()
+    note: str = ""  # footnote explaining how the step is measured
+
+    def benchmarks_for(self, engine_key):
+        if engine_key == "rocksdb" and self.rocksdb_benchmarks:
+            return self.rocksdb_benchmarks
+        return self.benchmarks
+
+    def timed_for(self, engine_key):
+        if engine_key == "rocksdb" and self.rocksdb_timed:
+            return self.rocksdb_timed
+        return self.timed
+
+    @property
+    def slug(self):
+        return self.name.replace("+", "-").replace(" ", "_")
+
+
+def release_factor(step):
+    """(factor, measured) for a step: the release/Debian RocksDB speed factor that applies."""
+    primary = step.timed[0]
+    if primary == "fillseq":
+        no_wal = str(step.flags.get("disable_wal", 0)) in ("1", "true")
+        return MEASURED_FACTORS["fillseq_nowal" if no_wal else "fillseq"], True
+    if primary in MEASURED_FACTORS:
+        return MEASURED_FACTORS[primary], True
+    return (OTHER_WRITE_FACTOR if step.kind == "write" else OTHER_READ_FACTOR), False
+
+
+def common_flags(num, seed):
+    """The flags every step passes to both engines (output-only flags are added per run)."""
+    return {
+        "num": num,
+        "key_size": KEY_SIZE,
+        "value_size": VALUE_SIZE,
+        "compression_type": "none",  # Debian's db_bench defaults to snappy
+        "write_buffer_size": WRITE_BUFFER_SIZE,
+        "max_write_buffer_number": 2,
+        "bloom_bits": 10,
+        "threads": 1,
+        "cache_size": 0,  # no block cache on either side unless a step asks for one
+        "seed": seed,
+        "histogram": 1,
+        "statistics": 1,
+    }
+
+
+def _fill(name):
+    return Step(name=name, kind="write", benchmarks=(name,), timed=(name,))
+
+
+def _read(name, **flags):
+    return Step(name=name, kind="read", benchmarks=(name,), timed=(name,), flags=flags,
+                existing=True)
+
+
+_OVERWRITE = Step(name="overwrite", kind="write", benchmarks=("overwrite",), timed=("overwrite",),
+                  existing=True)
+
+
+def _standard_steps(num):
+    cache = num * ENTRY_BYTES // 10
+    return [
+        _fill("fillseq"),
+        Step(name="fillrandom+waitforcompaction", kind="write",
+             benchmarks=("fillrandom", "waitforcompaction"), timed=("fillrandom",),
+             note="fillrandom+waitforcompaction: ops/s is fillrandom's own report line (the wait "
+                  "for compactions is not timed by either tool); write-amp includes the "
+                  "compactions waited for. ShaleDB has no compaction yet: its waitforcompaction "
+                  "only flushes."),
+        Step(name="bulkload", kind="write", benchmarks=("bulkload",), timed=("bulkload",),
+             flags=dict(_BULK_LOAD_FLAGS), db="bulk",
+             rocksdb_benchmarks=("fillrandom", "compact"), rocksdb_timed=("fillrandom", "compact"),
+             note="bulkload: RocksDB runs fillrandom,compact with PrepareForBulkLoad's options "
+                  "as flags (both tools get them); its ops/s is num / (fillrandom + compact "
+                  "seconds). It runs in a DB directory of its own."),
+        _read("readrandom", cache_size=cache),
+        _read("readseq"),
+        _OVERWRITE,
+    ]
+
+
+SUITES = {
+    "selftest": (2000, "a tiny check of the script itself (seconds)",
+                 lambda num: [_fill("fillseq"), _read("readrandom")]),
+    "quick": (1_000_000, "about 2 minutes: 1M keys",
+              lambda num: [_fill("fillseq"), _fill("fillrandom"), _read("readrandom"),
+                           _read("readseq"), _OVERWRITE]),
+    "standard": (20_000_000, "20M keys; readrandom with a block cache of 1/10 of the data",
+                 _standard_steps),
+}
+
+
+def suite_steps(name, num=None):
+    """(num, steps) of a named suite; `num` overrides the suite's key count."""
+    default_num, _, make = SUITES[name]
+    n = num or default_num
+    return n, make(n)

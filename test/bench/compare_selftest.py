@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Tests of bench/compare: its parsers and summary on canned tool output, and its `selftest`
+suite end to end (2000 keys, fillseq and readrandom; a few seconds).
+
+Usage: compare_selftest.py --compare bench/compare --shale_bench PATH --dir WORK_DIR
+                           [--db_bench /usr/bin/db_bench]
+
+The end-to-end test checks that the printed table parses and carries both ratios (against the
+Debian db_bench as measured and against an estimated release build). When db_bench is absent it
+checks instead that the RocksDB side is skipped with "db_bench not found: RocksDB column skipped"
+(nothing is installed). The skip path is also exercised with a db_bench path that does not exist.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+ARGS = None
+
+# Canned output of Debian's db_bench 7.8.3 (trimmed): report lines, histograms, statistics.
+DB_BENCH_OUT = """\
+DB path: [/tmp/x]
+fillseq      :       6.054 micros/op 164866 ops/sec 0.012 seconds 2000 operations;   18.2 MB/s
+Microseconds per write:
+Count: 2000 Average: 6.0180  StdDev: 90.60
+Percentiles: P50: 3.12 P75: 3.65 P99: 9.33 P99.9: 110.00 P99.99: 4051.00
+------------------------------------------------------
+DB path: [/tmp/x]
+readrandom   :       0.912 micros/op 1066666 ops/sec 0.002 seconds 2000 operations;  118.0 MB/s (1990 of 2000 found)
+
+Microseconds per read:
+Percentiles: P50: 0.54 P75: 0.81 P99: 2.14 P99.9: 15.00 P99.99: 1535.00
+Microseconds per write:
+Percentiles: P50: 7.00 P75: 8.00 P99: 99.00 P99.9: 150.00 P99.99: 1535.00
+compact      :   16306.000 micros/op 61 ops/sec 0.016 seconds 1 operations;
+flush        : skipped (Not implemented: compaction is not supported yet)
+
+STATISTICS:
+rocksdb.number.keys.written COUNT : 2000
+rocksdb.bytes.written COUNT : 262000
+rocksdb.wal.bytes COUNT : 262000
+rocksdb.flush.write.bytes COUNT : 232000
+rocksdb.compact.write.bytes COUNT : 116000
+rocksdb.db.get.micros P50 : 0.525762 P95 : 0.998948 P99 : 1.917647 P100 : 43.000000 COUNT : 2000
+"""
+
+
+def load_lib():
+    sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(ARGS.compare)), "lib"))
+    import compare_parse
+    import compare_report
+    import compare_suites
+    return compare_parse, compare_report, compare_suites
+
+
+class ParseTest(unittest.TestCase):
+    def setUp(self):
+        self.parse, _, _ = load_lib()
+
+    def test_report_lines_and_p99(self):
+        lines, skipped = self.parse.parse_report(DB_BENCH_OUT)
+        self.assertEqual(set(lines), {"fillseq", "readrandom", "compact"})
+        fs = lines["fillseq"]
+        self.assertEqual((fs.ops_per_sec, fs.seconds, fs.ops, fs.mb_per_sec, fs.p99_micros),
+                         (164866, 0.012, 2000, 18.2, 9.33))
+        rr = lines["readrandom"]
+        self.assertEqual((rr.mb_per_sec, rr.p99_micros, rr.message),
+                         (118.0, 2.14, "(1990 of 2000 found)"))
+        self.assertIsNone(lines["compact"].mb_per_sec)
+        self.assertIsNone(lines["compact"].p99_micros)  # no histogram after it
+        self.assertEqual(skipped, {"flush": "Not implemented: compaction is not supported yet"})
+
+    def test_write_amplification_uses_logical_bytes(self):
+        tickers = self.parse.parse_tickers(DB_BENCH_OUT)
+        self.assertEqual(tickers["wal.bytes"], 262000)
+        self.assertNotIn("db.get.micros", tickers)
+        wa = self.parse.write_amplification(tickers, 116)
+        self.assertAlmostEqual(wa, (262000 + 232000 + 116000) / (2000 * 116))
+        self.assertIsNone(self.parse.write_amplification({"wal.bytes": 5}, 116))
+        self.assertIsNone(self.parse.write_amplification({}, 116))
+
+    def test_rss_series_version_and_failures(self):
+        self.assertEqual(self.parse.parse_peak_rss_bytes(
+            "\tMaximum resident set size (kbytes): 16932\n"), 16932 * 1024)
+        self.assertIsNone(self.parse.parse_peak_rss_bytes(""))
+        self.assertEqual(self.parse.parse_series("secs_elapsed,interval_qps\n1,100\n2,250\nx\n"),
+                         [{"seconds": 1.0, "ops_per_sec": 100.0},
+                          {"seconds": 2.0, "ops_per_sec": 250.0}])
+        self.assertEqual(self.parse.parse_version("RocksDB:    version 7.8.3\nDate: x"), "7.8.3")
+        msg = self.parse.failure_message(
+            "ShaleDB:    version 0.1.0\nshale_bench: Invalid argument: --benchmarks: benchmark "
+            "'bulkload' is not supported yet\n")
+        self.assertEqual(msg, "Invalid argument: --benchmarks: benchmark 'bulkload' is not "
+                              "supported yet")
+        self.assertTrue(self.parse.is_not_supported(msg))
+        self.assertFalse(self.parse.is_not_supported("Corruption: bad block"))
+        progress_then_error = "... finished 100 ops\r... finished 200 ops\rIO error: disk full\n"
+        self.assertEqual(self.parse.failure_message(progress_then_error), "IO error: disk full")
+
+
+class SummaryTest(unittest.TestCase):
+    def setUp(self):
+        _, self.report, self.suites = load_lib()
+        self.steps = self.suites.suite_steps("quick")[1][:2]  # fillseq, fillrandom
+
+    def run_record(self, engine, step, ops, rnd=1, status="ok", reason=""):
+        return {"engine": engine, "step": step, "status": status, "reason": reason,
+                "round": rnd, "ops_per_sec": ops, "mb_per_sec": 1.0, "p99_micros": 2.0,
+                "write_amplification": 1.1, "peak_rss_bytes": 1 << 20, "seconds": 1.0,
+                "stall_seconds": 0.0}
+
+    def test_medians_ratios_and_na(self):
+        runs = [self.run_record("RocksDB", "fillseq", v, i) for i, v in enumerate((100, 300, 200))]
+        runs += [self.run_record("ShaleDB", "fillseq", v, i) for i, v in enumerate((50, 150, 90))]
+        runs.append(self.run_record("RocksDB", "fillrandom", 100))
+        runs.append(self.run_record("ShaleDB", "fillrandom", None, status="n/a",
+                                    reason="not supported yet: no way"))
+        rows = self.report.summarize(self.steps, ["RocksDB", "ShaleDB"], runs)
+        shale_fs = rows[1]
+        self.assertEqual((shale_fs["engine"], shale_fs["ops_per_sec"]), ("ShaleDB", 90))
+        self.assertAlmostEqual(shale_fs["ratio_debian"], 90 / 200)
+        self.assertAlmostEqual(shale_fs["ratio_release_estimate"], 90 / (200 * 1.25))
+        self.assertNotIn("ratio_debian", rows[3])
+        text = self.report.format_text(rows, True)
+        self.assertIn("n/a (not supported yet: no way)", text)
+        self.assertRegex(text, r"ShaleDB \| fillseq +\| 90 +\|.*\| 0\.45 +\| 0\.36 \(x1\.25\)")
+        self.assertEqual(self.suites.release_factor(self.steps[1]), (1.26, True))
+
+    def test_fallback_factors_are_footnoted(self):
+        steps = self.suites.suite_steps("quick")[1]
+        factors = {s.name: self.suites.release_factor(s) for s in steps}
+        self.assertEqual(factors["readseq"], (1.10, False))
+        self.assertEqual(factors["overwrite"], (1.26, False))
+        notes = " ".join(self.report.footnotes(steps, [], 1, True))
+        self.assertIn("No measured factor for overwrite x1.26, readseq x1.10", notes)
+
+
+def parse_table(stdout):
+    """(header cells, rows of cells) of the printed table; fails the test if absent."""
+    lines = stdout.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith("engine "))
+    header = [c.strip() for c in lines[start].split(" | ")]
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.strip():
+            break
+        rows.append([c.strip() for c in line.split(" | ")])
+    return header, rows
+
+
+def number(cell):
+    return float(cell.replace(",", ""))
+
+
+class EndToEndTest(unittest.TestCase):
+    def compare(self, name, *extra):
+        work = os.path.join(ARGS.dir, name)
+        os.makedirs(work, exist_ok=True)
+        out_json, out_md = os.path.join(work, "out.json"), os.path.join(work, "out.md")
+        p = subprocess.run(
+            [sys.executable, ARGS.compare, "--suite=selftest", "--dir", work,
+             "--shale_bench", ARGS.shale_bench, "--json", out_json, "--markdown", out_md,
+             *extra], capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(out_json, encoding="utf-8") as f:
+            doc = json.load(f)
+        with open(out_md, encoding="utf-8") as f:
+            md = f.read()
+        return p.stdout, doc, md
+
+    def check_common(self, stdout, doc, md, engines):
+        header, rows = parse_table(stdout)
+        self.assertEqual(header[:4], ["engine", "benchmark", "ops/s", "MB/s"])
+        self.assertIn("ratio vs Debian", header)
+        self.assertIn("ratio vs release est.", header)
+        self.assertEqual([(r[0], r[1]) for r in rows],
+                         [(e, b) for b in ("fillseq", "readrandom") for e in engines])
+        for r in rows:
+            self.assertEqual(len(r), len(header), r)
+            self.assertGreater(number(r[2]), 0, r)
+        self.assertEqual(doc["suite"], "selftest")
+        self.assertEqual(len(doc["runs"]), 2 * len(engines))
+        self.assertTrue(all(r["status"] == "ok" for r in doc["runs"]), doc["runs"])
+        self.assertRegex(md, r"commit [0-9a-f]{4,}")
+        self.assertIn("| engine | benchmark | ops/s |", md)
+        self.assertIn("CPUs", md)
+        return header, rows
+
+    def test_selftest_suite(self):
+        have = os.access(ARGS.db_bench, os.X_OK)
+        stdout, doc, md = self.compare("e2e", "--db_bench", ARGS.db_bench)
+        if not have:
+            print("db_bench not found: RocksDB column skipped", file=sys.stderr)
+            self.assertIn("db_bench not found: RocksDB column skipped", stdout)
+            self.check_common(stdout, doc, md, ["ShaleDB"])
+            return
+        header, rows = self.check_common(stdout, doc, md, ["RocksDB", "ShaleDB"])
+        debian, release = header.index("ratio vs Debian"), header.index("ratio vs release est.")
+        for rocks, shale in zip(rows[0::2], rows[1::2]):
+            self.assertRegex(shale[debian], r"^\d+\.\d\d$")
+            m = re.match(r"^(\d+\.\d\d) \(x(\d\.\d\d)\)$", shale[release])
+            self.assertIsNotNone(m, shale[release])
+            expected = number(shale[2]) / number(rocks[2])
+            self.assertAlmostEqual(float(shale[debian]), expected, delta=0.006)
+            self.assertAlmostEqual(float(m[1]), expected / float(m[2]), delta=0.006)
+            self.assertRegex(rocks[release], r"^est\. [\d,]+ ops/s \(x\d\.\d\d\)$")
+
+    def test_missing_db_bench_skips_rocksdb(self):
+        stdout, doc, md = self.compare("no_db_bench", "--db_bench", "/nonexistent/db_bench")
+        self.assertIn("db_bench not found: RocksDB column skipped", stdout)
+        _, rows = self.check_common(stdout, doc, md, ["ShaleDB"])
+        self.assertEqual(rows[0][-2:], ["n/a (no db_bench)", "n/a (no db_bench)"])
+
+
+def main():
+    global ARGS
+    p = argparse.ArgumentParser()
+    p.add_argument("--compare", required=True)
+    p.add_argument("--shale_bench", required=True)
+    p.add_argument("--dir", required=True)
+    p.add_argument("--db_bench", default="/usr/bin/db_bench")
+    ARGS, rest = p.parse_known_args()
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+
+
+if __name__ == "__main__":
+    main()
