@@ -63,6 +63,8 @@ Status BuildTable(const std::string& dbname, FileSystem* fs, const InternalKeyCo
   if (s.ok() && !empty) s = file->Sync();
   Status close = file->Close();
   if (s.ok()) s = close;
+  // The directory entry must be durable before a MANIFEST edit names the file.
+  if (s.ok() && !empty) s = fs->SyncDir(dbname);
   if (s.ok() && !empty) {
     const TableProperties& props = builder.properties();
     meta->file_size = builder.FileSize();

@@ -1,7 +1,8 @@
 // BuildTable: writes sorted internal entries (and range deletions) to a new table file, the
 // output step of a flush and of WAL recovery.
 //
-// The file is written, synced and closed; its FileMetaData (key range, sequence range, counts,
+// The file is written, synced and closed, and the directory synced so its entry survives a
+// crash; its FileMetaData (key range, sequence range, counts,
 // size) is filled in. When nothing is left to write (every entry dropped, no range deletion),
 // no file remains and meta->file_size is 0. On error the partial file is deleted.
 //

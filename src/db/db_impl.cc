@@ -216,7 +216,7 @@ Options DBImpl::GetOptions() const {
 }
 
 Status DBImpl::GetApproximateSizes(const Range* ranges, int n, uint64_t* sizes) {
-  SuperVersion* sv = RefSuperVersion();
+  SuperVersion* sv = RefSuperVersion(ReadOptions(), nullptr);
   const Comparator* ucmp = icmp_.user_comparator();
   Status s;
   for (int i = 0; i < n && s.ok(); i++) {

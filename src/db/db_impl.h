@@ -118,6 +118,8 @@ class DBImpl final : public DB {
 
   // ---- db_impl_open.cc
   [[nodiscard]] Status CheckOrCreateDir();
+  // Corruption when the directory holds a DB's files but no CURRENT.
+  [[nodiscard]] Status CheckNoDBFilesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status NewDBLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status RecoverLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status CheckTableFileSizesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -139,7 +141,10 @@ class DBImpl final : public DB {
   MemTable* NewMemTable() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- db_impl_read.cc
-  SuperVersion* RefSuperVersion() ABSL_LOCKS_EXCLUDED(mu_);
+  // References the current SuperVersion and, with `sequence`, sets it to the read sequence
+  // of `options` (its snapshot, or the last published sequence, read with the SuperVersion).
+  SuperVersion* RefSuperVersion(const ReadOptions& options, SequenceNumber* sequence)
+      ABSL_LOCKS_EXCLUDED(mu_);
   void UnrefSuperVersion(SuperVersion* sv) ABSL_LOCKS_EXCLUDED(mu_);
   // Makes a SuperVersion of the current state and returns the one it replaces (to be
   // released with UnrefSuperVersion after mu_ is released), or null.
@@ -151,7 +156,6 @@ class DBImpl final : public DB {
                                       const LookupKey& lkey, SequenceNumber sequence,
                                       SequenceNumber* max_tombstone, std::string* value,
                                       bool* done);
-  SequenceNumber ReadSequence(const ReadOptions& options) const;
 
   // ---- db_impl_background.cc
   void MaybeScheduleFlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

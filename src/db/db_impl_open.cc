@@ -39,8 +39,10 @@ log::WalRecoveryMode ToLogMode(WALRecoveryMode mode) {
 
 }  // namespace
 
-Status DB::Open(const Options& options, const std::string& name, std::unique_ptr<DB>* db) {
+Status DB::Open(const Options& user_options, const std::string& name, std::unique_ptr<DB>* db) {
   db->reset();
+  Options options = user_options;
+  if (options.file_system == nullptr) options.file_system = FileSystem::Default();
   Status s = options.Validate();
   if (!s.ok()) return s;
   s = CheckSupportedNow(options);
@@ -89,6 +91,8 @@ Status DBImpl::OpenDB() {
   MutexLock lock(&mu_);
   const bool exists = fs_->FileExists(CurrentFileName(dbname_)).ok();
   if (!exists) {
+    s = CheckNoDBFilesLocked();
+    if (!s.ok()) return s;
     if (!options_.create_if_missing) {
       return Status::InvalidArgument(dbname_ + ": does not exist (create_if_missing is false)");
     }
@@ -117,6 +121,24 @@ Status DBImpl::OpenDB() {
   mu_.Unlock();
   DeleteObsoleteFiles();
   mu_.Lock();
+  return Status::OK();
+}
+
+Status DBImpl::CheckNoDBFilesLocked() {
+  std::vector<std::string> children;
+  Status s = fs_->GetChildren(dbname_, &children);
+  if (!s.ok()) return s;
+  for (const std::string& name : children) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(name, &number, &type)) continue;
+    if (type == FileType::kTableFile || type == FileType::kWalFile ||
+        type == FileType::kDescriptorFile) {
+      return Status::Corruption(CurrentFileName(dbname_) +
+                                ": missing, but the directory holds DB files (" + name +
+                                "); refusing to create a new DB over them");
+    }
+  }
   return Status::OK();
 }
 
@@ -306,7 +328,9 @@ Status DBImpl::WriteOptionsFileLocked() {
 }
 
 Status DestroyDB(const std::string& name, const Options& options) {
-  FileSystem* fs = options.file_system.get();
+  const std::shared_ptr<FileSystem> fs_holder =
+      options.file_system != nullptr ? options.file_system : FileSystem::Default();
+  FileSystem* fs = fs_holder.get();
   std::vector<std::string> children;
   if (!fs->GetChildren(name, &children).ok()) return Status::OK();  // nothing there
   std::unique_ptr<FileLock> lock;

@@ -55,15 +55,17 @@ bool DecideFromEntry(std::string_view ikey, std::string_view entry_value,
 
 }  // namespace
 
-SequenceNumber DBImpl::ReadSequence(const ReadOptions& options) const {
-  return options.snapshot != nullptr ? options.snapshot->GetSequenceNumber()
-                                     : versions_->LastSequence();
-}
-
-SuperVersion* DBImpl::RefSuperVersion() {
+SuperVersion* DBImpl::RefSuperVersion(const ReadOptions& options, SequenceNumber* sequence) {
   MutexLock lock(&mu_);
   SuperVersion* sv = super_version_;
   sv->refs.fetch_add(1, std::memory_order_relaxed);
+  // Taken together under the mutex: the SuperVersion holds every write up to the sequence,
+  // and no flush has yet dropped a version the sequence can see (an explicit snapshot is
+  // protected by being registered).
+  if (sequence != nullptr) {
+    *sequence = options.snapshot != nullptr ? options.snapshot->GetSequenceNumber()
+                                            : versions_->LastSequence();
+  }
   return sv;
 }
 
@@ -98,9 +100,8 @@ SuperVersion* DBImpl::InstallSuperVersionLocked() {
 
 Status DBImpl::Get(const ReadOptions& options, std::string_view key, std::string* value) {
   const auto start = std::chrono::steady_clock::now();
-  // The sequence first, then the SuperVersion: every write up to the sequence is in it.
-  const SequenceNumber sequence = ReadSequence(options);
-  SuperVersion* sv = RefSuperVersion();
+  SequenceNumber sequence;
+  SuperVersion* sv = RefSuperVersion(options, &sequence);
   Status s = GetImpl(options, sv, sequence, key, value);
   UnrefSuperVersion(sv);
   RecordTick(NUMBER_DB_GET);
@@ -118,8 +119,8 @@ std::vector<Status> DBImpl::MultiGet(const ReadOptions& options,
                                      const std::vector<std::string_view>& keys,
                                      std::vector<std::string>* values) {
   const auto start = std::chrono::steady_clock::now();
-  const SequenceNumber sequence = ReadSequence(options);
-  SuperVersion* sv = RefSuperVersion();
+  SequenceNumber sequence;
+  SuperVersion* sv = RefSuperVersion(options, &sequence);
   std::vector<Status> result(keys.size());
   values->resize(keys.size());
   uint64_t bytes = 0;
@@ -226,7 +227,7 @@ Status DBImpl::GetFromVersion(const ReadOptions& options, Version* v, const Look
 
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   DBIterOptions iopts;
-  iopts.sequence = ReadSequence(options);
+  SuperVersion* sv = RefSuperVersion(options, &iopts.sequence);
   if (options.iterate_lower_bound != nullptr) {
     iopts.lower_bound = std::string(*options.iterate_lower_bound);
   }
@@ -234,7 +235,6 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
     iopts.upper_bound = std::string(*options.iterate_upper_bound);
   }
   iopts.statistics = statistics_;
-  SuperVersion* sv = RefSuperVersion();
 
   const Comparator* ucmp = icmp_.user_comparator();
   RangeTombstoneSources tombstones;
