@@ -107,6 +107,15 @@ void CheckFilesAndComparator(const Options& o, RuleChecker* c) {
 }
 
 void CheckTable(const TableOptions& t, RuleChecker* c) {
+  // Enums can arrive as any int through the C ABI.
+  c->Require(t.index_type == TableOptions::kBinarySearch ||
+                 t.index_type == TableOptions::kTwoLevelIndexSearch,
+             "block_based_table_factory.index_type",
+             "must be kBinarySearch (0) or kTwoLevelIndexSearch (2)");
+  c->Require(t.data_block_index_type == TableOptions::kDataBlockBinarySearch ||
+                 t.data_block_index_type == TableOptions::kDataBlockBinaryAndHash,
+             "block_based_table_factory.data_block_index_type",
+             "must be kDataBlockBinarySearch (0) or kDataBlockBinaryAndHash (1)");
   c->Require(t.block_size > 0, "block_based_table_factory.block_size", "must be > 0");
   c->Require(t.block_restart_interval >= 1, "block_based_table_factory.block_restart_interval",
              "must be at least 1");

@@ -103,6 +103,15 @@ void TestOptionSetters(void) {
   ExpectRejected(o, "max_subcompactions");
   o = NewTestOptions(); shale_options_increase_parallelism(o, 0);
   ExpectRejected(o, "max_background_jobs");
+  /* An index type RocksDB has but ShaleDB does not (kHashSearch = 1). */
+  {
+    shale_block_based_table_options_t* t = shale_block_based_options_create();
+    shale_block_based_options_set_index_type(t, 1);
+    o = NewTestOptions();
+    shale_options_set_block_based_table_factory(o, t);
+    shale_block_based_options_destroy(t);
+    ExpectRejected(o, "index_type");
+  }
   /* Compaction knobs away from their defaults: not supported yet. */
   o = NewTestOptions(); shale_options_set_level0_slowdown_writes_trigger(o, 8);
   ExpectRejected(o, "level0_slowdown_writes_trigger");
