@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/flags/flag.h"
+#include "compression/codec.h"
 #include "flags.h"
 #include "shale/filter_policy.h"
 
@@ -161,19 +162,7 @@ Status ParseCompressionType(std::string_view name, CompressionType* type) {
                        "' (none, snappy, zlib, bzip2, lz4, lz4hc, xpress, zstd)");
 }
 
-std::string_view CompressionName(CompressionType type) {
-  switch (type) {
-    case kNoCompression: return "NoCompression";
-    case kSnappyCompression: return "Snappy";
-    case kZlibCompression: return "Zlib";
-    case kBZip2Compression: return "BZip2";
-    case kLZ4Compression: return "LZ4";
-    case kLZ4HCCompression: return "LZ4HC";
-    case kXpressCompression: return "Xpress";
-    case kZSTD: return "ZSTD";
-  }
-  return "Unknown";
-}
+std::string_view CompressionName(CompressionType type) { return CompressionTypeName(type); }
 
 Status CheckFlags() {
   Status s = CheckNotYetBuilt();
