@@ -234,6 +234,9 @@ extern SHALE_LIBRARY_API void shale_put(shale_t* db, const shale_writeoptions_t*
                                         size_t vallen, char** errptr);
 extern SHALE_LIBRARY_API void shale_delete(shale_t* db, const shale_writeoptions_t* options,
                                            const char* key, size_t keylen, char** errptr);
+/* Removes a key that was Put at most once since its last deletion (see DB::SingleDelete). */
+extern SHALE_LIBRARY_API void shale_singledelete(shale_t* db, const shale_writeoptions_t* options,
+                                                 const char* key, size_t keylen, char** errptr);
 /* Deletes the keys in [start_key, end_key); an error if end_key < start_key. */
 extern SHALE_LIBRARY_API void shale_delete_range(shale_t* db, const shale_writeoptions_t* options,
                                                  const char* start_key, size_t start_key_len,
@@ -243,6 +246,24 @@ extern SHALE_LIBRARY_API void shale_delete_range(shale_t* db, const shale_writeo
  * (see the write batch functions). */
 extern SHALE_LIBRARY_API void shale_write(shale_t* db, const shale_writeoptions_t* options,
                                           shale_writebatch_t* batch, char** errptr);
+
+/* Reads num_keys keys at one snapshot, as RocksDB's rocksdb_multi_get: for each i,
+ * values_list[i] is a malloc'd value (length in values_list_sizes[i]) or NULL when the key is
+ * absent or on error; errs[i] is NULL or a malloc'd message. Free each with shale_free. */
+extern SHALE_LIBRARY_API void shale_multi_get(shale_t* db, const shale_readoptions_t* options,
+                                              size_t num_keys, const char* const* keys_list,
+                                              const size_t* keys_list_sizes, char** values_list,
+                                              size_t* values_list_sizes, char** errs);
+/* Changes dynamic options, all or none (DB::SetOptions): keys[i]=values[i], RocksDB's names. */
+extern SHALE_LIBRARY_API void shale_set_options(shale_t* db, int count, const char* const keys[],
+                                                const char* const values[], char** errptr);
+/* Clears the background error once its cause is gone (DB::Resume). */
+extern SHALE_LIBRARY_API void shale_resume(shale_t* db, char** errptr);
+/* Approximate table bytes of each range [start, limit) (DB::GetApproximateSizes). */
+extern SHALE_LIBRARY_API void shale_approximate_sizes(
+    shale_t* db, int num_ranges, const char* const* range_start_key,
+    const size_t* range_start_key_len, const char* const* range_limit_key,
+    const size_t* range_limit_key_len, uint64_t* sizes, char** errptr);
 
 /* A write batch's updates return nothing, as RocksDB's do. An update the batch cannot hold (a
  * key or value of 4 GiB or more) is not added; the batch remembers the first such error and

@@ -3,6 +3,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "capi/c_handles.h"
 
@@ -39,6 +41,54 @@ void shale_put(shale_t* db, const shale_writeoptions_t* options, const char* key
 void shale_delete(shale_t* db, const shale_writeoptions_t* options, const char* key,
                   size_t keylen, char** errptr) {
   SaveError(errptr, db->rep->Delete(options->rep, View(key, keylen)));
+}
+
+void shale_singledelete(shale_t* db, const shale_writeoptions_t* options, const char* key,
+                        size_t keylen, char** errptr) {
+  SaveError(errptr, db->rep->SingleDelete(options->rep, View(key, keylen)));
+}
+
+void shale_multi_get(shale_t* db, const shale_readoptions_t* options, size_t num_keys,
+                     const char* const* keys_list, const size_t* keys_list_sizes,
+                     char** values_list, size_t* values_list_sizes, char** errs) {
+  std::vector<std::string_view> keys;
+  keys.reserve(num_keys);
+  for (size_t i = 0; i < num_keys; i++) keys.push_back(View(keys_list[i], keys_list_sizes[i]));
+  std::vector<std::string> values;
+  std::vector<shale::Status> statuses = db->rep->MultiGet(options->rep, keys, &values);
+  for (size_t i = 0; i < num_keys; i++) {
+    values_list[i] = nullptr;
+    values_list_sizes[i] = 0;
+    errs[i] = nullptr;
+    if (statuses[i].ok()) {
+      values_list[i] = CopyToMalloc(values[i]);
+      values_list_sizes[i] = values[i].size();
+    } else if (!statuses[i].IsNotFound()) {
+      errs[i] = CopyToMallocString(statuses[i].ToString());
+    }
+  }
+}
+
+void shale_set_options(shale_t* db, int count, const char* const keys[],
+                       const char* const values[], char** errptr) {
+  std::unordered_map<std::string, std::string> changes;
+  for (int i = 0; i < count; i++) changes[keys[i]] = values[i];
+  SaveError(errptr, db->rep->SetOptions(changes));
+}
+
+void shale_resume(shale_t* db, char** errptr) { SaveError(errptr, db->rep->Resume()); }
+
+void shale_approximate_sizes(shale_t* db, int num_ranges, const char* const* range_start_key,
+                             const size_t* range_start_key_len,
+                             const char* const* range_limit_key,
+                             const size_t* range_limit_key_len, uint64_t* sizes,
+                             char** errptr) {
+  std::vector<shale::Range> ranges;
+  for (int i = 0; i < num_ranges; i++) {
+    ranges.emplace_back(View(range_start_key[i], range_start_key_len[i]),
+                        View(range_limit_key[i], range_limit_key_len[i]));
+  }
+  SaveError(errptr, db->rep->GetApproximateSizes(ranges.data(), num_ranges, sizes));
 }
 
 void shale_delete_range(shale_t* db, const shale_writeoptions_t* options, const char* start_key,

@@ -85,6 +85,49 @@ void TestWritesAndReads(void) {
   CHECK_ERROR(err, "Invalid argument");
   CheckGet(db, ro, "c1", "v");
 
+  /* SingleDelete, MultiGet (one value, one absent key), SetOptions, Resume, sizes. */
+  shale_put(db, wo, STR("single"), STR("once"), &err);
+  CHECK_OK(err);
+  shale_singledelete(db, wo, STR("single"), &err);
+  CHECK_OK(err);
+  CheckGet(db, ro, "single", NULL);
+  {
+    const char* keys[2] = {"c1", "c2"};
+    size_t key_sizes[2] = {2, 2};
+    char* values[2];
+    size_t value_sizes[2];
+    char* errs[2];
+    shale_multi_get(db, ro, 2, keys, key_sizes, values, value_sizes, errs);
+    CHECK(errs[0] == NULL && errs[1] == NULL);
+    CHECK(values[0] != NULL && value_sizes[0] == 1 && memcmp(values[0], "v", 1) == 0);
+    CHECK(values[1] == NULL && value_sizes[1] == 0);
+    shale_free(values[0]);
+  }
+  {
+    const char* names[1] = {"write_buffer_size"};
+    const char* good[1] = {"8M"};
+    const char* bad[1] = {"not-a-size"};
+    const char* fixed[1] = {"num_levels"};
+    shale_set_options(db, 1, names, good, &err);
+    CHECK_OK(err);
+    shale_set_options(db, 1, names, bad, &err);
+    CHECK_ERROR(err, "write_buffer_size");
+    shale_set_options(db, 1, fixed, good, &err);
+    CHECK_ERROR(err, "num_levels");
+  }
+  shale_resume(db, &err);
+  CHECK_OK(err);
+  {
+    const char* start[1] = {"a"};
+    const char* limit[1] = {"z"};
+    size_t start_len[1] = {1};
+    size_t limit_len[1] = {1};
+    uint64_t sizes[1] = {12345};
+    shale_approximate_sizes(db, 1, start, start_len, limit, limit_len, sizes, &err);
+    CHECK_OK(err);
+    CHECK(sizes[0] == 0); /* everything is still in the memtable */
+  }
+
   /* A synced write and a write without the WAL both survive a clean close. */
   shale_writeoptions_set_sync(wo, 1);
   shale_put(db, wo, STR("synced"), STR("s"), &err);

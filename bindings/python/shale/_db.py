@@ -141,6 +141,11 @@ class DB:
         key = _library.as_bytes(key, "key")
         self._write(self._lib.shale_delete, (key, len(key)), sync, disable_wal)
 
+    def single_delete(self, key, *, sync=False, disable_wal=False):
+        """Removes a key that was put at most once since its last deletion."""
+        key = _library.as_bytes(key, "key")
+        self._write(self._lib.shale_singledelete, (key, len(key)), sync, disable_wal)
+
     def delete_range(self, start, end, *, sync=False, disable_wal=False):
         """Deletes every key in [start, end)."""
         start = _library.as_bytes(start, "start")

@@ -72,6 +72,7 @@ _PROTOTYPES = {
     "shale_writeoptions_disable_WAL": (None, [_handle, _int]),
     "shale_put": (None, [_handle, _handle, _bytes, _size, _bytes, _size, _errptr]),
     "shale_delete": (None, [_handle, _handle, _bytes, _size, _errptr]),
+    "shale_singledelete": (None, [_handle, _handle, _bytes, _size, _errptr]),
     "shale_delete_range": (None, [_handle, _handle, _bytes, _size, _bytes, _size, _errptr]),
     "shale_write": (None, [_handle, _handle, _handle, _errptr]),
     "shale_writebatch_create": (_handle, []),

@@ -280,3 +280,9 @@ def test_random_operations_match_a_dict(db_path):
         assert list(db.iterator(reverse=True)) == sorted(model.items(), reverse=True)
     finally:
         db.close()
+
+
+def test_single_delete(db):
+    db.put(b"once", b"v")
+    db.single_delete(b"once")
+    assert db.get(b"once") is None
