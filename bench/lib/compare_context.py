@@ -90,7 +90,7 @@ def step_json(step):
     return {"name": step.name, "kind": step.kind, "benchmarks": list(step.benchmarks),
             "rocksdb_benchmarks": list(step.benchmarks_for("rocksdb")), "flags": step.flags,
             "use_existing_db": step.existing, "release_factor": factor,
-            "factor_measured": measured}
+            "factor_measured": measured, "until_compacted": step.until_compacted}
 
 
 def _gib(n):
@@ -119,13 +119,17 @@ def header_lines(context, info, flags):
     ]
 
 
-def markdown(context, info, flags, rows, notes, have_rocksdb):
-    """A section for bench/RESULTS.md: header bullets, the table, numbered notes."""
+def markdown(context, info, flags, rows, notes, have_rocksdb, compaction_rows=()):
+    """A section for bench/RESULTS.md: header bullets, the table (and the compaction table when
+    there are compaction rows), numbered notes."""
     lines = [f"### `{context['suite']}` suite: commit {context['commit']}, {context['date']}", ""]
     lines.extend(f"- {h}" for h in header_lines(context, info, flags)[1:])
     lines.append(f"- Command: `{context['command']}`")
     lines.append("")
     lines.append(compare_report.format_markdown_table(rows, have_rocksdb))
     lines.append("")
+    if compaction_rows:
+        lines.append(compare_report.format_compaction_markdown(compaction_rows, have_rocksdb))
+        lines.append("")
     lines.extend(f"{i}. {n}" for i, n in enumerate(notes, 1))
     return "\n".join(lines) + "\n"

@@ -6,9 +6,14 @@ Both tools print the same text (shale_bench copies db_bench's formats), so one p
     or, for a benchmark the tool could not run, "compact      : skipped (why)";
   - with --histogram=1, after each report line, "Percentiles: P50: 1.2 P75: 2.3 P99: 6.7 ...";
   - with --statistics=1, ticker lines "rocksdb.wal.bytes COUNT : 262000" (ShaleDB: "shale.");
-  - with --report_interval_seconds, a CSV file "secs_elapsed,interval_qps";
-  - on stderr, the version banner ("RocksDB:    version 7.8.3", "ShaleDB:    version 0.1.0").
-And /usr/bin/time -v's "Maximum resident set size (kbytes): N".
+  - with --report_interval_seconds, a CSV file "secs_elapsed,interval_qps" (db_bench 7.8 writes
+    the operations of each interval, which are ops/s with the 1 s interval bench/compare uses);
+  - on stderr, the version banner ("RocksDB:    version 7.8.3", "ShaleDB:    version 0.1.0");
+  - shale_bench's waitforcompaction line "waitforcompaction(DB): waited 1.234 seconds (done at
+    unix time 1795272240.495887)".
+And /usr/bin/time -v's "Maximum resident set size (kbytes): N", /proc/<pid>/io, and RocksDB's
+info LOG, whose EVENT_LOG_v1 lines say when each flush and compaction finished:
+  ... EVENT_LOG_v1 {"time_micros": 1795272240495887, "job": 6, "event": "compaction_finished", ...
 
 Every function is pure (text in, values out); none raises on malformed input: what cannot be read
 is left out (None, or missing from the returned collection).
@@ -28,6 +33,10 @@ _PERCENTILE_P99 = re.compile(r"\bP99: (?P<p99>[0-9.]+)")
 _TICKER = re.compile(r"^(?:rocksdb|shale)\.(?P<name>[\w.]+) COUNT : (?P<count>\d+)\s*$")
 _MAX_RSS = re.compile(r"Maximum resident set size \(kbytes\): (?P<kib>\d+)")
 _VERSION = re.compile(r"^(?:RocksDB|ShaleDB):\s+version (?P<version>\S+)", re.MULTILINE)
+_WAITED = re.compile(r"^waitforcompaction\(.*\): waited (?P<secs>[0-9.]+) seconds "
+                     r"\(done at unix time (?P<at>[0-9.]+)\)\s*$", re.MULTILINE)
+_LOG_EVENT = re.compile(r'EVENT_LOG_v1 \{"time_micros": (?P<micros>\d+), .*?"event": '
+                        r'"(?P<event>flush_finished|compaction_finished)"')
 
 
 @dataclasses.dataclass
@@ -147,3 +156,60 @@ def is_not_supported(message):
     """Whether a tool's message says the feature is missing (rather than something failed)."""
     lowered = message.lower()
     return "not supported yet" in lowered or "not implemented" in lowered
+
+
+def parse_compaction_done(text):
+    """When shale_bench's last waitforcompaction saw compaction done (unix seconds), or None."""
+    matches = list(_WAITED.finditer(text or ""))
+    return float(matches[-1]["at"]) if matches else None
+
+
+def parse_last_background_job(log_text, since_unix=0.0):
+    """When the last flush or compaction finished (unix seconds) according to a RocksDB info
+    LOG's EVENT_LOG_v1 lines, ignoring events before `since_unix`; None if there is none."""
+    last = None
+    for m in _LOG_EVENT.finditer(log_text or ""):
+        at = int(m["micros"]) / 1e6
+        if at >= since_unix and (last is None or at > last):
+            last = at
+    return last
+
+
+def parse_proc_io(text):
+    """/proc/<pid>/io as {field: int} ("write_bytes", "cancelled_write_bytes", ...)."""
+    fields = {}
+    for line in (text or "").splitlines():
+        name, _, value = line.partition(":")
+        try:
+            fields[name.strip()] = int(value)
+        except ValueError:
+            continue
+    return fields
+
+
+def throughput_shape(series):
+    """How a --report_file series evolves: the mean ops/s of each tenth of the run (each sample
+    its own "tenth" when there are fewer than 10), the last tenth over the first, and the
+    longest stretch of consecutive samples with no progress, in seconds.
+
+    Returns {} for an empty series; last_first_ratio is None when the first tenth is 0.
+    """
+    if not series:
+        return {}
+    qps = [s["ops_per_sec"] for s in series]
+    parts = min(10, len(qps))
+    tenths = []
+    for i in range(parts):
+        chunk = qps[i * len(qps) // parts:(i + 1) * len(qps) // parts]
+        tenths.append(sum(chunk) / len(chunk))
+    secs = [s["seconds"] for s in series]
+    steps = sorted(b - a for a, b in zip(secs, secs[1:]) if b > a)
+    interval = steps[len(steps) // 2] if steps else 1.0
+    longest = run = 0
+    for q in qps:
+        run = run + 1 if q <= 0 else 0
+        longest = max(longest, run)
+    return {"tenths_ops_per_sec": tenths, "first_tenth_ops_per_sec": tenths[0],
+            "last_tenth_ops_per_sec": tenths[-1],
+            "last_first_ratio": tenths[-1] / tenths[0] if tenths[0] > 0 else None,
+            "longest_zero_seconds": longest * interval}

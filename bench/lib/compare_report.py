@@ -3,7 +3,12 @@
 summarize() reduces the runs of each (step, engine) to one row: the median of each figure over
 the rounds that succeeded, or the reason none did ("n/a (not supported yet: ...)", "error: ...").
 ShaleDB's rows carry two ratios of throughput: over RocksDB as measured (Debian's db_bench), and
-over an estimated release-build RocksDB (the measured ops/s x the step's release factor).
+over an estimated release-build RocksDB (the measured ops/s x the step's release factor); and
+the same two as ratios of time (ShaleDB seconds / RocksDB seconds, x the factor for release).
+
+Steps with compaction_figures also get a second table (format_compaction_text): the step's total
+time, the fill's own ops/s, the bytes written to storage per user byte, how throughput held up
+(last tenth of the run over the first) and the longest stretch without progress.
 
 Pure functions over plain dicts and lists.
 """
@@ -15,7 +20,13 @@ import compare_suites
 HEADER = ("engine", "benchmark", "ops/s", "MB/s", "p99 (us)", "write-amp", "peak RSS",
           "ratio vs Debian", "ratio vs release est.")
 _FIGURES = ("ops_per_sec", "mb_per_sec", "p99_micros", "write_amplification", "peak_rss_bytes",
-            "seconds", "stall_seconds")
+            "seconds", "stall_seconds", "disk_write_bytes", "disk_write_amplification",
+            "fill_seconds", "fill_ops_per_sec", "compaction_wait_seconds",
+            "first_tenth_ops_per_sec", "last_tenth_ops_per_sec", "last_first_ratio",
+            "longest_zero_seconds")
+COMPACTION_HEADER = ("engine", "benchmark", "total (s)", "fill ops/s", "disk write-amp",
+                     "last/first tenth", "longest stall (s)", "time ratio vs Debian",
+                     "time ratio vs release est.")
 
 
 def _median(values):
@@ -59,6 +70,9 @@ def summarize(steps, engine_names, runs):
                     and rocks["ops_per_sec"]:
                 row["ratio_debian"] = row["ops_per_sec"] / rocks["ops_per_sec"]
                 row["ratio_release_estimate"] = row["ops_per_sec"] / (rocks["ops_per_sec"] * factor)
+                if row.get("seconds") and rocks.get("seconds"):
+                    row["time_ratio_debian"] = row["seconds"] / rocks["seconds"]
+                    row["time_ratio_release_estimate"] = row["time_ratio_debian"] * factor
             rows.append(row)
     return rows
 
@@ -129,6 +143,67 @@ def format_markdown_table(rows, have_rocksdb):
     return "\n".join(out)
 
 
+def _compaction_cells(row, have_rocksdb):
+    if row["status"] != "ok":
+        label = "n/a" if row["status"] == "n/a" else "error"
+        return [row["engine"], row["step"], f"{label} ({row['reason']})"] + ["-"] * 6
+    fill = row.get("fill_ops_per_sec") or row["ops_per_sec"]
+    tenth = row.get("last_first_ratio")
+    if row["engine"] == "RocksDB":
+        release = row["seconds"] / row["release_factor"] if row.get("seconds") else None
+        ratios = ["1.00", f"est. {_num(release, 1)} s (x{row['release_factor']:.2f})"]
+    elif "time_ratio_debian" in row:
+        ratios = [f"{row['time_ratio_debian']:.2f}",
+                  f"{row['time_ratio_release_estimate']:.2f} (x{row['release_factor']:.2f})"]
+    else:
+        ratios = ["n/a (no db_bench)"] * 2 if not have_rocksdb else ["n/a", "n/a"]
+    return [row["engine"], row["step"], _num(row.get("seconds"), 1), _num(fill),
+            _num(row.get("disk_write_amplification"), 2),
+            "-" if tenth is None else f"{tenth:.2f}", _num(row.get("longest_zero_seconds")),
+            *ratios]
+
+
+def compaction_rows(steps, rows):
+    """The summary rows of the steps that have compaction figures, in order."""
+    names = {s.name for s in steps if s.compaction_figures}
+    return [r for r in rows if r["step"] in names]
+
+
+def format_compaction_text(rows, have_rocksdb):
+    """The compaction table (COMPACTION_HEADER), aligned like format_text."""
+    cells = [_compaction_cells(r, have_rocksdb) for r in rows]
+    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(COMPACTION_HEADER)]
+    out = [" | ".join(h.ljust(w) for h, w in zip(COMPACTION_HEADER, widths)).rstrip(),
+           "-+-".join("-" * w for w in widths)]
+    out.extend(" | ".join(v.ljust(w) for v, w in zip(c, widths)).rstrip() for c in cells)
+    return "\n".join(out)
+
+
+def format_compaction_markdown(rows, have_rocksdb):
+    def line(values):
+        return "| " + " | ".join(v.replace("|", "\\|") for v in values) + " |"
+    out = [line(COMPACTION_HEADER), "|" + "|".join("---" for _ in COMPACTION_HEADER) + "|"]
+    out.extend(line(_compaction_cells(r, have_rocksdb)) for r in rows)
+    return "\n".join(out)
+
+
+def compaction_notes():
+    """The notes of the compaction table."""
+    return [
+        "Compaction table: total = the step's time (fill + compaction for fillrandom+compaction, "
+        "fill + compact for bulkload); fill ops/s = the fill's own report line; disk write-amp = "
+        "bytes the process wrote to storage (/proc/<pid>/io write_bytes: WAL, flushes, "
+        f"compactions, MANIFEST, logs) / (keys written x {compare_suites.ENTRY_BYTES} bytes); "
+        "last/first tenth = mean ops/s of the last tenth of the fill over its first tenth, from "
+        "the --report_interval_seconds=1 series; longest stall = the longest run of 1-second "
+        "intervals with no operation done (both only for fillrandom+compaction: db_bench's "
+        "compact rewrites the series file of the bulk load's fill); time ratio = ShaleDB "
+        "seconds / RocksDB seconds (> 1: ShaleDB slower), 'vs release est.' multiplies it by "
+        "the release/Debian factor "
+        "(a release RocksDB takes that many times less time).",
+    ]
+
+
 def footnotes(steps, rows, repeat, have_rocksdb):
     """The notes printed under the table: how each figure was obtained."""
     f = compare_suites.MEASURED_FACTORS
@@ -153,6 +228,8 @@ def footnotes(steps, rows, repeat, have_rocksdb):
         f"(keys written x {compare_suites.ENTRY_BYTES} bytes), '-' where no key was written; "
         "peak RSS: /usr/bin/time -v of the step's process.")
     notes.extend(s.note for s in steps if s.note)
+    if any(s.compaction_figures for s in steps):
+        notes.extend(compaction_notes())
     if repeat > 1:
         notes.append(f"Each figure is the median of {repeat} rounds (engine order alternated "
                      "every round); the JSON holds every run.")

@@ -6,6 +6,14 @@ started with the suite's flags plus --db, --use_existing_db, --benchmarks and
 peak RSS when that exists (else the RSS the kernel reports to wait4). Its stdout, stderr, time
 output and CSV are kept under <dir>/logs/.
 
+The bytes the run wrote to storage are /proc/<pid>/io's write_bytes of the spawned process, read
+once it has exited but before it is reaped: by then the kernel has added in the I/O of every
+child it reaped (the tool under /usr/bin/time) and of every thread. The same count for both
+engines: WAL, flushes, compactions, MANIFEST and logs, counted when the pages are dirtied.
+
+A step with until_compacted is timed from the spawn until the engine's background work was done
+(shale_bench's waitforcompaction line; RocksDB's LOG events), see _until_compacted().
+
 Not thread-safe: one run at a time (the point is that the engines do not overlap).
 """
 
@@ -43,17 +51,19 @@ def _read(path):
 def _wait(pid, timeout):
     """Waits for `pid`, killing its process group after `timeout` s.
 
-    Returns (exit code, rusage, timed out)."""
+    Returns (exit code, rusage, timed out, /proc/<pid>/io fields read before reaping it)."""
     deadline = time.monotonic() + timeout
-    while True:
-        done, status, rusage = os.wait4(pid, os.WNOHANG)
-        if done == pid:
-            return os.waitstatus_to_exitcode(status), rusage, False
+    timed_out = False
+    while os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is None:
         if time.monotonic() > deadline:
             os.killpg(pid, signal.SIGKILL)  # the group this run started, by its id
-            _, status, rusage = os.wait4(pid, 0)
-            return os.waitstatus_to_exitcode(status), rusage, True
+            timed_out = True
+            break
         time.sleep(0.02)
+    # Exited but not reaped yet (unless killed just now): its I/O counters are still readable.
+    io = compare_parse.parse_proc_io(_read(f"/proc/{pid}/io")) if not timed_out else {}
+    _, status, rusage = os.wait4(pid, 0)
+    return os.waitstatus_to_exitcode(status), rusage, timed_out, io
 
 
 class Runner:
@@ -89,6 +99,7 @@ class Runner:
         full = ([TIME_BIN, "-v", "-o", stem + ".time"] if self.use_time else []) + argv
         os.makedirs(os.path.dirname(self.db_path(engine, step)), exist_ok=True)
         os.sync()  # the previous run's dirty pages must not be written back during this one
+        spawned_at = time.time()
         start = time.monotonic()
         with open(stem + ".out", "wb") as out, open(stem + ".err", "wb") as err, \
                 open(os.devnull, "rb") as devnull:
@@ -96,14 +107,51 @@ class Runner:
                 (os.POSIX_SPAWN_DUP2, devnull.fileno(), 0),
                 (os.POSIX_SPAWN_DUP2, out.fileno(), 1),
                 (os.POSIX_SPAWN_DUP2, err.fileno(), 2)], setpgroup=0)
-            code, rusage, timed_out = _wait(pid, self.timeout)
+            code, rusage, timed_out, io = _wait(pid, self.timeout)
         wall = time.monotonic() - start
         record = self.result(engine, step, stem, code, timed_out)
         if record["peak_rss_bytes"] is None:
             record["peak_rss_bytes"] = rusage.ru_maxrss * 1024  # KiB on Linux
         record.update({"round": round_index + 1, "wall_seconds": wall, "command": argv,
                        "log": stem})
+        self._disk_writes(record, io)
+        if step.until_compacted and record["status"] == "ok":
+            self._until_compacted(engine, step, stem, spawned_at, wall, record)
         return record
+
+    def _disk_writes(self, record, io):
+        """disk_write_bytes and disk_write_amplification (over the keys the tickers say were
+        written x ENTRY_BYTES); None where unknown (e.g. a file system without block I/O
+        accounting reports 0)."""
+        written = io.get("write_bytes") or None
+        keys = record.pop("keys_written", None)
+        record["disk_write_bytes"] = written
+        record["disk_write_amplification"] = (
+            written / (keys * compare_suites.ENTRY_BYTES) if written and keys else None)
+
+    def _until_compacted(self, engine, step, stem, spawned_at, wall, record):
+        """Re-times a step from the spawn to the end of the engine's background work."""
+        fill_seconds = record["seconds"]
+        if engine.key == "rocksdb":
+            log = os.path.join(self.db_path(engine, step), "LOG")
+            done = compare_parse.parse_last_background_job(_read(log), spawned_at)
+            source = "the last flush/compaction event in the DB's LOG"
+            if done is None and os.path.exists(log):
+                # Nothing was flushed or compacted: the fill was the whole work.
+                done, source = spawned_at + fill_seconds, "the fill (no flush or compaction ran)"
+        else:
+            done = compare_parse.parse_compaction_done(_read(stem + ".out"))
+            source = "waitforcompaction's done-at time"
+        if done is None:
+            total, source = wall, "the process's wall time (no end of compaction found)"
+        else:
+            total = max(done - spawned_at, fill_seconds)
+        record.update({
+            "fill_seconds": fill_seconds, "fill_ops_per_sec": record["ops_per_sec"],
+            "seconds": total, "ops_per_sec": record["ops"] / total if total else 0.0,
+            "compaction_wait_seconds": max(total - fill_seconds, 0.0), "total_source": source})
+        if record.get("mb_per_sec") is not None:
+            record["mb_per_sec"] *= fill_seconds / total
 
     def result(self, engine, step, stem, code, timed_out):
         """The record of a finished run from its files; status "ok", "n/a" or "error"."""
@@ -117,7 +165,12 @@ class Runner:
             "peak_rss_bytes": compare_parse.parse_peak_rss_bytes(_read(stem + ".time")),
             "throughput": compare_parse.parse_series(_read(stem + ".csv")),
         }
+        if step.until_compacted:
+            # Only there is the series the fill's on both engines: db_bench's compact (in the
+            # bulk load) rewrites the report file with its own, empty, series.
+            record.update(compare_parse.throughput_shape(record["throughput"]))
         tickers = compare_parse.parse_tickers(out)
+        record["keys_written"] = tickers.get("number.keys.written")
         record["write_amplification"] = compare_parse.write_amplification(
             tickers, compare_suites.ENTRY_BYTES)
         stall = tickers.get("stall.micros")

@@ -20,9 +20,9 @@
  * - Booleans are unsigned char (0 false, anything else true); enums are int constants with
  *   RocksDB's numeric values.
  * - Setters never fail: a value out of range is stored as given and shale_open rejects it with
- *   "Invalid argument: <option>: ...". Knobs that the engine does not support yet (compaction
- *   styles other than level, disable_auto_compactions = 1, a block cache, ...) are stored too,
- *   and shale_open rejects them with "Invalid argument: <option>: not supported yet; ...".
+ *   "Invalid argument: <option>: ...". Knobs that the engine does not support yet (a block
+ *   cache, see shale_cache_create_lru) are stored too, and shale_open rejects them with
+ *   "Invalid argument: <option>: not supported yet; ...".
  *
  * Lifetimes: iterators and snapshots borrow their DB: destroy every iterator and release every
  * snapshot before shale_close. Option handles are copied when used (shale_open,
@@ -65,18 +65,31 @@ typedef struct shale_snapshot_t shale_snapshot_t;
 typedef struct shale_iterator_t shale_iterator_t;
 typedef struct shale_sstfilewriter_t shale_sstfilewriter_t;
 typedef struct shale_ingestexternalfileoptions_t shale_ingestexternalfileoptions_t;
+typedef struct shale_universal_compaction_options_t shale_universal_compaction_options_t;
+typedef struct shale_fifo_compaction_options_t shale_fifo_compaction_options_t;
+typedef struct shale_compactoptions_t shale_compactoptions_t;
 
 /* ---------------------------------------------------------------- Enums (RocksDB's values) */
 
-/* shale_options_set_compression. ShaleDB builds no and zstd compression only. */
+/* shale_options_set_compression and shale_options_set_bottommost_compression. ShaleDB builds
+ * no and zstd compression only. */
 enum { shale_no_compression = 0, shale_zstd_compression = 7 };
 
-/* shale_options_set_compaction_style. Only level compaction is supported so far. */
+/* shale_options_set_compaction_style: leveled; universal (tiered); FIFO (the oldest tables are
+ * deleted, for data that ages out); none (only manual compaction). See shale/options.h. */
 enum {
   shale_level_compaction = 0,
   shale_universal_compaction = 1,
   shale_fifo_compaction = 2,
   shale_no_compaction = 3
+};
+
+/* shale_compactoptions_set_bottommost_level_compaction. */
+enum {
+  shale_bottommost_level_compaction_skip = 0,
+  shale_bottommost_level_compaction_if_have_compaction_filter = 1,
+  shale_bottommost_level_compaction_force = 2,
+  shale_bottommost_level_compaction_force_optimized = 3
 };
 
 /* shale_block_based_options_set_index_type. */
@@ -126,27 +139,12 @@ extern SHALE_LIBRARY_API void shale_options_set_db_write_buffer_size(shale_optio
 extern SHALE_LIBRARY_API void shale_options_set_max_open_files(shale_options_t* options, int v);
 /* shale_no_compression or shale_zstd_compression. */
 extern SHALE_LIBRARY_API void shale_options_set_compression(shale_options_t* options, int v);
-/* One of the shale_*_compaction constants. */
-extern SHALE_LIBRARY_API void shale_options_set_compaction_style(shale_options_t* options, int v);
-extern SHALE_LIBRARY_API void shale_options_set_disable_auto_compactions(shale_options_t* options,
-                                                                         int v);
-extern SHALE_LIBRARY_API void shale_options_set_level0_file_num_compaction_trigger(
-    shale_options_t* options, int v);
-extern SHALE_LIBRARY_API void shale_options_set_level0_slowdown_writes_trigger(
-    shale_options_t* options, int v);
-extern SHALE_LIBRARY_API void shale_options_set_level0_stop_writes_trigger(
-    shale_options_t* options, int v);
-extern SHALE_LIBRARY_API void shale_options_set_target_file_size_base(shale_options_t* options,
-                                                                      uint64_t v);
-extern SHALE_LIBRARY_API void shale_options_set_max_bytes_for_level_base(shale_options_t* options,
-                                                                         uint64_t v);
-extern SHALE_LIBRARY_API void shale_options_set_max_background_jobs(shale_options_t* options,
-                                                                    int v);
-extern SHALE_LIBRARY_API void shale_options_set_max_subcompactions(shale_options_t* options,
-                                                                   uint32_t v);
-/* The presets of Options (shale/options.h). prepare_for_bulk_load sets
- * disable_auto_compactions and optimize_for_point_lookup with a non-zero size sets a block
- * cache: shale_open rejects both as not supported yet, until the engine has them. */
+/* The compaction knobs are in the Compaction section below. */
+
+/* The presets of Options (shale/options.h). prepare_for_bulk_load turns automatic compaction
+ * off and uses 2 levels: call shale_compact_range (or _opt) over everything when the load is
+ * done. optimize_for_point_lookup with a non-zero size sets a block cache, which shale_open
+ * rejects as not supported yet until the engine has one. */
 extern SHALE_LIBRARY_API void shale_options_prepare_for_bulk_load(shale_options_t* options);
 extern SHALE_LIBRARY_API void shale_options_optimize_for_point_lookup(
     shale_options_t* options, uint64_t block_cache_size_mb);
@@ -163,6 +161,111 @@ extern SHALE_LIBRARY_API char* shale_options_statistics_get_string(shale_options
 extern SHALE_LIBRARY_API void shale_get_options_from_string(const shale_options_t* base,
                                                             const char* opts_str,
                                                             shale_options_t* out, char** errptr);
+
+/* ---------------------------------------------------------------- Compaction */
+
+/* One of the shale_*_compaction constants. */
+extern SHALE_LIBRARY_API void shale_options_set_compaction_style(shale_options_t* options, int v);
+/* No automatic compactions (manual ones still run); changeable on an open DB with
+ * shale_set_options("disable_auto_compactions", "false"), which schedules what is due. */
+extern SHALE_LIBRARY_API void shale_options_set_disable_auto_compactions(shale_options_t* options,
+                                                                         int v);
+extern SHALE_LIBRARY_API void shale_options_set_level0_file_num_compaction_trigger(
+    shale_options_t* options, int v);
+extern SHALE_LIBRARY_API void shale_options_set_level0_slowdown_writes_trigger(
+    shale_options_t* options, int v);
+extern SHALE_LIBRARY_API void shale_options_set_level0_stop_writes_trigger(
+    shale_options_t* options, int v);
+extern SHALE_LIBRARY_API void shale_options_set_target_file_size_base(shale_options_t* options,
+                                                                      uint64_t v);
+extern SHALE_LIBRARY_API void shale_options_set_target_file_size_multiplier(
+    shale_options_t* options, int v);
+extern SHALE_LIBRARY_API void shale_options_set_max_bytes_for_level_base(shale_options_t* options,
+                                                                         uint64_t v);
+extern SHALE_LIBRARY_API void shale_options_set_max_bytes_for_level_multiplier(
+    shale_options_t* options, double v);
+extern SHALE_LIBRARY_API void shale_options_set_level_compaction_dynamic_level_bytes(
+    shale_options_t* options, unsigned char v);
+extern SHALE_LIBRARY_API void shale_options_set_max_background_jobs(shale_options_t* options,
+                                                                    int v);
+extern SHALE_LIBRARY_API void shale_options_set_max_subcompactions(shale_options_t* options,
+                                                                   uint32_t v);
+/* Writes slow down to delayed_write_rate (bytes/s) past the soft limit of bytes compaction
+ * owes and stop past the hard one; 0 disables a limit. */
+extern SHALE_LIBRARY_API void shale_options_set_soft_pending_compaction_bytes_limit(
+    shale_options_t* options, size_t v);
+extern SHALE_LIBRARY_API void shale_options_set_hard_pending_compaction_bytes_limit(
+    shale_options_t* options, size_t v);
+extern SHALE_LIBRARY_API void shale_options_set_delayed_write_rate(shale_options_t* options,
+                                                                   uint64_t v);
+/* Seconds after which FIFO deletes a table; 0 disables. shale_open rejects a non-zero value
+ * with any other compaction style ("Invalid argument: ttl: ..."). */
+extern SHALE_LIBRARY_API void shale_options_set_ttl(shale_options_t* options, uint64_t seconds);
+/* The compression of the bottommost level: shale_no_compression, shale_zstd_compression, or
+ * 0xff (RocksDB's kDisableCompressionOption, the default: the same as `compression`). */
+extern SHALE_LIBRARY_API void shale_options_set_bottommost_compression(shale_options_t* options,
+                                                                       int v);
+
+/* The knobs of shale_universal_compaction, copied into the options by
+ * shale_options_set_universal_compaction_options (destroy the handle when you like). Values
+ * are unsigned in the engine: a negative one is stored as a huge number. */
+extern SHALE_LIBRARY_API shale_universal_compaction_options_t*
+shale_universal_compaction_options_create(void);
+extern SHALE_LIBRARY_API void shale_universal_compaction_options_set_size_ratio(
+    shale_universal_compaction_options_t* uco, int v);
+extern SHALE_LIBRARY_API void shale_universal_compaction_options_set_min_merge_width(
+    shale_universal_compaction_options_t* uco, int v);
+extern SHALE_LIBRARY_API void shale_universal_compaction_options_set_max_merge_width(
+    shale_universal_compaction_options_t* uco, int v);
+extern SHALE_LIBRARY_API void shale_universal_compaction_options_set_max_size_amplification_percent(
+    shale_universal_compaction_options_t* uco, int v);
+extern SHALE_LIBRARY_API void shale_universal_compaction_options_destroy(
+    shale_universal_compaction_options_t* uco);
+extern SHALE_LIBRARY_API void shale_options_set_universal_compaction_options(
+    shale_options_t* options, shale_universal_compaction_options_t* uco);
+
+/* The knobs of shale_fifo_compaction, copied into the options by
+ * shale_options_set_fifo_compaction_options: once the tables exceed max_table_files_size bytes
+ * in all, the oldest are deleted. */
+extern SHALE_LIBRARY_API shale_fifo_compaction_options_t* shale_fifo_compaction_options_create(
+    void);
+extern SHALE_LIBRARY_API void shale_fifo_compaction_options_set_max_table_files_size(
+    shale_fifo_compaction_options_t* fifo_opts, uint64_t size);
+extern SHALE_LIBRARY_API void shale_fifo_compaction_options_destroy(
+    shale_fifo_compaction_options_t* fifo_opts);
+extern SHALE_LIBRARY_API void shale_options_set_fifo_compaction_options(
+    shale_options_t* options, shale_fifo_compaction_options_t* fifo);
+
+/* Options of a manual compaction (CompactRangeOptions in shale/options.h). Defaults: exclusive
+ * (waits for the automatic compactions to finish), no level change, target level -1 (the
+ * bottom level, with change_level), bottommost level compacted only with a compaction
+ * filter. */
+extern SHALE_LIBRARY_API shale_compactoptions_t* shale_compactoptions_create(void);
+extern SHALE_LIBRARY_API void shale_compactoptions_destroy(shale_compactoptions_t* opt);
+extern SHALE_LIBRARY_API void shale_compactoptions_set_exclusive_manual_compaction(
+    shale_compactoptions_t* opt, unsigned char v);
+/* One of the shale_bottommost_level_compaction_* constants. */
+extern SHALE_LIBRARY_API void shale_compactoptions_set_bottommost_level_compaction(
+    shale_compactoptions_t* opt, unsigned char v);
+/* Move the compaction's output to target_level. */
+extern SHALE_LIBRARY_API void shale_compactoptions_set_change_level(shale_compactoptions_t* opt,
+                                                                   unsigned char v);
+extern SHALE_LIBRARY_API void shale_compactoptions_set_target_level(shale_compactoptions_t* opt,
+                                                                   int n);
+
+/* Flushes the memtables, then compacts the keys in [start_key, limit_key]; a NULL start or
+ * limit is an open end. Returns when the compaction is done. As in RocksDB, an error is not
+ * reported here (a failed compaction shows in later writes as the background error; a
+ * target_level at or past num_levels makes the call do nothing). */
+extern SHALE_LIBRARY_API void shale_compact_range(shale_t* db, const char* start_key,
+                                                  size_t start_key_len, const char* limit_key,
+                                                  size_t limit_key_len);
+/* shale_compact_range with options. */
+extern SHALE_LIBRARY_API void shale_compact_range_opt(shale_t* db, shale_compactoptions_t* opt,
+                                                      const char* start_key,
+                                                      size_t start_key_len,
+                                                      const char* limit_key,
+                                                      size_t limit_key_len);
 
 /* ---------------------------------------------------------------- Table options */
 
@@ -346,13 +449,11 @@ extern SHALE_LIBRARY_API void shale_flushoptions_set_wait(shale_flushoptions_t* 
                                                           unsigned char v);
 extern SHALE_LIBRARY_API void shale_flush(shale_t* db, const shale_flushoptions_t* options,
                                           char** errptr);
-/* Compacts the keys in [start_key, limit_key]; a NULL start or limit is an open end. As in
- * RocksDB, an error is not reported here (a background error shows in later writes). */
-extern SHALE_LIBRARY_API void shale_compact_range(shale_t* db, const char* start_key,
-                                                  size_t start_key_len, const char* limit_key,
-                                                  size_t limit_key_len);
+/* Manual compaction (shale_compact_range, shale_compact_range_opt) is in the Compaction
+ * section. */
 /* A property as malloc'd, NUL-terminated text ("shale.stats", "shale.num-files-at-level0",
- * "shale.memtable-allocator", ... see shale/db.h); NULL for an unknown property. */
+ * "shale.compaction-pending", "shale.memtable-allocator", ... see shale/db.h); NULL for an
+ * unknown property. */
 extern SHALE_LIBRARY_API char* shale_property_value(shale_t* db, const char* propname);
 /* A numeric property in *out_val: 0 on success, -1 when unknown or not numeric. */
 extern SHALE_LIBRARY_API int shale_property_int(shale_t* db, const char* propname,

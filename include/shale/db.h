@@ -162,13 +162,22 @@ class SHALE_EXPORT DB {
   //   shale.stats                   a multi-line report: per-level table (files, size, score,
   //                                 read/write bytes, write amplification), write stalls by
   //                                 cause, and the DB's cumulative write and compaction numbers
-  //   shale.levelstats              one line per level: level, files, size in MB
+  //   shale.levelstats              one line per level: files, size in MB, compactions into
+  //                                 it, trivial moves, MB read from the level above (Rn) and
+  //                                 from itself (Rnp1), MB written, W-Amp, compaction seconds
   //   shale.sstables                every live table file: level, number, size, key range
   //   shale.memtable-allocator      the memtable arena allocator: bytes allocated, whether the
   //                                 dedicated jemalloc arena is in use
+  //   shale.compaction-pending      1 if an automatic compaction is due, else 0
+  //   shale.num-running-compactions compactions running now
+  //   shale.estimate-pending-compaction-bytes  bytes compaction owes (RocksDB's estimate)
+  //   shale.actual-delayed-write-rate          bytes/s writers are paced to (0: not delayed)
+  //   shale.is-write-stopped        1 while writes are stopped waiting for compaction
   virtual bool GetProperty(std::string_view property, std::string* value) = 0;
   // A numeric property (the numeric ones above: num-files-at-level<N>,
-  // cur-size-all-mem-tables, estimate-num-keys) in *value; false if unknown or not numeric.
+  // cur-size-all-mem-tables, estimate-num-keys, compaction-pending, num-running-compactions,
+  // estimate-pending-compaction-bytes, actual-delayed-write-rate, is-write-stopped) in *value;
+  // false if unknown or not numeric.
   virtual bool GetIntProperty(std::string_view property, uint64_t* value) = 0;
 
   // The names above, for callers that prefer constants to string literals.
@@ -180,6 +189,17 @@ class SHALE_EXPORT DB {
     static constexpr std::string_view kLevelStats = "shale.levelstats";
     static constexpr std::string_view kSSTables = "shale.sstables";
     static constexpr std::string_view kMemTableAllocator = "shale.memtable-allocator";
+    // 1 when an automatic compaction is due, else 0.
+    static constexpr std::string_view kCompactionPending = "shale.compaction-pending";
+    // Compactions running now (automatic and manual).
+    static constexpr std::string_view kNumRunningCompactions = "shale.num-running-compactions";
+    // Bytes compaction would rewrite to bring every level within its target (RocksDB's
+    // estimate; the write controller's soft/hard pending limits apply to it).
+    static constexpr std::string_view kEstimatePendingCompactionBytes =
+        "shale.estimate-pending-compaction-bytes";
+    // The write controller's state: 0 normal, 1 writes delayed, 2 writes stopped.
+    static constexpr std::string_view kActualDelayedWriteRate = "shale.actual-delayed-write-rate";
+    static constexpr std::string_view kIsWriteStopped = "shale.is-write-stopped";
   };
 
   // For each of the n ranges, stores in sizes[i] the approximate bytes its keys take in table

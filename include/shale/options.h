@@ -73,7 +73,6 @@ enum class WALRecoveryMode : char {
 };
 
 // Universal compaction knobs (used when compaction_style == kCompactionStyleUniversal).
-// Not supported yet: Open rejects values other than the defaults.
 struct CompactionOptionsUniversal {
   // Percentage of slack when comparing sorted-run sizes: a run joins a merge while the runs
   // picked so far are at most (100 + size_ratio)% of it. Default: 1 (percent).
@@ -90,7 +89,6 @@ struct CompactionOptionsUniversal {
 };
 
 // FIFO compaction knobs (used when compaction_style == kCompactionStyleFIFO).
-// Not supported yet: Open rejects values other than the defaults.
 struct CompactionOptionsFIFO {
   // Once the tables' total size exceeds this, the oldest are deleted. Default: 1 GiB (bytes).
   uint64_t max_table_files_size = 1024ull * 1024 * 1024;
@@ -215,30 +213,38 @@ struct SHALE_EXPORT Options {
 
   // ---------------------------------------------------------------- Compaction
 
-  // Default: kCompactionStyleLevel (the only style supported so far). Dynamic: no.
+  // How the tree is compacted: level (leveled, dynamic level sizes by default), universal
+  // (tiered: fewer rewrites, more space), FIFO (oldest tables deleted, for data that ages out;
+  // flushes all go to L0) or none (only DB::CompactRange compacts; unlike RocksDB, writers
+  // are then never stalled on L0 files or pending compaction bytes).
+  // Default: kCompactionStyleLevel. Dynamic: no.
   CompactionStyle compaction_style = kCompactionStyleLevel;
 
   // Stop scheduling automatic compactions (the style stays; DB::CompactRange still works).
-  // Not supported yet (Open rejects true). Default: false. Dynamic: yes.
+  // Lifts the L0 and pending-bytes write stalls like RocksDB does. Setting it back to false
+  // with DB::SetOptions schedules what is due at once. Default: false. Dynamic: yes.
   bool disable_auto_compactions = false;
 
-  // Knobs of kCompactionStyleUniversal. Not supported yet. Dynamic: yes.
+  // Knobs of kCompactionStyleUniversal. Dynamic: yes.
   CompactionOptionsUniversal compaction_options_universal;
 
-  // Knobs of kCompactionStyleFIFO. Not supported yet. Dynamic: yes.
+  // Knobs of kCompactionStyleFIFO. allow_compaction = true is not supported (rejected).
+  // Dynamic: yes.
   CompactionOptionsFIFO compaction_options_fifo;
 
-  // Files whose data is older than this are compacted (level style) or dropped (FIFO); 0
-  // disables. Not supported yet (Open rejects a non-zero value). Default: 0 (seconds).
-  // Dynamic: yes.
+  // Files written more than this many seconds ago: with kCompactionStyleFIFO they are dropped;
+  // with kCompactionStyleLevel a file above the bottom level is compacted one level down (its
+  // output gets a fresh time, so old data moves one level per ttl period). 0 disables.
+  // Universal and none reject a non-zero value. Default: 0 (seconds). Dynamic: yes.
   uint64_t ttl = 0;
 
-  // Most flushes and compactions running at once. Must be at least 1. Default: 2.
-  // Dynamic: yes.
+  // Most flushes and compactions running at once: one flush thread, and max(1, this - 1)
+  // compaction threads. Must be at least 1. Default: 2. Dynamic: yes.
   int max_background_jobs = 2;
 
-  // Most threads one compaction is split into (key-range subcompactions). Not supported yet
-  // (Open rejects values above 1). Default: 1. Dynamic: yes.
+  // Most threads one automatic compaction is split into (key-range subcompactions of about
+  // equal input bytes, run in parallel). DB::CompactRange uses at least min(cores,
+  // max_background_jobs). Default: 1. Dynamic: yes.
   uint32_t max_subcompactions = 1;
 
   // Writes slow down (to delayed_write_rate) once compaction is estimated to owe this many
@@ -301,11 +307,13 @@ struct SHALE_EXPORT Options {
 
   // The fast path for loading a lot of data, then compacting it once (RocksDB's preset, with
   // larger write buffers): no automatic compaction, L0 triggers and pending-compaction limits
-  // out of the way (1<<30 files, no byte limits: writers never stall on compaction), 2 levels
-  // so the final DB::CompactRange merges L0 into the bottom level in one pass, 256 MiB target
-  // files, 6 write buffers of at least 256 MiB each (up to 1.5 GiB of memtables: cap it with
-  // db_write_buffer_size), at least 6 background jobs so flushes run in parallel. Also advised:
-  // WriteOptions::disableWAL. Call CompactRange over the whole key range when the load is done.
+  // out of the way (1<<30 files, no byte limits: writers never stall on compaction), 2 levels,
+  // 256 MiB target files, 6 write buffers of at least 256 MiB each (up to 1.5 GiB of
+  // memtables: cap it with db_write_buffer_size), at least 6 background jobs. Flushes of
+  // sorted (non-overlapping) data go straight to the bottom level; the rest lands in L0.
+  // Also advised: WriteOptions::disableWAL. Call CompactRange over the whole key range when the
+  // load is done: it merges every L0 file and the bottom level in one pass, split into
+  // subcompactions over min(cores, max_background_jobs) threads.
   void PrepareForBulkLoad();
 
   // Point lookups (Get) over keys that mostly exist or mostly do not: a 10 bits/key bloom

@@ -88,4 +88,18 @@ SequenceNumber RangeTombstones::MaxCoveringSequence(std::string_view user_key,
   return 0;
 }
 
+void RangeTombstones::ForEachFragment(
+    std::optional<std::string_view> lo, std::optional<std::string_view> hi,
+    const std::function<void(std::string_view, std::string_view,
+                             const std::vector<SequenceNumber>&)>& fn) const {
+  for (const Fragment& f : fragments_) {
+    std::string_view start = f.start;
+    std::string_view end = f.end;
+    if (lo && ucmp_->Compare(start, *lo) < 0) start = *lo;
+    if (hi && ucmp_->Compare(end, *hi) > 0) end = *hi;
+    if (ucmp_->Compare(start, end) >= 0) continue;
+    fn(start, end, f.sequences);
+  }
+}
+
 }  // namespace shale

@@ -13,6 +13,8 @@
 #define SHALE_BASE_RANGE_TOMBSTONES_H_
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +44,13 @@ class RangeTombstones {
   // The largest sequence <= snapshot among the tombstones covering `user_key`; 0 when none
   // does (sequence 0 cannot hide anything). REQUIRES: finished.
   SequenceNumber MaxCoveringSequence(std::string_view user_key, SequenceNumber snapshot) const;
+
+  // Calls fn(start, end, sequences) for each fragment overlapping [lo, hi) (a missing bound is
+  // open), in key order, clipped to [lo, hi); `sequences` are newest first. REQUIRES: finished.
+  void ForEachFragment(
+      std::optional<std::string_view> lo, std::optional<std::string_view> hi,
+      const std::function<void(std::string_view, std::string_view,
+                               const std::vector<SequenceNumber>&)>& fn) const;
 
   bool empty() const { return fragments_.empty(); }
   size_t num_tombstones() const { return tombstones_.size(); }

@@ -1,5 +1,5 @@
 // The C ABI of the DB itself: open, close, destroy, point writes and reads, snapshots,
-// flush, manual compaction and properties (include/shale/c.h).
+// flush and properties (include/shale/c.h); manual compaction is in c_compaction.cc.
 #include <memory>
 #include <string>
 #include <string_view>
@@ -133,17 +133,6 @@ void shale_release_snapshot(shale_t* db, const shale_snapshot_t* snapshot) {
 
 void shale_flush(shale_t* db, const shale_flushoptions_t* options, char** errptr) {
   SaveError(errptr, db->rep->Flush(options->rep));
-}
-
-void shale_compact_range(shale_t* db, const char* start_key, size_t start_key_len,
-                         const char* limit_key, size_t limit_key_len) {
-  const std::string_view start(start_key == nullptr ? "" : start_key,
-                               start_key == nullptr ? 0 : start_key_len);
-  const std::string_view limit(limit_key == nullptr ? "" : limit_key,
-                               limit_key == nullptr ? 0 : limit_key_len);
-  db->rep->CompactRange(shale::CompactRangeOptions(), start_key == nullptr ? nullptr : &start,
-                        limit_key == nullptr ? nullptr : &limit)
-      .PermitUncheckedError();
 }
 
 char* shale_property_value(shale_t* db, const char* propname) {

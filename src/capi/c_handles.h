@@ -72,6 +72,18 @@ struct shale_flushoptions_t {
   shale::FlushOptions rep;
 };
 
+struct shale_universal_compaction_options_t {
+  shale::CompactionOptionsUniversal rep;
+};
+
+struct shale_fifo_compaction_options_t {
+  shale::CompactionOptionsFIFO rep;
+};
+
+struct shale_compactoptions_t {
+  shale::CompactRangeOptions rep;
+};
+
 struct shale_ingestexternalfileoptions_t {
   shale::IngestExternalFileOptions rep;
 };

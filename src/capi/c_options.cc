@@ -1,5 +1,6 @@
-// The C ABI of Options: the knobs, the presets, statistics and the options string
-// (include/shale/c.h). Setters store what they are given; DB::Open validates.
+// The C ABI of Options: the general knobs, the presets, statistics and the options string
+// (include/shale/c.h); the compaction knobs are in c_compaction.cc. Setters store what they
+// are given; DB::Open validates.
 #include <memory>
 #include <string>
 
@@ -45,42 +46,6 @@ void shale_options_set_max_open_files(shale_options_t* options, int v) {
 
 void shale_options_set_compression(shale_options_t* options, int v) {
   options->rep.compression = static_cast<shale::CompressionType>(v);
-}
-
-void shale_options_set_compaction_style(shale_options_t* options, int v) {
-  options->rep.compaction_style = static_cast<shale::CompactionStyle>(v);
-}
-
-void shale_options_set_disable_auto_compactions(shale_options_t* options, int v) {
-  options->rep.disable_auto_compactions = v != 0;
-}
-
-void shale_options_set_level0_file_num_compaction_trigger(shale_options_t* options, int v) {
-  options->rep.level0_file_num_compaction_trigger = v;
-}
-
-void shale_options_set_level0_slowdown_writes_trigger(shale_options_t* options, int v) {
-  options->rep.level0_slowdown_writes_trigger = v;
-}
-
-void shale_options_set_level0_stop_writes_trigger(shale_options_t* options, int v) {
-  options->rep.level0_stop_writes_trigger = v;
-}
-
-void shale_options_set_target_file_size_base(shale_options_t* options, uint64_t v) {
-  options->rep.target_file_size_base = v;
-}
-
-void shale_options_set_max_bytes_for_level_base(shale_options_t* options, uint64_t v) {
-  options->rep.max_bytes_for_level_base = v;
-}
-
-void shale_options_set_max_background_jobs(shale_options_t* options, int v) {
-  options->rep.max_background_jobs = v;
-}
-
-void shale_options_set_max_subcompactions(shale_options_t* options, uint32_t v) {
-  options->rep.max_subcompactions = v;
 }
 
 // ---------------------------------------------------------------- Presets

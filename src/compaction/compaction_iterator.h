@@ -6,10 +6,15 @@
 // versions of one user key into "stripes" by the snapshots: entries with sequence in
 // (s_{i-1}, s_i] share stripe i, entries newer than every snapshot share the last stripe.
 // Within a stripe only the newest entry is visible to anyone, so the older entries of the same
-// stripe are dropped. Deletions are kept (they may hide older entries in lower levels); the
-// compaction issue adds dropping them at the bottommost level.
+// stripe are dropped. An entry covered by a range deletion of its own stripe (a newer tombstone
+// that every reader of the entry also sees) is dropped too.
 //
-// Range deletions are not handled here: the caller copies them to the output as they are.
+// Deletions are kept (they may hide older entries in lower levels), except at the bottommost
+// level (nothing older exists outside the input): a deletion in the oldest stripe (no snapshot
+// is older than it) is dropped together with everything it hides.
+//
+// Range deletions themselves are not output here: the caller writes them (see
+// compaction_job.cc).
 //
 // Thread-safety: none; one thread uses an iterator. It borrows `input`.
 #ifndef SHALE_COMPACTION_COMPACTION_ITERATOR_H_
@@ -22,6 +27,7 @@
 
 #include "base/internal_iterator.h"
 #include "base/internal_key.h"
+#include "base/range_tombstones.h"
 #include "shale/comparator.h"
 #include "shale/status.h"
 
@@ -31,8 +37,11 @@ class CompactionIterator {
  public:
   // `snapshots`: the live snapshot sequences, ascending. The input must be positioned by the
   // caller (SeekToFirst) and is advanced forward only.
+  // `range_deletions` (may be null) are the input's tombstones, finished. `bottommost`: see
+  // the header comment.
   CompactionIterator(InternalIterator* input, const Comparator* ucmp,
-                     std::vector<SequenceNumber> snapshots);
+                     std::vector<SequenceNumber> snapshots,
+                     const RangeTombstones* range_deletions = nullptr, bool bottommost = false);
 
   // Moves to the first kept entry at or after the input's position.
   void SeekToFirst();
@@ -55,6 +64,10 @@ class CompactionIterator {
   InternalIterator* const input_;
   const Comparator* const ucmp_;
   const std::vector<SequenceNumber> snapshots_;
+  const RangeTombstones* const range_deletions_;
+  const bool bottommost_;
+  // The stripe of the oldest snapshot (kMaxSequenceNumber without snapshots).
+  const SequenceNumber first_stripe_;
 
   bool valid_ = false;
   Status corruption_;

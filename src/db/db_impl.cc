@@ -46,6 +46,13 @@ constexpr std::string_view kDynamicOptions[] = {
     "soft_pending_compaction_bytes_limit",
     "hard_pending_compaction_bytes_limit",
     "delayed_write_rate",
+    "disable_auto_compactions",
+    "max_background_jobs",
+    "max_subcompactions",
+    "compaction_options_universal",
+    "compaction_options_fifo",
+    "ttl",
+    "bottommost_compression",
 };
 
 }  // namespace
@@ -66,6 +73,9 @@ DBImpl::DBImpl(const Options& options, const std::string& dbname)
   vopts.max_manifest_file_size = options.max_manifest_file_size;
   versions_ = std::make_unique<VersionSet>(dbname_, fs_, icmp_, options.num_levels, vopts);
   flush_pool_ = std::make_unique<ThreadPool>(1, "shale:flush");
+  compaction_pool_ = std::make_unique<ThreadPool>(std::max(1, options.max_background_jobs - 1),
+                                                  "shale:compact");
+  picker_ = NewCompactionPicker(options.compaction_style, &icmp_);
 }
 
 DBImpl::~DBImpl() { CloseImpl(/*check_snapshots=*/false).PermitUncheckedError(); }
@@ -97,10 +107,17 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
       mu_.Lock();
     }
     shutting_down_ = true;
-    while (flush_scheduled_) bg_cv_.Wait(&mu_);  // only the running flush, if any
+    // Running compactions stop within a few thousand entries and discard their output; queued
+    // ones see shutting_down_ and end at once. Nothing waits for a backlog.
+    stop_compactions_.store(true, std::memory_order_relaxed);
+    bg_cv_.SignalAll();  // stalled writers and waiting CompactRange calls give up
+    while (flush_scheduled_ || bg_compactions_scheduled_ > 0 || manual_compactions_ > 0) {
+      bg_cv_.Wait(&mu_);
+    }
     if (result.ok() && !bg_error_.ok()) result = bg_error_;
   }
-  flush_pool_.reset();  // joins the thread
+  flush_pool_.reset();  // joins the threads
+  compaction_pool_.reset();
   if (log_ != nullptr) {
     // The WAL holds the memtables' writes: make it durable before letting go.
     Status s = log_->Sync();
@@ -159,11 +176,6 @@ Status DBImpl::Flush(const FlushOptions& options) {
   return s;
 }
 
-Status DBImpl::CompactRange(const CompactRangeOptions&, const std::string_view*,
-                            const std::string_view*) {
-  return Status::NotSupported("CompactRange: compaction is not supported yet");
-}
-
 Status DBImpl::IngestExternalFile(const std::vector<std::string>&,
                                   const IngestExternalFileOptions&) {
   return Status::NotSupported("IngestExternalFile: ingestion is not supported yet");
@@ -189,6 +201,8 @@ Status DBImpl::SetOptions(const std::unordered_map<std::string, std::string>& ch
   if (!s.ok()) return s;
   options_ = updated;
   info_log_->Log("SetOptions: %s", text.c_str());
+  RecalculateWriteStallLocked();
+  MaybeScheduleCompactionLocked();
   s = WriteOptionsFileLocked();
   mu_.Unlock();
   DeleteObsoleteFiles();  // the previous OPTIONS file
@@ -206,6 +220,7 @@ Status DBImpl::Resume() {
   info_log_->Log("Resume: clearing background error %s", bg_error_.ToString().c_str());
   bg_error_ = Status::OK();
   MaybeScheduleFlushLocked();
+  MaybeScheduleCompactionLocked();
   Status s = WaitForFlushLocked(logfile_number_);
   return s;
 }

@@ -6,6 +6,7 @@
 //   db_impl_write.cc       the write path: group commit, WAL, memtable switch
 //   db_impl_read.cc        Get, MultiGet, NewIterator, SuperVersions
 //   db_impl_background.cc  flushes, background errors, deleting obsolete files
+//   db_impl_compaction.cc  scheduling and installing compactions, CompactRange, write stalls
 //
 // Write path (DESIGN.md "Write path"): writers queue in writers_; the one at the front (the
 // leader) takes the followers behind it into one group, appends the group to the WAL as one
@@ -25,13 +26,22 @@
 // memtable, the flush while building the table. Lock order: mu_, then any module's own lock
 // (table cache, info log, statistics); never the reverse.
 // Condition variables: each writer's cv (it reached the queue's front or its group is done);
-// bg_cv_ (a flush finished or failed: room in the memtables, or a state change to look at).
+// bg_cv_ (a flush or compaction finished or failed: room in the memtables, fewer L0 files, or a
+// state change to look at).
+//
+// Compactions (DESIGN.md "Compaction"): the picker for the style chooses work under mu_; jobs
+// run in compaction_pool_ (max_background_jobs minus the flush thread) or, for CompactRange, in
+// the caller's thread, with mu_ released; each result is installed with one MANIFEST edit.
+// While a flush or compaction is writing files that its edit will add to a level, the key
+// range is listed in pending_ranges_, so no other flush or compaction places overlapping
+// files in that level before the edit lands.
 #ifndef SHALE_DB_DB_IMPL_H_
 #define SHALE_DB_DB_IMPL_H_
 
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -40,9 +50,13 @@
 #include "util/mutex.h"
 #include "base/internal_key.h"
 #include "cache/table_cache.h"
+#include "compaction/compaction.h"
+#include "compaction/compaction_job.h"
+#include "compaction/compaction_picker.h"
 #include "db/info_log.h"
 #include "db/snapshot_list.h"
 #include "db/super_version.h"
+#include "db/write_controller.h"
 #include "memtable/memtable.h"
 #include "shale/db.h"
 #include "util/thread_pool.h"
@@ -108,6 +122,17 @@ class DBImpl final : public DB {
                                     // flushed, WALs below this number are obsolete
     bool has_unlogged_writes = false;  // holds writes made with disableWAL
   };
+  // Compaction counters of one output level, for shale.stats / shale.levelstats.
+  struct LevelCompactionStats {
+    uint64_t compactions = 0;
+    uint64_t trivial_moves = 0;
+    uint64_t bytes_read_start = 0;   // from the start level (Rn)
+    uint64_t bytes_read_output = 0;  // from the output level itself (Rnp1)
+    uint64_t bytes_written = 0;
+    uint64_t files_in = 0;
+    uint64_t files_out = 0;
+    uint64_t micros = 0;
+  };
   // Counters for shale.stats. Guarded by mu_.
   struct FlushStats {
     uint64_t flushes = 0;
@@ -135,6 +160,8 @@ class DBImpl final : public DB {
   // ---- db_impl_write.cc
   [[nodiscard]] Status MakeRoomForWrite(bool force) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status SwitchMemTable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Paces the write leader while the write controller delays writes (releases mu_ to sleep).
+  void DelayWriteLocked(size_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   WriteBatch* BuildBatchGroup(Writer** last_writer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status WriteGroupToWal(const WriteBatch& group, bool sync);
   size_t MemTableBytesLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -166,9 +193,33 @@ class DBImpl final : public DB {
   // Waits until every memtable retired before this call is flushed (or an error).
   [[nodiscard]] Status WaitForFlushLocked(uint64_t up_to_log_number)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The level a flushed file with user keys [smallest, largest] goes to: the lowest level it
+  // fits in the current Version, raised above any pending output range it overlaps.
+  int PickFlushLevelLocked(std::string_view smallest, std::string_view largest) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RecordBackgroundErrorLocked(const Status& s, const char* where)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DeleteObsoleteFiles() ABSL_LOCKS_EXCLUDED(mu_);
+
+  // ---- db_impl_compaction.cc
+  void MaybeScheduleCompactionLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void BackgroundCompactionCall() ABSL_LOCKS_EXCLUDED(mu_);
+  // Runs (or, for moves and deletions, applies) the compaction and installs its result.
+  // Releases mu_ while the job runs. Does not release the compaction's inputs.
+  [[nodiscard]] Status RunCompactionLocked(Compaction* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  [[nodiscard]] Status InstallCompactionLocked(Compaction* c, const CompactionJob* job,
+                                               bool trivial_move)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Registers a pending output range; returns its id for RemovePendingRangeLocked.
+  uint64_t AddPendingRangeLocked(int level, std::string_view smallest, std::string_view largest)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RemovePendingRangeLocked(uint64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::vector<PendingOutputRange> PendingRangesLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Recomputes the write controller's state from the current tree.
+  void RecalculateWriteStallLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Threads for compactions: max_background_jobs minus the flush thread, at least 1.
+  int MaxCompactionThreadsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string CompactionStatsString() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- db_impl.cc
   [[nodiscard]] Status CloseImpl(bool check_snapshots);
@@ -194,6 +245,8 @@ class DBImpl final : public DB {
   std::unique_ptr<TableCache> table_cache_;
   std::unique_ptr<VersionSet> versions_;
   std::unique_ptr<ThreadPool> flush_pool_;
+  std::unique_ptr<ThreadPool> compaction_pool_;
+  std::unique_ptr<CompactionPicker> picker_;
 
   mutable Mutex mu_;
   Options options_ ABSL_GUARDED_BY(mu_);  // changed by SetOptions
@@ -224,11 +277,26 @@ class DBImpl final : public DB {
   bool flush_scheduled_ ABSL_GUARDED_BY(mu_) = false;
   Status bg_error_ ABSL_GUARDED_BY(mu_);
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  // A copy of shutting_down_ that running compaction jobs poll without the mutex.
+  std::atomic<bool> stop_compactions_{false};
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   bool opened_ ABSL_GUARDED_BY(mu_) = false;
 
+  // Compactions. Guarded by mu_.
+  int bg_compactions_scheduled_ ABSL_GUARDED_BY(mu_) = 0;  // queued or running in the pool
+  int compactions_running_ ABSL_GUARDED_BY(mu_) = 0;       // jobs between pick and install
+  int manual_compactions_ ABSL_GUARDED_BY(mu_) = 0;        // CompactRange calls in progress
+  int exclusive_manual_compactions_ ABSL_GUARDED_BY(mu_) = 0;  // ... that pause automatic ones
+  std::map<uint64_t, PendingOutputRange> pending_ranges_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_pending_range_id_ ABSL_GUARDED_BY(mu_) = 1;
+  WriteController write_controller_ ABSL_GUARDED_BY(mu_);
+
   // shale.stats counters. Guarded by mu_.
   FlushStats flush_stats_ ABSL_GUARDED_BY(mu_);
+  std::vector<LevelCompactionStats> compaction_stats_ ABSL_GUARDED_BY(mu_);
+  // Write stalls by cause (WriteController::Cause as index): count and microseconds.
+  uint64_t stall_count_by_cause_[4] ABSL_GUARDED_BY(mu_) = {};
+  uint64_t stall_micros_by_cause_[4] ABSL_GUARDED_BY(mu_) = {};
   uint64_t stall_micros_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t stall_count_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t wal_bytes_ ABSL_GUARDED_BY(mu_) = 0;

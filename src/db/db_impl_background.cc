@@ -27,6 +27,7 @@ void DBImpl::BackgroundFlushCall() {
     }
     flush_scheduled_ = false;
     MaybeScheduleFlushLocked();
+    if (flushed) MaybeScheduleCompactionLocked();
     bg_cv_.SignalAll();
   }
   if (old_sv != nullptr) UnrefSuperVersion(old_sv);
@@ -60,13 +61,18 @@ Status DBImpl::FlushOldestLocked(std::vector<MemTable*>* to_unref, SuperVersion*
   if (s.ok() && meta.file_size > 0) {
     // The lowest level whose range, and every level above it, holds none of the file's keys:
     // sorted loads go straight to the bottom and are never rewritten.
-    level = versions_->current()->PickLevelForMemTableOutput(ExtractUserKey(meta.smallest),
-                                                             ExtractUserKey(meta.largest));
+    level = PickFlushLevelLocked(ExtractUserKey(meta.smallest), ExtractUserKey(meta.largest));
     edit.AddFile(level, meta);
   }
   if (s.ok()) {
     edit.SetLogNumber(imm.next_log_number);
+    uint64_t range_id = 0;
+    if (meta.file_size > 0) {
+      range_id = AddPendingRangeLocked(level, ExtractUserKey(meta.smallest),
+                                       ExtractUserKey(meta.largest));
+    }
     s = versions_->LogAndApply(&edit, &mu_);
+    if (range_id != 0) RemovePendingRangeLocked(range_id);
   }
   pending_outputs_.erase(meta.number);
   const uint64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(

@@ -113,6 +113,8 @@ Status DBImpl::OpenDB() {
   SuperVersion* none = InstallSuperVersionLocked();
   (void)none;  // there was no SuperVersion before
   opened_ = true;
+  RecalculateWriteStallLocked();
+  MaybeScheduleCompactionLocked();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
                              .count();
   info_log_->Log("opened in %.3f s: %s, last sequence %llu", seconds,

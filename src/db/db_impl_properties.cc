@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <ctime>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -45,6 +46,30 @@ bool DBImpl::GetIntProperty(std::string_view property, uint64_t* value) {
   }
   if (property == Properties::kEstimateNumKeys) {
     *value = EstimateNumKeysLocked();
+    return true;
+  }
+  if (property == Properties::kCompactionPending) {
+    *value = !options_.disable_auto_compactions &&
+             picker_->NeedsCompaction(*versions_->current(), options_,
+                                      static_cast<uint64_t>(std::time(nullptr)));
+    return true;
+  }
+  if (property == Properties::kNumRunningCompactions) {
+    *value = static_cast<uint64_t>(compactions_running_);
+    return true;
+  }
+  if (property == Properties::kEstimatePendingCompactionBytes) {
+    *value = picker_->EstimatePendingCompactionBytes(*versions_->current(), options_);
+    return true;
+  }
+  if (property == Properties::kActualDelayedWriteRate) {
+    *value = write_controller_.state() == WriteController::State::kDelayed
+                 ? write_controller_.rate()
+                 : 0;
+    return true;
+  }
+  if (property == Properties::kIsWriteStopped) {
+    *value = write_controller_.state() == WriteController::State::kStopped;
     return true;
   }
   return false;
@@ -92,15 +117,7 @@ uint64_t DBImpl::EstimateNumKeysLocked() const {
   return total;
 }
 
-std::string DBImpl::LevelStatsString() const {
-  std::string out = "Level Files Size(MB)\n--------------------\n";
-  for (int level = 0; level < versions_->num_levels(); level++) {
-    absl::StrAppend(&out, absl::StrFormat("%5d %5d %8.0f\n", level,
-                                          versions_->NumLevelFiles(level),
-                                          versions_->NumLevelBytes(level) / kMB));
-  }
-  return out;
-}
+std::string DBImpl::LevelStatsString() const { return CompactionStatsString(); }
 
 std::string DBImpl::SSTablesString() const {
   std::string out;
@@ -131,14 +148,34 @@ std::string DBImpl::StatsString() {
           ? 0
           : static_cast<double>(wal_bytes_ + flush_stats_.bytes_written) / user_bytes_written_;
   absl::StrAppend(&out, absl::StrFormat("Write amplification (WAL + tables): %.2f\n", write_amp));
-  absl::StrAppend(&out, absl::StrFormat("Write stalls: %d, %.3f s (cause: memtable limit)\n",
-                                        stall_count_, stall_micros_ / 1e6));
+  absl::StrAppend(&out, absl::StrFormat("Write stalls: %d, %.3f s", stall_count_,
+                                        stall_micros_ / 1e6));
+  for (int cause = 1; cause < 4; cause++) {
+    absl::StrAppend(&out, absl::StrFormat(
+                              "; %s %d (%.3f s)",
+                              WriteController::CauseName(static_cast<WriteController::Cause>(cause)),
+                              stall_count_by_cause_[cause], stall_micros_by_cause_[cause] / 1e6));
+  }
+  absl::StrAppend(&out, "\n");
+  absl::StrAppend(&out, absl::StrFormat(
+                            "Write controller: %s%s; pending compaction bytes %d; running "
+                            "compactions %d\n",
+                            write_controller_.state() == WriteController::State::kNormal
+                                ? "normal"
+                                : write_controller_.state() == WriteController::State::kDelayed
+                                      ? "delayed at "
+                                      : "stopped",
+                            write_controller_.state() == WriteController::State::kDelayed
+                                ? absl::StrFormat("%.2f MB/s", write_controller_.rate() / kMB)
+                                : "",
+                            picker_->EstimatePendingCompactionBytes(*versions_->current(), options_),
+                            compactions_running_));
   absl::StrAppend(&out, absl::StrFormat("Memtables: %d immutable, %.2f MB\n", imm_.size(),
                                         MemTableBytesLocked() / kMB));
   absl::StrAppend(&out, absl::StrFormat("Table cache: %d of %d tables open\n",
                                         table_cache_->NumOpen(), table_cache_->capacity()));
   absl::StrAppend(&out, absl::StrFormat("Background error: %s\n", bg_error_.ToString()));
-  absl::StrAppend(&out, "\n** Levels **\n", LevelStatsString());
+  absl::StrAppend(&out, "\n** Compaction **\n", CompactionStatsString());
   return out;
 }
 

@@ -6,22 +6,10 @@
 #include "db/db_iter.h"
 #include "iterator/level_iterator.h"
 #include "iterator/merging_iterator.h"
+#include "version/version_level_files.h"
 
 namespace shale {
 namespace {
-
-// The files of one level (L1 and below) of a Version, as the level iterator sees them. The
-// iterator's owner keeps the Version referenced, so the file list stays valid.
-class VersionLevelFiles final : public LevelFileList {
- public:
-  explicit VersionLevelFiles(const std::vector<FileMetaData*>* files) : files_(files) {}
-  size_t Size() const override { return files_->size(); }
-  std::string_view Smallest(size_t i) const override { return (*files_)[i]->smallest; }
-  std::string_view Largest(size_t i) const override { return (*files_)[i]->largest; }
-
- private:
-  const std::vector<FileMetaData*>* files_;
-};
 
 TableReadOptions ToTableReadOptions(const ReadOptions& o) {
   TableReadOptions t;
@@ -95,6 +83,7 @@ SuperVersion* DBImpl::InstallSuperVersionLocked() {
   sv->refs.store(1, std::memory_order_relaxed);
   SuperVersion* old = super_version_;
   super_version_ = sv;
+  RecalculateWriteStallLocked();
   return old;
 }
 

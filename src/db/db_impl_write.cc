@@ -1,6 +1,7 @@
 // DBImpl: the write path (see db_impl.h for the protocol).
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "absl/time/time.h"
 #include "base/filename.h"
@@ -107,6 +108,7 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
   Writer* last_writer = &w;
   if (s.ok()) {
     WriteBatch* group = BuildBatchGroup(&last_writer);
+    DelayWriteLocked(WriteBatchInternal::ByteSize(*group));
     const SequenceNumber first = versions_->LastSequence() + 1;
     WriteBatchInternal::SetSequence(group, first);
     const uint32_t count = WriteBatchInternal::Count(*group);
@@ -220,6 +222,7 @@ MemTable* DBImpl::NewMemTable() const {
 
 Status DBImpl::MakeRoomForWrite(bool force) {
   bool stalled = false;
+  WriteController::Cause stall_cause = WriteController::Cause::kMemtableLimit;
   const auto stall_start = std::chrono::steady_clock::now();
   Status s;
   while (true) {
@@ -249,6 +252,22 @@ Status DBImpl::MakeRoomForWrite(bool force) {
       bg_cv_.Wait(&mu_);
       continue;
     }
+    if (!force && write_controller_.state() == WriteController::State::kStopped &&
+        write_controller_.cause() != WriteController::Cause::kMemtableLimit) {
+      // Too many L0 files or too many pending compaction bytes: wait for compaction.
+      const WriteController::Cause cause = write_controller_.cause();
+      if (!stalled) {
+        RecordTick(cause == WriteController::Cause::kL0Files ? STALL_L0_STOP_COUNT
+                                                             : STALL_PENDING_COMPACTION_BYTES_COUNT);
+        if (info_log_) {
+          info_log_->Log("write stall: writes stopped (%s)", WriteController::CauseName(cause));
+        }
+      }
+      stall_cause = cause;
+      stalled = true;
+      bg_cv_.Wait(&mu_);
+      continue;
+    }
     if (static_cast<int>(imm_.size()) >= options_.max_write_buffer_number - 1) {
       // Every memtable is full: wait for the oldest to be flushed.
       RecordTick(STALL_MEMTABLE_LIMIT_COUNT, stalled ? 0 : 1);
@@ -269,10 +288,45 @@ Status DBImpl::MakeRoomForWrite(bool force) {
                                 .count();
     stall_micros_ += micros;
     stall_count_ += 1;
+    stall_count_by_cause_[static_cast<int>(stall_cause)]++;
+    stall_micros_by_cause_[static_cast<int>(stall_cause)] += micros;
     RecordTick(STALL_MICROS, micros);
     if (statistics_ != nullptr) statistics_->measureTime(WRITE_STALL, micros);
   }
   return s;
+}
+
+void DBImpl::DelayWriteLocked(size_t bytes) {
+  if (write_controller_.state() != WriteController::State::kDelayed) return;
+  const uint64_t now = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+  const uint64_t delay = write_controller_.DelayMicros(bytes, now);
+  if (delay == 0) return;
+  const WriteController::Cause cause = write_controller_.cause();
+  switch (cause) {
+    case WriteController::Cause::kL0Files:
+      RecordTick(STALL_L0_SLOWDOWN_COUNT);
+      break;
+    case WriteController::Cause::kPendingCompactionBytes:
+      RecordTick(STALL_PENDING_COMPACTION_BYTES_COUNT);
+      break;
+    default:
+      RecordTick(STALL_MEMTABLE_LIMIT_COUNT);
+      break;
+  }
+  // The leader sleeps holding its place at the front of the queue (the group waits with it),
+  // but not the mutex: background work goes on.
+  mu_.Unlock();
+  std::this_thread::sleep_for(std::chrono::microseconds(delay));
+  mu_.Lock();
+  stall_micros_ += delay;
+  stall_count_ += 1;
+  stall_count_by_cause_[static_cast<int>(cause)]++;
+  stall_micros_by_cause_[static_cast<int>(cause)] += delay;
+  RecordTick(STALL_MICROS, delay);
+  if (statistics_ != nullptr) statistics_->measureTime(WRITE_STALL, delay);
 }
 
 Status DBImpl::SwitchMemTable() {

@@ -1,5 +1,6 @@
 #include "memtable/memtable.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstring>
 
@@ -33,7 +34,18 @@ void BumpCounter(std::atomic<uint64_t>* counter) {
 }  // namespace
 
 int MemTable::KeyComparator::operator()(const char* a, const char* b) const {
-  return comparator.Compare(DecodeLengthPrefixed(a), DecodeLengthPrefixed(b));
+  const std::string_view ka = DecodeLengthPrefixed(a);
+  const std::string_view kb = DecodeLengthPrefixed(b);
+  if (!bytewise) return comparator.Compare(ka, kb);
+  // Internal keys: user key ascending, then trailer (sequence, type) descending.
+  const size_t ua = ka.size() - kInternalKeyTrailerSize;
+  const size_t ub = kb.size() - kInternalKeyTrailerSize;
+  const int r = std::memcmp(ka.data(), kb.data(), std::min(ua, ub));
+  if (r != 0) return r;
+  if (ua != ub) return ua < ub ? -1 : 1;
+  const uint64_t ta = DecodeFixed64(ka.data() + ua);
+  const uint64_t tb = DecodeFixed64(kb.data() + ub);
+  return ta > tb ? -1 : (ta < tb ? 1 : 0);
 }
 
 // Adapts a skiplist iterator over entries to InternalIterator. Targets arrive as internal keys
@@ -67,7 +79,7 @@ class MemTable::Iterator final : public InternalIterator {
 };
 
 MemTable::MemTable(const InternalKeyComparator& comparator, const Options& options)
-    : comparator_{comparator},
+    : comparator_{comparator, comparator.user_comparator() == BytewiseComparator()},
       arena_(options.arena_block_size,
              options.allocator != nullptr ? options.allocator : MemtableAllocator::Get()),
       table_(comparator_, &arena_),
@@ -86,7 +98,8 @@ void MemTable::Add(SequenceNumber sequence, ValueType type, std::string_view use
   const size_t ikey_size = user_key.size() + kInternalKeyTrailerSize;
   const size_t encoded_size =
       VarintLength(ikey_size) + ikey_size + VarintLength(value.size()) + value.size();
-  char* entry = arena_.Allocate(encoded_size);
+  Table* table = type == kTypeRangeDeletion ? &range_del_table_ : &table_;
+  char* entry = table->AllocateEntry(encoded_size);
   char* p = EncodeVarint32(entry, static_cast<uint32_t>(ikey_size));
   if (!user_key.empty()) std::memcpy(p, user_key.data(), user_key.size());  // data() may be null
   p += user_key.size();
@@ -96,11 +109,10 @@ void MemTable::Add(SequenceNumber sequence, ValueType type, std::string_view use
   if (!value.empty()) std::memcpy(p, value.data(), value.size());
   assert(p + value.size() == entry + encoded_size);
 
+  table->InsertAllocated(entry);
   if (type == kTypeRangeDeletion) {
-    range_del_table_.Insert(entry);
     BumpCounter(&num_range_deletes_);
   } else {
-    table_.Insert(entry);
     if (type == kTypeDeletion || type == kTypeSingleDeletion) BumpCounter(&num_deletes_);
   }
   if (num_entries_.load(std::memory_order_relaxed) == 0) {

@@ -58,6 +58,14 @@ class SkipList {
   // synchronisation with other calls to Insert().
   void Insert(const Key& key);
 
+  // For lists of pointers to arena entries (Key = const char*): allocates `bytes` for an entry
+  // right behind a new node, so a search reads the node and the front of its entry from one
+  // place in memory instead of two. Fill the entry, then InsertAllocated(entry). Writer only;
+  // at most one allocated entry may be pending.
+  char* AllocateEntry(size_t bytes);
+  // Links the entry returned by the last AllocateEntry. Same requirements as Insert.
+  void InsertAllocated(const char* entry);
+
   // True when an entry that compares equal to `key` is in the list. Any thread.
   bool Contains(const Key& key) const;
 
@@ -133,7 +141,12 @@ class SkipList {
   std::atomic<int> max_height_{1};  // height of the tallest node (invariant 4)
   std::atomic<bool> append_only_{true};  // invariant 6
 
+  // Links node x (of `height`) at the position of its key. Writer only.
+  void Link(Node* x, int height);
+
   // Writer-only state (invariant 5).
+  Node* pending_ = nullptr;     // allocated by AllocateEntry, not linked yet
+  int pending_height_ = 0;
   Node* splice_[kMaxHeight];
   Node* last_ = nullptr;  // the node inserted last, or nullptr while empty
   uint64_t rng_state_ = 0x9e3779b97f4a7c15ull;
@@ -196,6 +209,35 @@ bool SkipList<Key, Comparator>::BelongsAfterLast(const Key& key) const {
 
 template <typename Key, class Comparator>
 void SkipList<Key, Comparator>::Insert(const Key& key) {
+  const int height = RandomHeight();
+  Link(NewNode(key, height), height);
+}
+
+template <typename Key, class Comparator>
+char* SkipList<Key, Comparator>::AllocateEntry(size_t bytes) {
+  assert(pending_ == nullptr);
+  const int height = RandomHeight();
+  const size_t node_bytes =
+      sizeof(Node) + sizeof(std::atomic<Node*>) * static_cast<size_t>(height - 1);
+  char* mem = arena_->AllocateAligned(node_bytes + bytes, alignof(Node));
+  char* entry = mem + node_bytes;
+  pending_ = new (mem) Node(Key(entry));
+  pending_height_ = height;
+  return entry;
+}
+
+template <typename Key, class Comparator>
+void SkipList<Key, Comparator>::InsertAllocated(const char* entry) {
+  assert(pending_ != nullptr && pending_->key == entry);
+  (void)entry;
+  Node* x = pending_;
+  pending_ = nullptr;
+  Link(x, pending_height_);
+}
+
+template <typename Key, class Comparator>
+void SkipList<Key, Comparator>::Link(Node* x, int height) {
+  const Key& key = x->key;
   if (!BelongsAfterLast(key)) {
     // While append-only, last_ is the largest key, so a key that does not go right after it
     // is smaller than some key already present.
@@ -206,14 +248,11 @@ void SkipList<Key, Comparator>::Insert(const Key& key) {
   assert(splice_[0]->NoBarrierNext(0) == nullptr ||
          compare_(key, splice_[0]->NoBarrierNext(0)->key) < 0);
 
-  const int height = RandomHeight();
   if (height > GetMaxHeight()) {
     // splice_[i] == head_ for the new levels already (invariant 5). Readers that see the new
     // height before the node is linked find nullptr at the head and drop down (invariant 4).
     max_height_.store(height, std::memory_order_relaxed);
   }
-
-  Node* x = NewNode(key, height);
   for (int i = 0; i < height; i++) {
     // Relaxed is enough for x's own pointers: the release store below publishes them.
     x->NoBarrierSetNext(i, splice_[i]->NoBarrierNext(i));

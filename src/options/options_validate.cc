@@ -84,6 +84,17 @@ void CheckCompaction(const Options& o, RuleChecker* c) {
              "must be at least 2");
   c->Require(u.max_merge_width >= u.min_merge_width, "compaction_options_universal.max_merge_width",
              absl::StrCat("must be at least min_merge_width (", u.min_merge_width, ")"));
+  c->Require(!o.compaction_options_fifo.allow_compaction, "compaction_options_fifo",
+             "allow_compaction = true is not supported (ShaleDB's FIFO style never merges files)");
+  c->Require(o.ttl == 0 || o.compaction_style == kCompactionStyleFIFO ||
+                 o.compaction_style == kCompactionStyleLevel,
+             "ttl",
+             "must be 0 with kCompactionStyleUniversal and kCompactionStyleNone (only level and "
+             "FIFO compaction act on file age)");
+  c->Require(o.compaction_style >= kCompactionStyleLevel &&
+                 o.compaction_style <= kCompactionStyleNone,
+             "compaction_style", "must be one of kCompactionStyleLevel, kCompactionStyleUniversal, "
+             "kCompactionStyleFIFO, kCompactionStyleNone");
 }
 
 void CheckCompression(const Options& o, RuleChecker* c) {
@@ -144,47 +155,11 @@ struct NotSupportedYet {
 const Options kDefaults;
 
 const NotSupportedYet kNotSupportedYet[] = {
-    {"compaction_style", [](const Options& o) { return o.compaction_style != kCompactionStyleLevel; }},
-    {"disable_auto_compactions", [](const Options& o) { return o.disable_auto_compactions; }},
-    {"compaction_options_universal",
-     [](const Options& o) { return o.compaction_options_universal != CompactionOptionsUniversal(); }},
-    {"compaction_options_fifo",
-     [](const Options& o) { return o.compaction_options_fifo != CompactionOptionsFIFO(); }},
-    {"ttl", [](const Options& o) { return o.ttl != 0; }},
-    {"max_subcompactions", [](const Options& o) { return o.max_subcompactions > 1; }},
     {"allow_ingest_behind", [](const Options& o) { return o.allow_ingest_behind; }},
     {"max_successive_merges", [](const Options& o) { return o.max_successive_merges != 0; }},
     {"block_cache_size", [](const Options& o) { return o.block_cache_size != 0; }},
-    // The level-compaction shape and the write controller come with compaction: until then
-    // only their defaults are accepted, so no accepted value is silently without effect.
-    {"level0_file_num_compaction_trigger",
-     [](const Options& o) { return o.level0_file_num_compaction_trigger != kDefaults.level0_file_num_compaction_trigger; }},
-    {"level0_slowdown_writes_trigger",
-     [](const Options& o) { return o.level0_slowdown_writes_trigger != kDefaults.level0_slowdown_writes_trigger; }},
-    {"level0_stop_writes_trigger",
-     [](const Options& o) { return o.level0_stop_writes_trigger != kDefaults.level0_stop_writes_trigger; }},
-    {"target_file_size_base",
-     [](const Options& o) { return o.target_file_size_base != kDefaults.target_file_size_base; }},
-    {"target_file_size_multiplier",
-     [](const Options& o) { return o.target_file_size_multiplier != kDefaults.target_file_size_multiplier; }},
-    {"max_bytes_for_level_base",
-     [](const Options& o) { return o.max_bytes_for_level_base != kDefaults.max_bytes_for_level_base; }},
-    {"max_bytes_for_level_multiplier",
-     [](const Options& o) { return o.max_bytes_for_level_multiplier != kDefaults.max_bytes_for_level_multiplier; }},
-    {"level_compaction_dynamic_level_bytes",
-     [](const Options& o) { return o.level_compaction_dynamic_level_bytes != kDefaults.level_compaction_dynamic_level_bytes; }},
-    {"soft_pending_compaction_bytes_limit",
-     [](const Options& o) { return o.soft_pending_compaction_bytes_limit != kDefaults.soft_pending_compaction_bytes_limit; }},
-    {"hard_pending_compaction_bytes_limit",
-     [](const Options& o) { return o.hard_pending_compaction_bytes_limit != kDefaults.hard_pending_compaction_bytes_limit; }},
-    {"delayed_write_rate",
-     [](const Options& o) { return o.delayed_write_rate != kDefaults.delayed_write_rate; }},
-    {"bottommost_compression",
-     [](const Options& o) { return o.bottommost_compression != kDefaults.bottommost_compression; }},
     {"min_write_buffer_number_to_merge",
      [](const Options& o) { return o.min_write_buffer_number_to_merge != kDefaults.min_write_buffer_number_to_merge; }},
-    {"max_background_jobs",
-     [](const Options& o) { return o.max_background_jobs != kDefaults.max_background_jobs; }},
     {"use_fsync", [](const Options& o) { return o.use_fsync; }},
 };
 

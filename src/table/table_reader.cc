@@ -88,6 +88,19 @@ std::unique_ptr<InternalIterator> TableReader::NewIterator(
                                             comparator_, path_, index_offset);
 }
 
+std::vector<std::string> TableReader::SampleKeys(size_t max_keys) const {
+  std::vector<std::string> all;
+  std::unique_ptr<InternalIterator> top = index_block_->NewIterator(comparator_);
+  for (top->SeekToFirst(); top->Valid(); top->Next()) all.emplace_back(top->key());
+  if (all.size() <= max_keys || max_keys == 0) return all;
+  std::vector<std::string> picked;
+  picked.reserve(max_keys);
+  for (size_t i = 0; i < max_keys; i++) {
+    picked.push_back(std::move(all[(i * all.size()) / max_keys]));
+  }
+  return picked;
+}
+
 std::unique_ptr<InternalIterator> TableReader::NewRangeTombstoneIterator() const {
   if (range_del_block_ == nullptr) return NewEmptyInternalIterator();
   return range_del_block_->NewIterator(comparator_);

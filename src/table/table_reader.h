@@ -25,6 +25,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "base/internal_iterator.h"
@@ -90,6 +91,11 @@ class TableReader {
   // About where in the file the entries >= `internal_key` start, scaled so that the offset
   // past the last key is the file size.
   uint64_t ApproximateOffsetOf(std::string_view internal_key) const;
+
+  // Up to `max_keys` internal keys spread evenly over the file, taken from the (top-level)
+  // index without reading any data block: split points for parallel work on the table. Each
+  // is a separator between data blocks or index partitions (>= the last key before it).
+  std::vector<std::string> SampleKeys(size_t max_keys) const;
 
   // Reads every block of the file, checking its checksum and that it parses.
   Status VerifyChecksums() const;

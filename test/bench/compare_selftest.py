@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Tests of bench/compare: its parsers and summary on canned tool output, and its `selftest`
-suite end to end (2000 keys, fillseq and readrandom; a few seconds).
+"""Tests of bench/compare: its parsers and summary on canned tool output, its `selftest`
+suite end to end (2000 keys, fillseq and readrandom; a few seconds), and the ShaleDB side of
+its `compaction` suite end to end at 2000 keys (about a second).
 
 Usage: compare_selftest.py --compare bench/compare --shale_bench PATH --dir WORK_DIR
                            [--db_bench /usr/bin/db_bench]
@@ -46,6 +47,24 @@ rocksdb.wal.bytes COUNT : 262000
 rocksdb.flush.write.bytes COUNT : 232000
 rocksdb.compact.write.bytes COUNT : 116000
 rocksdb.db.get.micros P50 : 0.525762 P95 : 0.998948 P99 : 1.917647 P100 : 43.000000 COUNT : 2000
+"""
+
+
+# A RocksDB info LOG (trimmed): EVENT_LOG_v1 lines of flushes and compactions.
+ROCKSDB_LOG = """\
+2026/11/21-14:43:59.100000 22018 [db/flush_job.cc:870] [default] [JOB 3] Flushing memtable
+2026/11/21-14:43:59.101000 22018 EVENT_LOG_v1 {"time_micros": 1795272239101000, "job": 3, "event": "flush_started", "num_memtables": 1}
+2026/11/21-14:43:59.200000 22018 (Original Log Time 2026/11/21-14:43:59.199990) EVENT_LOG_v1 {"time_micros": 1795272239199990, "job": 3, "event": "flush_finished", "output_compression": "NoCompression", "lsm_state": [1, 0]}
+2026/11/21-14:44:00.495949 22018 (Original Log Time 2026/11/21-14:44:00.495896) EVENT_LOG_v1 {"time_micros": 1795272240495887, "job": 6, "event": "compaction_finished", "compaction_time_micros": 99945, "output_level": 1}
+2026/11/21-14:44:01.000000 22018 EVENT_LOG_v1 {"time_micros": 1795272241000000, "job": 7, "event": "compaction_started", "compaction_reason": "LevelL0FilesNum"}
+2026/11/21-14:44:01.500000 22018 EVENT_LOG_v1 {"time_micros": 1795272241500000, "job": 8, "event": "table_file_deletion", "file_number": 12}
+"""
+
+SHALE_WAIT_OUT = """\
+fillrandom   :       5.847 micros/op 171020 ops/sec 2.924 seconds 500000 operations;   18.9 MB/s
+waitforcompaction(/tmp/db): started
+waitforcompaction(/tmp/db): waited 0.232 seconds (done at unix time 1795272426.132635)
+waitforcompaction(/tmp/db): finished
 """
 
 
@@ -103,6 +122,46 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(self.parse.failure_message(progress_then_error), "IO error: disk full")
 
 
+class CompactionParseTest(unittest.TestCase):
+    def setUp(self):
+        self.parse, _, _ = load_lib()
+
+    def test_end_of_background_work(self):
+        self.assertEqual(self.parse.parse_compaction_done(SHALE_WAIT_OUT), 1795272426.132635)
+        self.assertIsNone(self.parse.parse_compaction_done(DB_BENCH_OUT))
+        # The last *finished* flush or compaction; started events and deletions do not count.
+        self.assertAlmostEqual(self.parse.parse_last_background_job(ROCKSDB_LOG),
+                               1795272240.495887, places=6)
+        self.assertAlmostEqual(self.parse.parse_last_background_job(ROCKSDB_LOG, 1795272239.0),
+                               1795272240.495887, places=6)
+        # Events from before the run started (an earlier process) are ignored.
+        self.assertIsNone(self.parse.parse_last_background_job(ROCKSDB_LOG, 1795272241.0))
+        self.assertIsNone(self.parse.parse_last_background_job(""))
+
+    def test_proc_io(self):
+        io = self.parse.parse_proc_io("rchar: 52439756\nwrite_bytes: 52457472\n"
+                                      "cancelled_write_bytes: 0\nbogus\n")
+        self.assertEqual(io, {"rchar": 52439756, "write_bytes": 52457472,
+                              "cancelled_write_bytes": 0})
+
+    def test_throughput_shape(self):
+        series = [{"seconds": float(i + 1), "ops_per_sec": q} for i, q in enumerate(
+            [100] * 10 + [80] * 50 + [0, 0, 0, 40, 0, 0] + [40] * 14)]  # 80 samples
+        shape = self.parse.throughput_shape(series)
+        self.assertEqual(len(shape["tenths_ops_per_sec"]), 10)
+        self.assertEqual(shape["first_tenth_ops_per_sec"], 100)  # samples 0..7
+        self.assertEqual(shape["last_tenth_ops_per_sec"], 40)
+        self.assertAlmostEqual(shape["last_first_ratio"], 0.4)
+        self.assertEqual(shape["longest_zero_seconds"], 3.0)
+        # Fewer samples than tenths: each sample is its own part.
+        short = self.parse.throughput_shape([{"seconds": 1.0, "ops_per_sec": 0},
+                                             {"seconds": 2.0, "ops_per_sec": 50}])
+        self.assertEqual(short["tenths_ops_per_sec"], [0, 50])
+        self.assertIsNone(short["last_first_ratio"])
+        self.assertEqual(short["longest_zero_seconds"], 1.0)
+        self.assertEqual(self.parse.throughput_shape([]), {})
+
+
 class SummaryTest(unittest.TestCase):
     def setUp(self):
         _, self.report, self.suites = load_lib()
@@ -131,6 +190,36 @@ class SummaryTest(unittest.TestCase):
         self.assertRegex(text, r"ShaleDB \| fillseq +\| 90 +\|.*\| 0\.45 +\| 0\.36 \(x1\.25\)")
         self.assertEqual(self.suites.release_factor(self.steps[1]), (1.26, True))
 
+    def test_compaction_suite_time_ratios_and_table(self):
+        steps = self.suites.suite_steps("compaction", 1000)[1]
+        self.assertEqual([s.name for s in steps], ["fillrandom+compaction", "bulkload"])
+        self.assertTrue(steps[0].until_compacted)
+        self.assertEqual(self.suites.release_factor(steps[0]), (1.26, True))
+        self.assertEqual(self.suites.release_factor(steps[1]), (1.31, True))
+        self.assertEqual(steps[1].flags["disable_wal"], 1)
+        self.assertEqual(steps[1].benchmarks_for("rocksdb"), ("fillrandom", "compact"))
+        runs = []
+        for engine, seconds, wa in (("RocksDB", 200.0, 5.0), ("ShaleDB", 100.0, 3.0)):
+            r = self.run_record(engine, steps[0].name, 1000 / seconds)
+            r.update(seconds=seconds, fill_ops_per_sec=50.0, disk_write_amplification=wa,
+                     last_first_ratio=0.5, longest_zero_seconds=4.0)
+            runs.append(r)
+            runs.append(self.run_record(engine, steps[1].name, 10.0))
+        rows = self.report.summarize(steps, ["RocksDB", "ShaleDB"], runs)
+        shale = rows[1]
+        self.assertAlmostEqual(shale["ratio_debian"], 2.0)
+        self.assertAlmostEqual(shale["time_ratio_debian"], 0.5)
+        self.assertAlmostEqual(shale["time_ratio_release_estimate"], 0.5 * 1.26)
+        text = self.report.format_compaction_text(
+            self.report.compaction_rows(steps, rows), True)
+        self.assertRegex(text, r"(?m)^ShaleDB \| fillrandom\+compaction \| 100\.0 +\| 50 +\| "
+                               r"3\.00 +\| 0\.50 +\| 4 +\| 0\.50 +\| 0\.63 \(x1\.26\)$")
+        self.assertRegex(text, r"(?m)^RocksDB \| fillrandom\+compaction \| 200\.0 .*"
+                               r"\| 1\.00 +\| est\. 158\.7 s \(x1\.26\)$")
+        self.assertRegex(text, r"(?m)^ShaleDB \| bulkload .*\| 1\.00 +\| 1\.31 \(x1\.31\)$")
+        notes = " ".join(self.report.footnotes(steps, rows, 1, True))
+        self.assertIn("/proc/<pid>/io write_bytes", notes)
+
     def test_fallback_factors_are_footnoted(self):
         steps = self.suites.suite_steps("quick")[1]
         factors = {s.name: self.suites.release_factor(s) for s in steps}
@@ -158,12 +247,12 @@ def number(cell):
 
 
 class EndToEndTest(unittest.TestCase):
-    def compare(self, name, *extra):
+    def compare(self, name, *extra, suite="selftest"):
         work = os.path.join(ARGS.dir, name)
         os.makedirs(work, exist_ok=True)
         out_json, out_md = os.path.join(work, "out.json"), os.path.join(work, "out.md")
         p = subprocess.run(
-            [sys.executable, ARGS.compare, "--suite=selftest", "--dir", work,
+            [sys.executable, ARGS.compare, f"--suite={suite}", "--dir", work,
              "--shale_bench", ARGS.shale_bench, "--json", out_json, "--markdown", out_md,
              *extra], capture_output=True, text=True, timeout=60)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
@@ -209,6 +298,28 @@ class EndToEndTest(unittest.TestCase):
             self.assertAlmostEqual(float(shale[debian]), expected, delta=0.006)
             self.assertAlmostEqual(float(m[1]), expected / float(m[2]), delta=0.006)
             self.assertRegex(rocks[release], r"^est\. [\d,]+ ops/s \(x\d\.\d\d\)$")
+
+    def test_compaction_suite_shaledb_side(self):
+        stdout, doc, md = self.compare("compaction", "--db_bench", "/nonexistent/db_bench",
+                                       "--no_install", "--num=2000", suite="compaction")
+        self.assertEqual(doc["suite"], "compaction")
+        self.assertEqual([(r["step"], r["status"]) for r in doc["runs"]],
+                         [("fillrandom+compaction", "ok"), ("bulkload", "ok")], doc["runs"])
+        fill, bulk = doc["runs"]
+        self.assertEqual(fill["total_source"], "waitforcompaction's done-at time")
+        self.assertGreaterEqual(fill["seconds"], fill["fill_seconds"])
+        self.assertLess(fill["seconds"], fill["wall_seconds"])
+        self.assertAlmostEqual(fill["ops_per_sec"], 2000 / fill["seconds"], delta=1e-6 * 2000)
+        for run in (fill, bulk):
+            self.assertGreater(run["disk_write_amplification"], 0.5, run)
+        self.assertEqual(bulk["ops"], 2000)
+        lines = stdout.splitlines()
+        start = lines.index(next(l for l in lines if l.startswith("engine ") and "total (s)" in l))
+        rows = [[c.strip() for c in l.split(" | ")] for l in lines[start + 2:start + 4]]
+        self.assertEqual([r[:2] for r in rows], [["ShaleDB", "fillrandom+compaction"],
+                                                 ["ShaleDB", "bulkload"]])
+        self.assertEqual(rows[0][-1], "n/a (no db_bench)")
+        self.assertIn("| engine | benchmark | total (s) |", md)
 
     def test_missing_db_bench_skips_rocksdb(self):
         stdout, doc, md = self.compare("no_db_bench", "--db_bench", "/nonexistent/db_bench")

@@ -5,6 +5,7 @@
 #define SHALE_TEST_CAPI_C_TEST_H_
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,13 @@ void CheckGetAt(const char* file, int line, shale_t* db, const shale_readoptions
 /* Destroys the DB `name` under the work directory; any error fails the test. */
 void DestroyOrFail(const char* name);
 
+/* Flushes the memtables and waits for it; any error fails the test. */
+void FlushOrFail(shale_t* db);
+
+/* The numeric property `name`; failing to read it fails the test. */
+#define IntProperty(db, name) IntPropertyAt(__FILE__, __LINE__, (db), (name))
+uint64_t IntPropertyAt(const char* file, int line, shale_t* db, const char* name);
+
 /* The parts, in the order main runs them. */
 void TestConventions(void);
 void TestOpenErrors(void);
@@ -79,6 +87,7 @@ void TestWriteBatch(void);
 void TestModel(void);
 void TestSnapshotsAndBounds(void);
 void TestMaintenance(void);
+void TestCompaction(void);
 void TestStatistics(void);
 void TestCorruption(void);
 void TestExternalFiles(void);

@@ -77,6 +77,21 @@ void DestroyOrFail(const char* name) {
   shale_options_destroy(options);
 }
 
+void FlushOrFail(shale_t* db) {
+  shale_flushoptions_t* fo = shale_flushoptions_create();
+  shale_flushoptions_set_wait(fo, 1);
+  char* err = NULL;
+  shale_flush(db, fo, &err);
+  CHECK_OK(err);
+  shale_flushoptions_destroy(fo);
+}
+
+uint64_t IntPropertyAt(const char* file, int line, shale_t* db, const char* name) {
+  uint64_t value = 0;
+  if (shale_property_int(db, name, &value) != 0) Fail(file, line, "numeric property", name);
+  return value;
+}
+
 int main(int argc, char** argv) {
   const char* parent = argc > 1 ? argv[1] : (getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
   char dir[4096];
@@ -94,6 +109,7 @@ int main(int argc, char** argv) {
   TestModel();
   TestSnapshotsAndBounds();
   TestMaintenance();
+  TestCompaction();
   TestStatistics();
   TestCorruption();
   TestExternalFiles();

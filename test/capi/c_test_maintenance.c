@@ -26,21 +26,6 @@ static void PutKeys(shale_t* db, int count, size_t value_len) {
   shale_writeoptions_destroy(wo);
 }
 
-static void FlushOrFail(shale_t* db) {
-  shale_flushoptions_t* fo = shale_flushoptions_create();
-  shale_flushoptions_set_wait(fo, 1);
-  char* err = NULL;
-  shale_flush(db, fo, &err);
-  CHECK_OK(err);
-  shale_flushoptions_destroy(fo);
-}
-
-static uint64_t IntProperty(shale_t* db, const char* name) {
-  uint64_t value = 0;
-  if (shale_property_int(db, name, &value) != 0) Fail(__FILE__, __LINE__, "property", name);
-  return value;
-}
-
 static uint64_t TableFiles(shale_t* db) {
   uint64_t total = 0;
   char name[64];

@@ -1,12 +1,17 @@
 /* The C ABI's conventions (errptr, shale_free, enum values) and the options: every setter is
  * shown to reach the engine by a value that shale_open rejects naming that option, then all of
- * them together with valid values open a working DB. */
+ * them together with valid values open a working DB. (Compaction's effects are checked in
+ * c_test_compaction.c.) */
 #include "c_test.h"
 
 void TestConventions(void) {
   CHECK(shale_no_compression == 0 && shale_zstd_compression == 7);
   CHECK(shale_level_compaction == 0 && shale_universal_compaction == 1);
   CHECK(shale_fifo_compaction == 2 && shale_no_compaction == 3);
+  CHECK(shale_bottommost_level_compaction_skip == 0);
+  CHECK(shale_bottommost_level_compaction_if_have_compaction_filter == 1);
+  CHECK(shale_bottommost_level_compaction_force == 2);
+  CHECK(shale_bottommost_level_compaction_force_optimized == 3);
   CHECK(shale_block_based_table_index_type_binary_search == 0);
   CHECK(shale_block_based_table_index_type_two_level_index_search == 2);
   CHECK(shale_block_based_table_data_block_index_type_binary_search == 0);
@@ -83,10 +88,6 @@ void TestOptionSetters(void) {
   ExpectRejected(o, "max_open_files");
   o = NewTestOptions(); shale_options_set_compression(o, 1 /* snappy: not built */);
   ExpectRejected(o, "compression");
-  o = NewTestOptions(); shale_options_set_compaction_style(o, shale_universal_compaction);
-  ExpectRejected(o, "not supported yet");
-  o = NewTestOptions(); shale_options_set_disable_auto_compactions(o, 1);
-  ExpectRejected(o, "disable_auto_compactions");
   o = NewTestOptions(); shale_options_set_level0_file_num_compaction_trigger(o, 0);
   ExpectRejected(o, "level0_file_num_compaction_trigger");
   o = NewTestOptions(); shale_options_set_level0_slowdown_writes_trigger(o, 2);
@@ -112,16 +113,55 @@ void TestOptionSetters(void) {
     shale_block_based_options_destroy(t);
     ExpectRejected(o, "index_type");
   }
-  /* Compaction knobs away from their defaults: not supported yet. */
-  o = NewTestOptions(); shale_options_set_level0_slowdown_writes_trigger(o, 8);
-  ExpectRejected(o, "level0_slowdown_writes_trigger");
-  o = NewTestOptions(); shale_options_set_target_file_size_base(o, 2 << 20);
-  ExpectRejected(o, "target_file_size_base");
-  /* The presets set knobs that are not supported yet. */
-  o = NewTestOptions(); shale_options_prepare_for_bulk_load(o);
-  ExpectRejected(o, "disable_auto_compactions");
+  o = NewTestOptions(); shale_options_set_target_file_size_multiplier(o, 0);
+  ExpectRejected(o, "target_file_size_multiplier");
+  o = NewTestOptions(); shale_options_set_max_bytes_for_level_multiplier(o, 0);
+  ExpectRejected(o, "max_bytes_for_level_multiplier");
+  o = NewTestOptions(); shale_options_set_bottommost_compression(o, 1 /* snappy */);
+  ExpectRejected(o, "bottommost_compression");
+  o = NewTestOptions();
+  shale_options_set_soft_pending_compaction_bytes_limit(o, 2 << 20);
+  shale_options_set_hard_pending_compaction_bytes_limit(o, 1 << 20);
+  ExpectRejected(o, "soft_pending_compaction_bytes_limit");
+  /* ttl only with level and FIFO styles: this also shows that the compaction style reaches
+   * the engine (FIFO with a ttl opens in c_test_compaction.c). */
+  o = NewTestOptions();
+  shale_options_set_compaction_style(o, shale_universal_compaction);
+  shale_options_set_ttl(o, 60);
+  ExpectRejected(o, "ttl");
+  /* The universal and FIFO handles reach the options. */
+  {
+    shale_universal_compaction_options_t* u = shale_universal_compaction_options_create();
+    shale_universal_compaction_options_set_min_merge_width(u, 4);
+    shale_universal_compaction_options_set_max_merge_width(u, 3);
+    o = NewTestOptions();
+    shale_options_set_universal_compaction_options(o, u);
+    shale_universal_compaction_options_destroy(u);
+    ExpectRejected(o, "max_merge_width");
+    u = shale_universal_compaction_options_create();
+    shale_universal_compaction_options_set_min_merge_width(u, 1);
+    o = NewTestOptions();
+    shale_options_set_universal_compaction_options(o, u);
+    shale_universal_compaction_options_destroy(u);
+    ExpectRejected(o, "min_merge_width");
+  }
+  /* FIFO never merges files: allow_compaction (no C setter; RocksDB's option string) is
+   * refused. */
+  {
+    shale_options_t* base = NewTestOptions();
+    char* err = NULL;
+    o = shale_options_create();
+    shale_get_options_from_string(base,
+                                  "compaction_style=kCompactionStyleFIFO;"
+                                  "compaction_options_fifo={allow_compaction=true}",
+                                  o, &err);
+    CHECK_OK(err);
+    shale_options_destroy(base);
+    ExpectRejected(o, "compaction_options_fifo");
+  }
+  /* Still not supported: a block cache (the point lookup preset sets one). */
   o = NewTestOptions(); shale_options_optimize_for_point_lookup(o, 8);
-  ExpectRejected(o, "block_cache_size");
+  ExpectRejected(o, "block_cache_size: not supported yet");
   DestroyOrFail("db_rejected");
 
   /* Every setter with a valid value: the DB opens and works. */
@@ -134,16 +174,23 @@ void TestOptionSetters(void) {
   shale_options_set_max_open_files(o, 100);
   shale_options_set_compression(o, shale_zstd_compression);
   shale_options_set_compaction_style(o, shale_level_compaction);
-  shale_options_set_disable_auto_compactions(o, 0);
-  /* Compaction knobs: only their defaults until the compaction issue lands. */
-  shale_options_set_level0_file_num_compaction_trigger(o, 4);
-  shale_options_set_level0_slowdown_writes_trigger(o, 20);
-  shale_options_set_level0_stop_writes_trigger(o, 36);
-  shale_options_set_target_file_size_base(o, 64 << 20);
-  shale_options_set_max_bytes_for_level_base(o, 256 << 20);
-  shale_options_set_max_background_jobs(o, 2);
-  shale_options_set_max_subcompactions(o, 1);
-  shale_options_increase_parallelism(o, 2);
+  shale_options_set_disable_auto_compactions(o, 1);
+  shale_options_set_level0_file_num_compaction_trigger(o, 2);
+  shale_options_set_level0_slowdown_writes_trigger(o, 8);
+  shale_options_set_level0_stop_writes_trigger(o, 12);
+  shale_options_set_target_file_size_base(o, 2 << 20);
+  shale_options_set_target_file_size_multiplier(o, 2);
+  shale_options_set_max_bytes_for_level_base(o, 8 << 20);
+  shale_options_set_max_bytes_for_level_multiplier(o, 4.5);
+  shale_options_set_level_compaction_dynamic_level_bytes(o, 0);
+  shale_options_set_max_background_jobs(o, 3);
+  shale_options_set_max_subcompactions(o, 2);
+  shale_options_set_soft_pending_compaction_bytes_limit(o, 1 << 30);
+  shale_options_set_hard_pending_compaction_bytes_limit(o, 2u << 30);
+  shale_options_set_delayed_write_rate(o, 8 << 20);
+  shale_options_set_ttl(o, 0);
+  shale_options_set_bottommost_compression(o, shale_no_compression);
+  shale_options_increase_parallelism(o, 3);
   shale_options_optimize_for_point_lookup(o, 0); /* no block cache: accepted */
   shale_t* db = OpenOrFail(o, "db_setters");
   shale_writeoptions_t* wo = shale_writeoptions_create();

@@ -607,12 +607,26 @@ TEST_F(DBCorruptionTest, InvalidOptionsAreRefusedNamingTheOption) {
        [](Options* o) {
          o->soft_pending_compaction_bytes_limit = o->hard_pending_compaction_bytes_limit + 1;
        }},
+      {"max_subcompactions", [](Options* o) { o->max_subcompactions = 0; }},
+      // Valid in RocksDB, but never in ShaleDB: files are not rewritten by age, and FIFO
+      // never merges files.
+      {"ttl",
+       [](Options* o) {
+         o->compaction_style = kCompactionStyleUniversal;
+         o->ttl = 60;
+       }},
+      {"compaction_options_fifo",
+       [](Options* o) {
+         o->compaction_style = kCompactionStyleFIFO;
+         o->compaction_options_fifo.allow_compaction = true;
+       }},
       // Accepted later, refused now.
-      {"disable_auto_compactions", [](Options* o) { o->disable_auto_compactions = true; }},
-      {"compaction_style", [](Options* o) { o->compaction_style = kCompactionStyleUniversal; }},
-      {"ttl", [](Options* o) { o->ttl = 60; }},
       {"block_cache_size", [](Options* o) { o->block_cache_size = 1 << 20; }},
-      {"max_subcompactions", [](Options* o) { o->max_subcompactions = 4; }},
+      {"use_fsync", [](Options* o) { o->use_fsync = true; }},
+      {"allow_ingest_behind", [](Options* o) { o->allow_ingest_behind = true; }},
+      {"max_successive_merges", [](Options* o) { o->max_successive_merges = 2; }},
+      {"min_write_buffer_number_to_merge",
+       [](Options* o) { o->min_write_buffer_number_to_merge = 2; }},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.option);
@@ -624,6 +638,68 @@ TEST_F(DBCorruptionTest, InvalidOptionsAreRefusedNamingTheOption) {
     EXPECT_EQ(db_, nullptr);
     EXPECT_FALSE(fs_->FileExists(kDBName).ok()) << "Open created the DB before checking options";
   }
+}
+
+// The compaction knobs that Open refused until compaction existed: each opens a DB that keeps
+// its data across a reopen.
+TEST_F(DBCorruptionTest, CompactionKnobsThatWereRefusedNowOpen) {
+  struct Case {
+    const char* name;
+    std::function<void(Options*)> set;
+  };
+  const Case cases[] = {
+      {"disable_auto_compactions", [](Options* o) { o->disable_auto_compactions = true; }},
+      {"universal", [](Options* o) { o->compaction_style = kCompactionStyleUniversal; }},
+      {"fifo with ttl",
+       [](Options* o) {
+         o->compaction_style = kCompactionStyleFIFO;
+         o->ttl = 3600;
+       }},
+      {"none", [](Options* o) { o->compaction_style = kCompactionStyleNone; }},
+      {"max_subcompactions", [](Options* o) { o->max_subcompactions = 4; }},
+      {"PrepareForBulkLoad", [](Options* o) { o->PrepareForBulkLoad(); }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Options saved = options_;
+    c.set(&options_);
+    options_.write_buffer_size = 64 << 10;  // PrepareForBulkLoad's 256 MiB is not needed here
+    ASSERT_NO_FATAL_FAILURE(Fill(2));
+    ASSERT_NO_FATAL_FAILURE(Open());
+    std::string value;
+    for (const std::string& key : {Key(0, 0), Key(1, 99), std::string("in-wal")}) {
+      SCOPED_TRACE(key);
+      ASSERT_OK(db_->Get(ReadOptions(), key, &value));
+      EXPECT_EQ(value, ExpectedValue(key));
+    }
+    ASSERT_NO_FATAL_FAILURE(Close());
+    ASSERT_OK(DestroyDB(kDBName, options_));
+    options_ = saved;
+  }
+}
+
+// disable_auto_compactions has its effect: overlapping L0 files pile up past the trigger until
+// a manual compaction merges them. (With 2 levels the first flush goes to L1, the others, which
+// overlap it, to L0.)
+TEST_F(DBCorruptionTest, DisableAutoCompactionsLeavesL0ToCompactRange) {
+  options_.disable_auto_compactions = true;
+  options_.level0_file_num_compaction_trigger = 2;
+  options_.num_levels = 2;
+  ASSERT_NO_FATAL_FAILURE(Open());
+  for (int t = 0; t < 4; t++) {
+    for (int j = 0; j < 100; j++) ASSERT_OK(db_->Put(WriteOptions(), Key(0, j), Value(t, j)));
+    ASSERT_OK(db_->Flush(FlushOptions()));
+  }
+  uint64_t files = 0;
+  ASSERT_TRUE(db_->GetIntProperty("shale.num-files-at-level0", &files));
+  EXPECT_EQ(files, 3u);
+  ASSERT_OK(db_->CompactRange(CompactRangeOptions(), nullptr, nullptr));
+  ASSERT_TRUE(db_->GetIntProperty("shale.num-files-at-level0", &files));
+  EXPECT_EQ(files, 0u);
+  std::string value;
+  ASSERT_OK(db_->Get(ReadOptions(), Key(0, 50), &value));
+  EXPECT_EQ(value, Value(3, 50));
+  ASSERT_NO_FATAL_FAILURE(Close());
 }
 
 TEST_F(DBCorruptionTest, EmptyNameIsRefused) {

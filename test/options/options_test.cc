@@ -126,10 +126,8 @@ TEST(OptionsTest, PrepareForBulkLoad) {
   EXPECT_EQ(o.min_write_buffer_number_to_merge, 1);
   EXPECT_EQ(o.max_background_jobs, 6);
   EXPECT_OK(o.Validate());
-  // Auto compactions cannot be switched off yet, so the preset cannot open a DB yet.
-  Status s = CheckSupportedNow(o);
-  EXPECT_NE(s.ToString().find("disable_auto_compactions: not supported yet"), std::string::npos)
-      << s.ToString();
+  // Everything the preset sets is built: it opens a DB.
+  EXPECT_OK(CheckSupportedNow(o));
 
   // Larger settings the caller chose are kept.
   Options big;
@@ -209,6 +207,21 @@ std::vector<Violation> Violations() {
        [](Options* o) { o->compaction_options_universal.min_merge_width = 1; }},
       {"compaction_options_universal.max_merge_width",
        [](Options* o) { o->compaction_options_universal.max_merge_width = 1; }},
+      {"compaction_options_fifo",
+       [](Options* o) {
+         o->compaction_style = kCompactionStyleFIFO;
+         o->compaction_options_fifo.allow_compaction = true;
+       }},
+      {"ttl",
+       [](Options* o) {
+         o->compaction_style = kCompactionStyleNone;
+         o->ttl = 60;
+       }},
+      {"ttl",
+       [](Options* o) {
+         o->compaction_style = kCompactionStyleUniversal;
+         o->ttl = 1;
+       }},
       {"compression", [](Options* o) { o->compression = kSnappyCompression; }},
       {"compression", [](Options* o) { o->compression = kLZ4Compression; }},
       {"compression", [](Options* o) { o->compression = kDisableCompressionOption; }},
@@ -313,22 +326,35 @@ TEST(OptionsTest, BoundaryValuesAreValid) {
   }
 }
 
+TEST(OptionsTest, RuleMessagesOfTheCompactionStyles) {
+  Options o;
+  o.ttl = 60;
+  EXPECT_OK(o.Validate());  // level style moves old files down
+  o.compaction_style = kCompactionStyleUniversal;
+  EXPECT_EQ(o.Validate().ToString(),
+            "Invalid argument: ttl: must be 0 with kCompactionStyleUniversal and "
+            "kCompactionStyleNone (only level and FIFO compaction act on file age); got 60");
+  o.compaction_style = kCompactionStyleFIFO;
+  EXPECT_OK(o.Validate());
+  o.compaction_options_fifo.allow_compaction = true;
+  Status s = o.Validate();
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_EQ(s.message().rfind("compaction_options_fifo: allow_compaction = true is not "
+                              "supported",
+                              0),
+            0u)
+      << s.ToString();
+}
+
+// The knobs a later issue builds: valid options, refused by the "not supported yet" stage.
 TEST(OptionsTest, NotSupportedYet) {
   const std::vector<Violation> knobs = {
-      {"compaction_style", [](Options* o) { o->compaction_style = kCompactionStyleNone; }},
-      {"compaction_style", [](Options* o) { o->compaction_style = kCompactionStyleUniversal; }},
-      {"disable_auto_compactions", [](Options* o) { o->disable_auto_compactions = true; }},
-      {"compaction_options_universal",
-       [](Options* o) { o->compaction_options_universal.size_ratio = 5; }},
-      {"compaction_options_universal",
-       [](Options* o) { o->compaction_options_universal.max_merge_width = 10; }},
-      {"compaction_options_fifo",
-       [](Options* o) { o->compaction_options_fifo.allow_compaction = true; }},
-      {"ttl", [](Options* o) { o->ttl = 60; }},
-      {"max_subcompactions", [](Options* o) { o->max_subcompactions = 2; }},
       {"allow_ingest_behind", [](Options* o) { o->allow_ingest_behind = true; }},
       {"max_successive_merges", [](Options* o) { o->max_successive_merges = 10; }},
       {"block_cache_size", [](Options* o) { o->block_cache_size = 8 << 20; }},
+      {"min_write_buffer_number_to_merge",
+       [](Options* o) { o->min_write_buffer_number_to_merge = 2; }},
+      {"use_fsync", [](Options* o) { o->use_fsync = true; }},
   };
   for (const Violation& k : knobs) {
     Options o;
@@ -341,11 +367,49 @@ TEST(OptionsTest, NotSupportedYet) {
     EXPECT_EQ(s.message().substr(0, expected.size()), expected) << s.ToString();
   }
   Options o;
-  o.ttl = 60;
-  EXPECT_EQ(CheckSupportedNow(o).ToString(), "Invalid argument: ttl: not supported yet; got 60");
+  o.use_fsync = true;
+  EXPECT_EQ(CheckSupportedNow(o).ToString(),
+            "Invalid argument: use_fsync: not supported yet; got true");
   o = Options();
-  o.max_subcompactions = 1;  // the default: fine
+  o.block_cache_size = 0;  // the default: fine
   EXPECT_OK(CheckSupportedNow(o));
+}
+
+// The compaction knobs that the "not supported yet" stage used to refuse: now valid and built.
+TEST(OptionsTest, CompactionKnobsAreSupported) {
+  const std::vector<std::function<void(Options*)>> knobs = {
+      [](Options* o) { o->compaction_style = kCompactionStyleNone; },
+      [](Options* o) { o->compaction_style = kCompactionStyleUniversal; },
+      [](Options* o) { o->compaction_style = kCompactionStyleFIFO; },
+      [](Options* o) { o->disable_auto_compactions = true; },
+      [](Options* o) { o->compaction_options_universal.size_ratio = 5; },
+      [](Options* o) {
+        o->compaction_style = kCompactionStyleUniversal;
+        o->compaction_options_universal.min_merge_width = 3;
+        o->compaction_options_universal.max_merge_width = 10;
+        o->compaction_options_universal.max_size_amplification_percent = 50;
+      },
+      [](Options* o) {
+        o->compaction_style = kCompactionStyleFIFO;
+        o->compaction_options_fifo.max_table_files_size = 1 << 20;
+        o->ttl = 60;
+      },
+      [](Options* o) { o->max_subcompactions = 4; },
+      [](Options* o) {
+        o->soft_pending_compaction_bytes_limit = 1 << 20;
+        o->hard_pending_compaction_bytes_limit = 2 << 20;
+        o->delayed_write_rate = 1 << 20;
+      },
+      [](Options* o) { o->level_compaction_dynamic_level_bytes = false; },
+      [](Options* o) { o->PrepareForBulkLoad(); },
+  };
+  for (size_t i = 0; i < knobs.size(); i++) {
+    Options o;
+    knobs[i](&o);
+    SCOPED_TRACE(i);
+    EXPECT_OK(o.Validate());
+    EXPECT_OK(CheckSupportedNow(o));
+  }
 }
 
 }  // namespace

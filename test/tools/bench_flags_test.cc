@@ -27,8 +27,10 @@ TEST(BenchmarkListTest, RejectsUnknownAndNotYetSupported) {
   Status s = ParseBenchmarkList("fillseq,nosuch", &names);
   EXPECT_TRUE(s.IsInvalidArgument());
   EXPECT_NE(s.ToString().find("unknown benchmark 'nosuch'"), std::string::npos) << s.ToString();
-  s = ParseBenchmarkList("bulkload", &names);
-  EXPECT_NE(s.ToString().find("'bulkload' is not supported yet"), std::string::npos);
+  s = ParseBenchmarkList("fillseq,mergerandom", &names);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.ToString().find("'mergerandom' is not supported yet"), std::string::npos)
+      << s.ToString();
 }
 
 TEST(BenchmarkListTest, EveryBenchmarkOfTheIssueExists) {
@@ -36,7 +38,7 @@ TEST(BenchmarkListTest, EveryBenchmarkOfTheIssueExists) {
        {"fillseq", "fillrandom", "fillsync", "fillbatch", "overwrite", "updaterandom",
         "readrandom", "multireadrandom", "readseq", "readreverse", "seekrandom",
         "readwhilewriting", "readrandomwriterandom", "deleteseq", "deleterandom", "flush",
-        "compact", "waitforcompaction", "stats", "levelstats", "sstables"}) {
+        "compact", "waitforcompaction", "stats", "levelstats", "sstables", "bulkload"}) {
     const BenchmarkSpec* spec = FindBenchmark(name);
     ASSERT_NE(spec, nullptr) << name;
     EXPECT_NE(spec->workload == nullptr, spec->admin == nullptr) << name;
@@ -62,6 +64,123 @@ TEST_F(FlagsTest, NotYetBuiltFeaturesAreRejectedByName) {
   EXPECT_NE(s.ToString().find("--cache_index_and_filter_blocks: not supported yet"),
             std::string::npos)
       << s.ToString();
+  absl::SetFlag(&FLAGS_cache_index_and_filter_blocks, false);
+  // Each of these alone is rejected, by name.
+  const auto expect_rejected = [](const char* flag) {
+    const Status rejected = CheckFlags();
+    EXPECT_TRUE(rejected.IsInvalidArgument()) << flag;
+    EXPECT_NE(rejected.ToString().find(std::string("--") + flag + ": not supported yet"),
+              std::string::npos)
+        << rejected.ToString();
+  };
+  absl::SetFlag(&FLAGS_max_successive_merges, 2);
+  expect_rejected("max_successive_merges");
+  absl::SetFlag(&FLAGS_max_successive_merges, 0);
+  absl::SetFlag(&FLAGS_min_write_buffer_number_to_merge, 2);
+  expect_rejected("min_write_buffer_number_to_merge");
+  absl::SetFlag(&FLAGS_min_write_buffer_number_to_merge, 1);
+  absl::SetFlag(&FLAGS_use_fsync, true);
+  expect_rejected("use_fsync");
+  absl::SetFlag(&FLAGS_use_fsync, false);
+  absl::SetFlag(&FLAGS_fifo_compaction_allow_compaction, true);
+  expect_rejected("fifo_compaction_allow_compaction");
+  absl::SetFlag(&FLAGS_fifo_compaction_allow_compaction, false);
+  EXPECT_OK(CheckFlags());
+}
+
+TEST_F(FlagsTest, CompactionFlagsAreAcceptedAndMapOntoOptions) {
+  absl::SetFlag(&FLAGS_compaction_style, 1);
+  absl::SetFlag(&FLAGS_disable_auto_compactions, true);
+  absl::SetFlag(&FLAGS_subcompactions, uint64_t{4});
+  absl::SetFlag(&FLAGS_level0_file_num_compaction_trigger, 2);
+  absl::SetFlag(&FLAGS_level0_slowdown_writes_trigger, 8);
+  absl::SetFlag(&FLAGS_level0_stop_writes_trigger, 12);
+  absl::SetFlag(&FLAGS_target_file_size_base, int64_t{8} << 20);
+  absl::SetFlag(&FLAGS_target_file_size_multiplier, 2);
+  absl::SetFlag(&FLAGS_max_bytes_for_level_base, uint64_t{32} << 20);
+  absl::SetFlag(&FLAGS_max_bytes_for_level_multiplier, 8.0);
+  absl::SetFlag(&FLAGS_level_compaction_dynamic_level_bytes, false);
+  absl::SetFlag(&FLAGS_max_background_jobs, 6);
+  absl::SetFlag(&FLAGS_delayed_write_rate, uint64_t{1} << 20);
+  absl::SetFlag(&FLAGS_soft_pending_compaction_bytes_limit, uint64_t{1} << 30);
+  absl::SetFlag(&FLAGS_hard_pending_compaction_bytes_limit, uint64_t{2} << 30);
+  absl::SetFlag(&FLAGS_universal_size_ratio, 5);
+  absl::SetFlag(&FLAGS_universal_min_merge_width, 3);
+  absl::SetFlag(&FLAGS_universal_max_merge_width, 9);
+  absl::SetFlag(&FLAGS_universal_max_size_amplification_percent, 150);
+  ASSERT_OK(CheckFlags());
+  Options o;
+  ASSERT_OK(OptionsFromFlags(&o));
+  EXPECT_EQ(o.compaction_style, kCompactionStyleUniversal);
+  EXPECT_TRUE(o.disable_auto_compactions);
+  EXPECT_EQ(o.max_subcompactions, 4u);
+  EXPECT_EQ(o.level0_file_num_compaction_trigger, 2);
+  EXPECT_EQ(o.level0_slowdown_writes_trigger, 8);
+  EXPECT_EQ(o.level0_stop_writes_trigger, 12);
+  EXPECT_EQ(o.target_file_size_base, 8u << 20);
+  EXPECT_EQ(o.target_file_size_multiplier, 2);
+  EXPECT_EQ(o.max_bytes_for_level_base, 32u << 20);
+  EXPECT_EQ(o.max_bytes_for_level_multiplier, 8.0);
+  EXPECT_FALSE(o.level_compaction_dynamic_level_bytes);
+  EXPECT_EQ(o.max_background_jobs, 6);
+  EXPECT_EQ(o.delayed_write_rate, 1u << 20);
+  EXPECT_EQ(o.soft_pending_compaction_bytes_limit, uint64_t{1} << 30);
+  EXPECT_EQ(o.hard_pending_compaction_bytes_limit, uint64_t{2} << 30);
+  EXPECT_EQ(o.compaction_options_universal.size_ratio, 5u);
+  EXPECT_EQ(o.compaction_options_universal.min_merge_width, 3u);
+  EXPECT_EQ(o.compaction_options_universal.max_merge_width, 9u);
+  EXPECT_EQ(o.compaction_options_universal.max_size_amplification_percent, 150u);
+  EXPECT_OK(o.Validate());
+}
+
+TEST_F(FlagsTest, FifoFlagsSetItsSizeAndTtl) {
+  absl::SetFlag(&FLAGS_compaction_style, 2);
+  absl::SetFlag(&FLAGS_fifo_compaction_max_table_files_size_mb, uint64_t{10});
+  absl::SetFlag(&FLAGS_fifo_compaction_ttl, uint64_t{60});
+  ASSERT_OK(CheckFlags());
+  Options o;
+  ASSERT_OK(OptionsFromFlags(&o));
+  EXPECT_EQ(o.compaction_style, kCompactionStyleFIFO);
+  EXPECT_EQ(o.compaction_options_fifo.max_table_files_size, 10u << 20);
+  EXPECT_FALSE(o.compaction_options_fifo.allow_compaction);
+  EXPECT_EQ(o.ttl, 60u);
+  EXPECT_OK(o.Validate());
+}
+
+TEST_F(FlagsTest, ZeroStyleKnobsKeepTheEngineDefaults) {
+  // db_bench's defaults (0) mean "the engine's default", not 0.
+  Options o;
+  ASSERT_OK(OptionsFromFlags(&o));
+  const Options engine;
+  EXPECT_EQ(o.compaction_options_universal, engine.compaction_options_universal);
+  EXPECT_EQ(o.compaction_options_fifo, engine.compaction_options_fifo);
+  EXPECT_EQ(o.ttl, engine.ttl);
+  EXPECT_EQ(o.target_file_size_multiplier, engine.target_file_size_multiplier);
+  EXPECT_EQ(o.max_bytes_for_level_multiplier, engine.max_bytes_for_level_multiplier);
+  EXPECT_EQ(o.compaction_style, engine.compaction_style);
+  EXPECT_EQ(o.disable_auto_compactions, engine.disable_auto_compactions);
+  EXPECT_EQ(o.max_subcompactions, engine.max_subcompactions);
+}
+
+TEST_F(FlagsTest, PrepareForBulkLoadIsAppliedAfterTheOtherFlags) {
+  absl::SetFlag(&FLAGS_write_buffer_size, int64_t{512} << 20);
+  absl::SetFlag(&FLAGS_num_levels, 5);
+  absl::SetFlag(&FLAGS_prepare_for_bulk_load, true);
+  Options o;
+  ASSERT_OK(OptionsFromFlags(&o));
+  Options expected;
+  expected.write_buffer_size = size_t{512} << 20;
+  expected.num_levels = 5;
+  expected.PrepareForBulkLoad();
+  EXPECT_TRUE(o.disable_auto_compactions);
+  EXPECT_EQ(o.num_levels, expected.num_levels);
+  EXPECT_EQ(o.write_buffer_size, expected.write_buffer_size);  // "at least 256 MiB": kept
+  EXPECT_EQ(o.level0_file_num_compaction_trigger, expected.level0_file_num_compaction_trigger);
+  EXPECT_EQ(o.level0_stop_writes_trigger, expected.level0_stop_writes_trigger);
+  EXPECT_EQ(o.hard_pending_compaction_bytes_limit, expected.hard_pending_compaction_bytes_limit);
+  EXPECT_EQ(o.max_write_buffer_number, expected.max_write_buffer_number);
+  EXPECT_EQ(o.max_background_jobs, expected.max_background_jobs);
+  EXPECT_OK(o.Validate());
 }
 
 TEST_F(FlagsTest, MalformedValuesAreRejected) {
@@ -76,6 +195,9 @@ TEST_F(FlagsTest, MalformedValuesAreRejected) {
   absl::SetFlag(&FLAGS_value_size_distribution_type, "fixed");
   absl::SetFlag(&FLAGS_compression_ratio, 1.5);
   EXPECT_NE(CheckFlags().ToString().find("--compression_ratio"), std::string::npos);
+  absl::SetFlag(&FLAGS_compression_ratio, 0.5);
+  absl::SetFlag(&FLAGS_universal_max_merge_width, -1);
+  EXPECT_NE(CheckFlags().ToString().find("--universal_max_merge_width"), std::string::npos);
 }
 
 TEST_F(FlagsTest, FlagsMapOntoOptions) {

@@ -1,17 +1,67 @@
 #include "admin_steps.h"
 
+#include <chrono>
 #include <cstdio>
 #include <string_view>
+#include <thread>
 
 namespace shale::bench {
 
 namespace {
+
+constexpr auto kPollInterval = std::chrono::milliseconds(100);
+// A compaction due for this long with none running means the DB cannot start one.
+constexpr auto kIdleLimit = std::chrono::seconds(10);
 
 Status PrintProperty(DB* db, std::string_view property) {
   std::string value;
   if (!db->GetProperty(property, &value)) value = "(failed)";
   std::fprintf(stdout, "\n%s\n", value.c_str());
   return Status::OK();
+}
+
+Status ReadIntProperty(DB* db, std::string_view property, uint64_t* value) {
+  if (db->GetIntProperty(property, value)) return Status::OK();
+  return Status::NotSupported("waitforcompaction", "cannot read " + std::string(property));
+}
+
+// The "Background error: ..." line of shale.stats, or "" when it says OK (or is absent).
+std::string BackgroundErrorLine(DB* db) {
+  std::string stats;
+  if (!db->GetProperty(DB::Properties::kStats, &stats)) return "";
+  constexpr std::string_view kPrefix = "Background error: ";
+  const size_t at = stats.find(kPrefix);
+  if (at == std::string::npos) return "";
+  const size_t end = stats.find('\n', at);
+  std::string line = stats.substr(at, end == std::string::npos ? end : end - at);
+  return line == std::string(kPrefix) + "OK" ? "" : line;
+}
+
+// Polls until compaction is done. *gave_up is set when one stays due with none running.
+Status PollUntilCompacted(DB* db, bool* gave_up) {
+  *gave_up = false;
+  auto idle_since = std::chrono::steady_clock::now();
+  while (true) {
+    uint64_t pending = 0, running = 0;
+    Status s = ReadIntProperty(db, DB::Properties::kCompactionPending, &pending);
+    if (s.ok()) s = ReadIntProperty(db, DB::Properties::kNumRunningCompactions, &running);
+    if (!s.ok()) return s;
+    if (pending == 0 && running == 0) return Status::OK();
+    const auto now = std::chrono::steady_clock::now();
+    if (running > 0) idle_since = now;
+    if (now - idle_since >= kIdleLimit) {
+      const std::string error = BackgroundErrorLine(db);
+      if (!error.empty()) return Status::IOError("waitforcompaction", error);
+      *gave_up = true;
+      return Status::OK();
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
+}
+
+double UnixSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace
@@ -24,11 +74,27 @@ Status FlushStep(DB* db, const std::string& db_path) {
 
 Status WaitForCompactionStep(DB* db, const std::string& db_path) {
   std::fprintf(stdout, "waitforcompaction(%s): started\n", db_path.c_str());
+  std::fflush(stdout);
+  const auto start = std::chrono::steady_clock::now();
   FlushOptions options;
   options.wait = true;
   Status s = db->Flush(options);
-  if (s.ok()) std::fprintf(stdout, "waitforcompaction(%s): finished\n", db_path.c_str());
-  return s;
+  bool gave_up = false;
+  if (s.ok()) s = PollUntilCompacted(db, &gave_up);
+  if (!s.ok()) return s;
+  const double done_at = UnixSeconds();
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (gave_up) {
+    std::fprintf(stdout,
+                 "waitforcompaction(%s): a compaction stays due but none has run for %lld s; "
+                 "not waiting any longer\n",
+                 db_path.c_str(), static_cast<long long>(kIdleLimit.count()));
+  }
+  std::fprintf(stdout, "waitforcompaction(%s): waited %.3f seconds (done at unix time %.6f)\n",
+               db_path.c_str(), waited, done_at);
+  std::fprintf(stdout, "waitforcompaction(%s): finished\n", db_path.c_str());
+  return Status::OK();
 }
 
 Status StatsStep(DB* db, const std::string& db_path) {

@@ -1,8 +1,11 @@
 // The untimed benchmarks: steps that act on the open DB and print what they did (db_bench's
 // output for each).
 //   flush              Flush the memtables and wait                 "flush memtable"
-//   waitforcompaction  wait until background work is done; until ShaleDB has compaction, that
-//                      is the flushes (a waiting Flush)
+//   waitforcompaction  Flush (waiting), then poll every 100 ms until no automatic compaction is
+//                      due (shale.compaction-pending) and none runs
+//                      (shale.num-running-compactions); prints db_bench's started/finished
+//                      lines and, between them, how long it waited and the wall-clock time at
+//                      which compaction was done (bench/compare reads it)
 //   stats / levelstats / sstables   print the shale.stats / shale.levelstats / shale.sstables
 //                      property ("(failed)" if the DB does not have it)
 #ifndef SHALE_TOOLS_SHALE_BENCH_ADMIN_STEPS_H_
@@ -16,6 +19,9 @@
 namespace shale::bench {
 
 Status FlushStep(DB* db, const std::string& db_path);
+// Fails if a property cannot be read, or with the DB's background error when a compaction is
+// due but none has run for 10 s because of it. If one is due, none runs and the DB has no
+// error for that long (the picker finds nothing it can start), says so and returns OK.
 Status WaitForCompactionStep(DB* db, const std::string& db_path);
 Status StatsStep(DB* db, const std::string& db_path);
 Status LevelStatsStep(DB* db, const std::string& db_path);

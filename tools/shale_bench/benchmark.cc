@@ -4,50 +4,23 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "db_counters.h"
 #include "environment.h"
 #include "flags.h"
 #include "options_from_flags.h"
 
 namespace shale::bench {
 
-namespace {
-
-// Ticker values of the DB's statistics, to measure one benchmark by difference.
-struct TickerSnapshot {
-  uint64_t user_bytes = 0;
-  uint64_t table_bytes = 0;
-  uint64_t stall_micros = 0;
-
-  static TickerSnapshot Take(const Statistics* stats) {
-    TickerSnapshot t;
-    if (stats == nullptr) return t;
-    t.user_bytes = stats->getTickerCount(BYTES_WRITTEN);
-    t.table_bytes =
-        stats->getTickerCount(FLUSH_WRITE_BYTES) + stats->getTickerCount(COMPACT_WRITE_BYTES);
-    t.stall_micros = stats->getTickerCount(STALL_MICROS);
-    return t;
-  }
-};
-
-void ApplyTickers(const TickerSnapshot& before, const TickerSnapshot& after, BenchResult* r) {
-  const uint64_t user = after.user_bytes - before.user_bytes;
-  const uint64_t table = after.table_bytes - before.table_bytes;
-  r->write_amplification = user > 0 ? static_cast<double>(table) / static_cast<double>(user) : 0;
-  r->stall_seconds = static_cast<double>(after.stall_micros - before.stall_micros) * 1e-6;
-}
-
-}  // namespace
-
-Benchmark::Benchmark() : start_micros_(NowMicros()) {}
+Benchmark::Benchmark() = default;
 
 Benchmark::~Benchmark() {
   sampler_.reset();
   if (db_ != nullptr) db_->Close().PermitUncheckedError();
-  if (report_csv_ != nullptr) std::fclose(report_csv_);
 }
 
 Status Benchmark::Init() {
@@ -80,39 +53,34 @@ Status Benchmark::Init() {
   stats_config_.interval_seconds = absl::GetFlag(FLAGS_stats_interval_seconds);
   stats_config_.progress = isatty(STDERR_FILENO) != 0;
   const int64_t report_interval = absl::GetFlag(FLAGS_report_interval_seconds);
-  if (report_interval > 0) {
-    const std::string path = absl::GetFlag(FLAGS_report_file);
-    report_csv_ = std::fopen(path.c_str(), "w");
-    if (report_csv_ == nullptr) return Status::IOError(path, "cannot open the report file");
-    std::fprintf(report_csv_, "secs_elapsed,interval_qps\n");
-  }
   if (report_interval > 0 || json) {
-    sampler_ = std::make_unique<IntervalSampler>(std::max<int64_t>(report_interval, 1),
-                                                 report_csv_, start_micros_);
+    sampler_ = std::make_unique<IntervalSampler>(
+        std::max<int64_t>(report_interval, 1),
+        report_interval > 0 ? absl::GetFlag(FLAGS_report_file) : std::string());
     stats_config_.ops_counter = sampler_->counter();
   }
   if (!absl::GetFlag(FLAGS_use_existing_db)) {
     s = DestroyDB(db_path_, options_);
     if (!s.ok()) return s;
   }
-  return OpenDb();
+  return OpenDb(options_);
 }
 
-Status Benchmark::OpenDb() {
-  Status s = DB::Open(options_, db_path_, &db_);
+Status Benchmark::OpenDb(const Options& options) {
+  Status s = DB::Open(options, db_path_, &db_);
   if (!s.ok()) return Status(s.code(), s.subcode(), "cannot open " + db_path_, s.message());
   return s;
 }
 
-Status Benchmark::RecreateDb() {
+Status Benchmark::RecreateDb(const Options& options) {
   if (db_ != nullptr) {
     Status s = db_->Close();
     db_.reset();
     if (!s.ok()) return s;
   }
-  Status s = DestroyDB(db_path_, options_);
+  Status s = DestroyDB(db_path_, options);
   if (!s.ok()) return s;
-  return OpenDb();
+  return OpenDb(options);
 }
 
 int Benchmark::Run(const std::vector<std::string>& names) {
@@ -149,16 +117,18 @@ int Benchmark::Run(const std::vector<std::string>& names) {
 }
 
 Status Benchmark::RunOne(const BenchmarkSpec& spec) {
-  if (spec.fresh_db) {
-    if (absl::GetFlag(FLAGS_use_existing_db)) {
-      std::fprintf(stdout, "%-12s : skipped (--use_existing_db is true)\n",
-                   std::string(spec.name).c_str());
-      return Status::OK();
-    }
-    Status s = RecreateDb();
-    if (!s.ok()) return s;
+  if (spec.fresh_db && absl::GetFlag(FLAGS_use_existing_db)) {
+    std::fprintf(stdout, "%-12s : skipped (--use_existing_db is true)\n",
+                 std::string(spec.name).c_str());
+    return Status::OK();
   }
-  Status s = spec.admin != nullptr ? spec.admin(db_.get(), db_path_) : RunTimed(spec);
+  Status s;
+  if (spec.variant == Variant::kBulkLoad) {
+    s = RunBulkLoad(spec);  // makes its own DB
+  } else {
+    if (spec.fresh_db) s = RecreateDb(options_);
+    if (s.ok()) s = spec.admin != nullptr ? spec.admin(db_.get(), db_path_) : RunTimed(spec);
+  }
   if (s.IsNotSupported()) {
     std::fprintf(stdout, "%-12s : skipped (%s)\n", std::string(spec.name).c_str(),
                  s.ToString().c_str());
@@ -199,7 +169,10 @@ Status Benchmark::RunTimed(const BenchmarkSpec& spec) {
   if (spec.variant == Variant::kExtraWriter) n++;
   std::fprintf(stdout, "DB path: [%s]\n", db_path_.c_str());
   const TickerSnapshot before = TickerSnapshot::Take(options_.statistics.get());
-  if (sampler_ != nullptr) sampler_->Start();
+  if (sampler_ != nullptr) {
+    Status s = sampler_->Start();
+    if (!s.ok()) return s;
+  }
   std::unique_ptr<ThreadStats> merged;
   Status s = RunThreads(spec, env, n, &merged);
   std::vector<ThroughputSample> series;

@@ -3,16 +3,19 @@
 // runs each benchmark in order (fresh-DB benchmarks recreate it first), prints a report line
 // per benchmark, and keeps the JSON report up to date after each one.
 //
-// A benchmark that fails with NotSupported (a feature ShaleDB has not built yet, such as
-// CompactRange before compaction exists) is reported as skipped and the run goes on; any other
-// error stops the run with a message and a failing exit status.
+// bulkload (bulk_load.cc) is a procedure of its own: it reopens the DB with
+// Options::PrepareForBulkLoad(), fills it, compacts it, reports each phase and the total, and
+// reopens the DB with the flags' options for the benchmarks after it.
+//
+// A benchmark that fails with NotSupported (a feature ShaleDB has not built yet) is reported as
+// skipped and the run goes on; any other error stops the run with a message and a failing exit
+// status.
 //
 // Thread-safety: used by the main thread only; it starts and joins the benchmark threads.
 #ifndef SHALE_TOOLS_SHALE_BENCH_BENCHMARK_H_
 #define SHALE_TOOLS_SHALE_BENCH_BENCHMARK_H_
 
 #include <cstdint>
-#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,10 +41,16 @@ class Benchmark {
 
  private:
   Status Init();
-  Status OpenDb();
-  Status RecreateDb();
+  Status OpenDb(const Options& options);
+  // Closes the DB (if open), destroys it and opens it empty with `options`.
+  Status RecreateDb(const Options& options);
   Status RunOne(const BenchmarkSpec& spec);
   Status RunTimed(const BenchmarkSpec& spec);
+  // The bulk-load procedure (bulk_load.cc).
+  Status RunBulkLoad(const BenchmarkSpec& spec);
+  Status BulkLoadFill(const BenchmarkSpec& spec, const WorkloadEnv& env, BenchResult* fill,
+                      std::unique_ptr<ThreadStats>* merged);
+  Status BulkLoadCompact(BenchResult* compact);
   // Starts `n` threads running `spec`'s workload over `env`, waits for them, and returns their
   // merged stats in *merged (null-initialized by the caller).
   Status RunThreads(const BenchmarkSpec& spec, const WorkloadEnv& env, int n,
@@ -50,15 +59,13 @@ class Benchmark {
   void Record(BenchResult result);
   Status WriteJson();
 
-  Options options_;
+  Options options_;  // from the flags; what the DB is open with except during bulkload
   std::string db_path_;
   std::unique_ptr<DB> db_;
   uint64_t seed_base_ = 0;
   int seeds_used_ = 0;
-  uint64_t start_micros_ = 0;
   StatsConfig stats_config_;
-  std::FILE* report_csv_ = nullptr;
-  std::unique_ptr<IntervalSampler> sampler_;
+  std::unique_ptr<IntervalSampler> sampler_;  // set with --report_interval_seconds or --json
   JsonReport json_;
 };
 

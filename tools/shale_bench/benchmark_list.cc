@@ -35,6 +35,7 @@ const std::array kBenchmarks = {
     Timed("fillbatch", WriteSeq, kW, true, Variant::kBatch1000),
     Timed("fillrandom", WriteRandom, kW, true),
     Timed("fillsync", WriteRandom, kW, true, Variant::kSync),
+    Timed("bulkload", WriteRandom, kW, true, Variant::kBulkLoad),
     Timed("overwrite", WriteRandom, kW),
     Timed("updaterandom", UpdateRandom, kR),
     Timed("readrandom", ReadRandom, kR),
@@ -55,8 +56,8 @@ const std::array kBenchmarks = {
 };
 
 // db_bench (RocksDB 7.8) benchmarks that shale_bench does not run yet.
-constexpr std::array<std::string_view, 38> kNotYet = {
-    "bulkload", "fillseqdeterministic", "filluniquerandomdeterministic", "filluniquerandom",
+constexpr std::array<std::string_view, 37> kNotYet = {
+    "fillseqdeterministic", "filluniquerandomdeterministic", "filluniquerandom",
     "fill100K", "readtocache", "readmissing", "readwhilemerging", "readwhilescanning",
     "xorupdaterandom", "appendrandom", "mergerandom", "readrandommergerandom", "newiterator",
     "newiteratorwhilewriting", "seekrandomwhilewriting", "seekrandomwhilemerging", "crc32c",

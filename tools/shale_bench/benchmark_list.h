@@ -1,6 +1,8 @@
 // The benchmarks shale_bench knows, by db_bench's names, and how each is run: a timed workload
 // run by --threads threads (reported with db_bench's line), or an untimed admin step (flush,
-// waitforcompaction, stats, levelstats, sstables) that prints what it did.
+// waitforcompaction, stats, levelstats, sstables) that prints what it did. One is ShaleDB's own:
+// bulkload, the bulk-load procedure (PrepareForBulkLoad, fillrandom, CompactRange) timed as a
+// whole.
 #ifndef SHALE_TOOLS_SHALE_BENCH_BENCHMARK_LIST_H_
 #define SHALE_TOOLS_SHALE_BENCH_BENCHMARK_LIST_H_
 
@@ -23,6 +25,7 @@ enum class Variant {
   kSync,         // fillsync: sync writes over a key space of num / 1000
   kBatch1000,    // fillbatch: 1000 entries per batch
   kExtraWriter,  // readwhilewriting: one more thread, which writes
+  kBulkLoad,     // bulkload: the bulk-load procedure around a fillrandom (bulk_load.cc)
 };
 
 // Which flag-derived count a workload's threads each perform.

@@ -3,6 +3,7 @@
 #include "flags.h"
 
 #include "absl/flags/flag.h"
+#include "absl/flags/internal/parse.h"
 
 // ---------------------------------------------------------------- What to run and how much
 
@@ -15,7 +16,8 @@ ABSL_FLAG(std::string, benchmarks,
           "fillrandom, fillsync, fillbatch, overwrite, updaterandom, readrandom, "
           "multireadrandom, readseq, readreverse, seekrandom, readwhilewriting, "
           "readrandomwriterandom, deleteseq, deleterandom, flush, compact, waitforcompaction, "
-          "stats, levelstats, sstables");
+          "stats, levelstats, sstables, and bulkload (ShaleDB addition: the bulk-load procedure "
+          "in one benchmark: PrepareForBulkLoad, fillrandom without WAL, CompactRange)");
 ABSL_FLAG(int64_t, num, 1000000, "Number of key/values to place in database");
 ABSL_FLAG(int64_t, reads, -1,
           "Number of read operations to do. If negative, do FLAGS_num reads.");
@@ -55,7 +57,9 @@ ABSL_FLAG(std::string, options_file, "",
           "the options of that file, and the command-line flags that set DB options are "
           "ignored.");
 ABSL_FLAG(bool, sync, false, "Sync all writes to disk");
-ABSL_FLAG(bool, disable_wal, false, "If true, do not write WAL for write.");
+ABSL_FLAG(bool, disable_wal, false,
+          "If true, do not write WAL for write. bulkload writes without WAL unless this flag is "
+          "given.");
 // db_bench's default is "snappy", which ShaleDB does not build (it has none and zstd).
 ABSL_FLAG(std::string, compression_type, "none",
           "Algorithm to use to compress the database: none or zstd (db_bench's snappy, zlib, "
@@ -95,7 +99,8 @@ ABSL_FLAG(bool, use_data_block_hash_index, false,
 ABSL_FLAG(bool, enable_index_compression, true, "Compress the index block");
 ABSL_FLAG(int32_t, block_size, 4096, "Number of bytes in a block.");
 ABSL_FLAG(int32_t, compaction_style, 0,
-          "style of compaction: 0 level-based, 1 universal, 2 fifo, 3 none");
+          "style of compaction: 0 level-based, 1 universal, 2 fifo, 3 none (only compact and "
+          "bulkload compact)");
 ABSL_FLAG(bool, disable_auto_compactions, false, "Do not auto trigger compactions");
 ABSL_FLAG(int32_t, level0_file_num_compaction_trigger, 4,
           "Number of files in level-0 when compactions start.");
@@ -104,7 +109,11 @@ ABSL_FLAG(int32_t, level0_slowdown_writes_trigger, 20,
 ABSL_FLAG(int32_t, level0_stop_writes_trigger, 36,
           "Number of files in level-0 that will trigger put stop.");
 ABSL_FLAG(int64_t, target_file_size_base, 64 << 20, "Target file size at level-1");
+ABSL_FLAG(int32_t, target_file_size_multiplier, 1,
+          "A multiplier to compute target level-N file size (N >= 2)");
 ABSL_FLAG(uint64_t, max_bytes_for_level_base, 256 << 20, "Max bytes for level-1");
+ABSL_FLAG(double, max_bytes_for_level_multiplier, 10,
+          "A multiplier to compute max bytes for level-N (N >= 2)");
 ABSL_FLAG(int32_t, num_levels, 7, "The total number of levels");
 ABSL_FLAG(bool, level_compaction_dynamic_level_bytes, true,
           "Whether level size base is dynamic (ShaleDB's default true; db_bench's is false)");
@@ -120,14 +129,38 @@ ABSL_FLAG(uint64_t, soft_pending_compaction_bytes_limit, 64ull << 30,
 ABSL_FLAG(uint64_t, hard_pending_compaction_bytes_limit, 256ull << 30,
           "Stop writes if pending compaction bytes exceed this number (ShaleDB's default "
           "256 GiB; db_bench's is 128 GiB)");
+// The universal and FIFO knobs: as in db_bench, 0 keeps the engine's default.
 ABSL_FLAG(int32_t, universal_size_ratio, 0,
           "Percentage flexibility while comparing file size (for universal compaction only; "
           "0 keeps the engine's default).");
+ABSL_FLAG(int32_t, universal_min_merge_width, 0,
+          "The minimum number of files in a single compaction run (for universal compaction "
+          "only; 0 keeps the engine's default).");
+ABSL_FLAG(int32_t, universal_max_merge_width, 0,
+          "The max number of files to compact in universal style compaction (0 keeps the "
+          "engine's default).");
+ABSL_FLAG(int32_t, universal_max_size_amplification_percent, 0,
+          "The max size amplification for universal style compaction (0 keeps the engine's "
+          "default).");
 ABSL_FLAG(uint64_t, fifo_compaction_max_table_files_size_mb, 0,
           "The limit of total table file sizes to trigger FIFO compaction (0 keeps the "
           "engine's default).");
+// db_bench's default is true; ShaleDB's FIFO style never merges files, so true is rejected.
+ABSL_FLAG(bool, fifo_compaction_allow_compaction, false,
+          "Allow compaction in FIFO compaction. Default false (db_bench: true); true is not "
+          "supported yet.");
+ABSL_FLAG(uint64_t, fifo_compaction_ttl, 0,
+          "TTL for the SST Files in seconds (sets Options::ttl when non-zero; the engine "
+          "rejects it with a compaction style that does not act on file age).");
 ABSL_FLAG(std::string, merge_operator, "",
           "The merge operator to use with the database. Not supported yet.");
+ABSL_FLAG(uint64_t, max_successive_merges, 0,
+          "Maximum number of successive merge operations on a key in the memtable. Not "
+          "supported yet (only 0).");
+ABSL_FLAG(int32_t, min_write_buffer_number_to_merge, 1,
+          "The minimum number of write buffers that will be merged together before writing to "
+          "storage. Not supported yet (only 1).");
+ABSL_FLAG(bool, use_fsync, false, "If true, issue fsync instead of fdatasync. Not supported yet.");
 ABSL_FLAG(bool, prepare_for_bulk_load, false,
           "Apply Options::PrepareForBulkLoad() after the other options (ShaleDB addition).");
 ABSL_FLAG(uint64_t, optimize_for_point_lookup, 0,
@@ -142,10 +175,22 @@ ABSL_FLAG(int64_t, stats_interval_seconds, 0,
           "Report stats every N seconds (0: only at the end of each benchmark).");
 ABSL_FLAG(int64_t, report_interval_seconds, 0,
           "If greater than zero, it will write simple stats in CSV format to --report_file "
-          "every N seconds");
+          "every N seconds (db_bench's format: a 'secs_elapsed,interval_qps' header, then the "
+          "seconds since the benchmark started and the operations done in the interval; each "
+          "timed benchmark rewrites the file)");
 ABSL_FLAG(std::string, report_file, "report.csv",
           "Filename where some simple stats are reported to (if --report_interval_seconds is "
           "bigger than 0)");
 ABSL_FLAG(std::string, json, "",
           "If set, write a machine-readable report of every benchmark to this file "
           "(ShaleDB addition).");
+
+namespace shale::bench {
+
+bool FlagWasSet(std::string_view name) {
+  // The public accessor (CommandLineFlag::IsSpecifiedOnCommandLine) is private in Debian's
+  // abseil 20220623; this is the function absl's own parser answers it with.
+  return absl::flags_internal::WasPresentOnCommandLine(absl::string_view(name.data(), name.size()));
+}
+
+}  // namespace shale::bench

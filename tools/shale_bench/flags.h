@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "absl/flags/declare.h"
 
@@ -60,7 +61,9 @@ ABSL_DECLARE_FLAG(int32_t, level0_file_num_compaction_trigger);
 ABSL_DECLARE_FLAG(int32_t, level0_slowdown_writes_trigger);
 ABSL_DECLARE_FLAG(int32_t, level0_stop_writes_trigger);
 ABSL_DECLARE_FLAG(int64_t, target_file_size_base);
+ABSL_DECLARE_FLAG(int32_t, target_file_size_multiplier);
 ABSL_DECLARE_FLAG(uint64_t, max_bytes_for_level_base);
+ABSL_DECLARE_FLAG(double, max_bytes_for_level_multiplier);
 ABSL_DECLARE_FLAG(int32_t, num_levels);
 ABSL_DECLARE_FLAG(bool, level_compaction_dynamic_level_bytes);
 ABSL_DECLARE_FLAG(int32_t, max_background_jobs);
@@ -69,8 +72,16 @@ ABSL_DECLARE_FLAG(uint64_t, delayed_write_rate);
 ABSL_DECLARE_FLAG(uint64_t, soft_pending_compaction_bytes_limit);
 ABSL_DECLARE_FLAG(uint64_t, hard_pending_compaction_bytes_limit);
 ABSL_DECLARE_FLAG(int32_t, universal_size_ratio);
+ABSL_DECLARE_FLAG(int32_t, universal_min_merge_width);
+ABSL_DECLARE_FLAG(int32_t, universal_max_merge_width);
+ABSL_DECLARE_FLAG(int32_t, universal_max_size_amplification_percent);
 ABSL_DECLARE_FLAG(uint64_t, fifo_compaction_max_table_files_size_mb);
+ABSL_DECLARE_FLAG(bool, fifo_compaction_allow_compaction);
+ABSL_DECLARE_FLAG(uint64_t, fifo_compaction_ttl);
 ABSL_DECLARE_FLAG(std::string, merge_operator);
+ABSL_DECLARE_FLAG(uint64_t, max_successive_merges);
+ABSL_DECLARE_FLAG(int32_t, min_write_buffer_number_to_merge);
+ABSL_DECLARE_FLAG(bool, use_fsync);
 ABSL_DECLARE_FLAG(bool, prepare_for_bulk_load);
 ABSL_DECLARE_FLAG(uint64_t, optimize_for_point_lookup);
 
@@ -81,5 +92,14 @@ ABSL_DECLARE_FLAG(int64_t, stats_interval_seconds);
 ABSL_DECLARE_FLAG(int64_t, report_interval_seconds);
 ABSL_DECLARE_FLAG(std::string, report_file);
 ABSL_DECLARE_FLAG(std::string, json);
+
+namespace shale::bench {
+
+// Whether the command line (or a --flagfile it names) set the flag `name`, as opposed to the
+// flag holding its default. Lets a benchmark pick its own default for a flag (bulkload turns
+// the WAL off unless --disable_wal is given).
+bool FlagWasSet(std::string_view name);
+
+}  // namespace shale::bench
 
 #endif  // SHALE_TOOLS_SHALE_BENCH_FLAGS_H_

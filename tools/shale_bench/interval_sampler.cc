@@ -1,23 +1,27 @@
 #include "interval_sampler.h"
 
 #include <cinttypes>
+#include <utility>
 
 #include "absl/time/time.h"
 #include "thread_stats.h"
 
 namespace shale::bench {
 
-IntervalSampler::IntervalSampler(int64_t interval_seconds, std::FILE* csv,
-                                 uint64_t program_start_micros)
-    : interval_micros_(interval_seconds * 1000000),
-      csv_(csv),
-      program_start_micros_(program_start_micros) {}
+IntervalSampler::IntervalSampler(int64_t interval_seconds, std::string csv_path)
+    : interval_micros_(interval_seconds * 1000000), csv_path_(std::move(csv_path)) {}
 
 IntervalSampler::~IntervalSampler() {
   if (thread_.joinable()) Stop();
 }
 
-void IntervalSampler::Start() {
+Status IntervalSampler::Start() {
+  if (!csv_path_.empty()) {
+    csv_ = std::fopen(csv_path_.c_str(), "w");
+    if (csv_ == nullptr) return Status::IOError(csv_path_, "cannot create the report file");
+    std::fprintf(csv_, "secs_elapsed,interval_qps\n");
+    std::fflush(csv_);
+  }
   ops_.store(0, std::memory_order_relaxed);
   {
     absl::MutexLock l(&mu_);
@@ -25,6 +29,7 @@ void IntervalSampler::Start() {
     samples_.clear();
   }
   thread_ = std::thread([this] { Loop(); });
+  return Status::OK();
 }
 
 std::vector<ThroughputSample> IntervalSampler::Stop() {
@@ -33,6 +38,10 @@ std::vector<ThroughputSample> IntervalSampler::Stop() {
     stop_ = true;
   }
   thread_.join();
+  if (csv_ != nullptr) {
+    std::fclose(csv_);
+    csv_ = nullptr;
+  }
   absl::MutexLock l(&mu_);
   return std::move(samples_);
 }
@@ -54,7 +63,9 @@ void IntervalSampler::Loop() {
         static_cast<double>(ops - last_ops) * 1e6 / static_cast<double>(now - last_time);
     samples_.push_back({static_cast<double>(now - start) * 1e-6, qps});
     if (csv_ != nullptr) {
-      std::fprintf(csv_, "%" PRIu64 ",%.0f\n", (now - program_start_micros_) / 1000000, qps);
+      // db_bench's rounding of the elapsed seconds, and its count (not rate) per interval.
+      std::fprintf(csv_, "%" PRIu64 ",%" PRIu64 "\n", (now - start + 500000) / 1000000,
+                   ops - last_ops);
       std::fflush(csv_);
     }
     last_ops = ops;

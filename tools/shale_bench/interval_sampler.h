@@ -1,7 +1,12 @@
 // IntervalSampler: samples the operations all threads of a benchmark have finished every N
 // seconds, for the throughput series of the JSON report and for db_bench's
-// --report_interval_seconds CSV file ("secs_elapsed,interval_qps", one line per interval,
-// seconds counted from the start of the program).
+// --report_interval_seconds CSV file.
+//
+// The CSV is RocksDB 7.8 db_bench's (its ReporterAgent), so that one analysis reads both tools'
+// files: each timed benchmark rewrites the file from scratch with the header
+// "secs_elapsed,interval_qps", then one line per full interval: the seconds since the benchmark
+// started (rounded to the nearest second) and the operations finished in that interval (a rate
+// per second only when the interval is 1 s). The last, partial interval is not written.
 //
 // Thread-safety: Start and Stop are called by the benchmark runner; in between, a sampling
 // thread of its own reads the counter, which the benchmark threads update atomically.
@@ -11,20 +16,22 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "report.h"
+#include "shale/status.h"
 
 namespace shale::bench {
 
 class IntervalSampler {
  public:
-  // Samples every `interval_seconds` (> 0). `csv` (may be null, borrowed) receives a line per
-  // sample; `program_start_micros` is NowMicros() at program start.
-  IntervalSampler(int64_t interval_seconds, std::FILE* csv, uint64_t program_start_micros);
+  // Samples every `interval_seconds` (> 0). If `csv_path` is not empty, each Start rewrites
+  // that file (see above).
+  IntervalSampler(int64_t interval_seconds, std::string csv_path);
   ~IntervalSampler();
   IntervalSampler(const IntervalSampler&) = delete;
   IntervalSampler& operator=(const IntervalSampler&) = delete;
@@ -32,17 +39,19 @@ class IntervalSampler {
   // The counter the benchmark threads add their finished operations to.
   std::atomic<uint64_t>* counter() { return &ops_; }
 
-  // Starts sampling a benchmark from a zero count.
-  void Start();
-  // Stops sampling and returns the benchmark's samples.
+  // Starts sampling a benchmark from a zero count. IOError naming the CSV file if it cannot be
+  // created (then nothing is sampled).
+  Status Start();
+  // Stops sampling, closes the CSV file and returns the benchmark's samples (ops/s per
+  // interval). REQUIRES: Start returned OK.
   std::vector<ThroughputSample> Stop();
 
  private:
   void Loop();
 
   const int64_t interval_micros_;
-  std::FILE* const csv_;
-  const uint64_t program_start_micros_;
+  const std::string csv_path_;
+  std::FILE* csv_ = nullptr;  // owned; open between Start and Stop, written by the thread only
   std::atomic<uint64_t> ops_{0};
   std::thread thread_;
 

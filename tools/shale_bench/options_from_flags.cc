@@ -51,6 +51,20 @@ Status CheckNotYetBuilt() {
   if (absl::GetFlag(FLAGS_pin_top_level_index_and_filter)) {
     return NotSupportedYet("pin_top_level_index_and_filter", "ShaleDB has no block cache yet");
   }
+  if (absl::GetFlag(FLAGS_max_successive_merges) != 0) {
+    return NotSupportedYet("max_successive_merges", "ShaleDB has no merge operators yet");
+  }
+  if (absl::GetFlag(FLAGS_min_write_buffer_number_to_merge) != 1) {
+    return NotSupportedYet("min_write_buffer_number_to_merge",
+                           "ShaleDB flushes each immutable memtable on its own");
+  }
+  if (absl::GetFlag(FLAGS_use_fsync)) {
+    return NotSupportedYet("use_fsync", "ShaleDB always syncs with fdatasync");
+  }
+  if (absl::GetFlag(FLAGS_fifo_compaction_allow_compaction)) {
+    return NotSupportedYet("fifo_compaction_allow_compaction",
+                           "ShaleDB's FIFO compaction only deletes the oldest files");
+  }
   return Status::OK();
 }
 
@@ -78,6 +92,20 @@ Status CheckWorkloadShape() {
   return Status::OK();
 }
 
+Status CheckUniversalKnobs() {
+  const std::pair<std::string_view, int32_t> knobs[] = {
+      {"universal_size_ratio", absl::GetFlag(FLAGS_universal_size_ratio)},
+      {"universal_min_merge_width", absl::GetFlag(FLAGS_universal_min_merge_width)},
+      {"universal_max_merge_width", absl::GetFlag(FLAGS_universal_max_merge_width)},
+      {"universal_max_size_amplification_percent",
+       absl::GetFlag(FLAGS_universal_max_size_amplification_percent)},
+  };
+  for (const auto& [flag, value] : knobs) {
+    if (value < 0) return Malformed(flag, "must be >= 0 (0: the engine's default)");
+  }
+  return Status::OK();
+}
+
 void SetMemtableAndFiles(Options* o) {
   o->write_buffer_size = static_cast<size_t>(absl::GetFlag(FLAGS_write_buffer_size));
   o->max_write_buffer_number = absl::GetFlag(FLAGS_max_write_buffer_number);
@@ -101,6 +129,25 @@ void SetTableOptions(TableOptions* t) {
   if (bloom_bits > 0) t->filter_policy = NewBloomFilterPolicy(bloom_bits);
 }
 
+// db_bench leaves each of these knobs at the engine's default unless its flag is non-zero.
+void SetStyleKnobs(Options* o) {
+  CompactionOptionsUniversal& u = o->compaction_options_universal;
+  auto set_if_nonzero = [](int32_t flag, unsigned int* knob) {
+    if (flag != 0) *knob = static_cast<unsigned int>(flag);
+  };
+  set_if_nonzero(absl::GetFlag(FLAGS_universal_size_ratio), &u.size_ratio);
+  set_if_nonzero(absl::GetFlag(FLAGS_universal_min_merge_width), &u.min_merge_width);
+  set_if_nonzero(absl::GetFlag(FLAGS_universal_max_merge_width), &u.max_merge_width);
+  set_if_nonzero(absl::GetFlag(FLAGS_universal_max_size_amplification_percent),
+                 &u.max_size_amplification_percent);
+  if (const uint64_t mb = absl::GetFlag(FLAGS_fifo_compaction_max_table_files_size_mb); mb != 0) {
+    o->compaction_options_fifo.max_table_files_size = mb << 20;
+  }
+  o->compaction_options_fifo.allow_compaction =
+      absl::GetFlag(FLAGS_fifo_compaction_allow_compaction);
+  if (const uint64_t ttl = absl::GetFlag(FLAGS_fifo_compaction_ttl); ttl != 0) o->ttl = ttl;
+}
+
 void SetShape(Options* o) {
   o->compaction_style = static_cast<CompactionStyle>(absl::GetFlag(FLAGS_compaction_style));
   o->disable_auto_compactions = absl::GetFlag(FLAGS_disable_auto_compactions);
@@ -108,7 +155,9 @@ void SetShape(Options* o) {
   o->level0_slowdown_writes_trigger = absl::GetFlag(FLAGS_level0_slowdown_writes_trigger);
   o->level0_stop_writes_trigger = absl::GetFlag(FLAGS_level0_stop_writes_trigger);
   o->target_file_size_base = static_cast<uint64_t>(absl::GetFlag(FLAGS_target_file_size_base));
+  o->target_file_size_multiplier = absl::GetFlag(FLAGS_target_file_size_multiplier);
   o->max_bytes_for_level_base = absl::GetFlag(FLAGS_max_bytes_for_level_base);
+  o->max_bytes_for_level_multiplier = absl::GetFlag(FLAGS_max_bytes_for_level_multiplier);
   o->num_levels = absl::GetFlag(FLAGS_num_levels);
   o->level_compaction_dynamic_level_bytes =
       absl::GetFlag(FLAGS_level_compaction_dynamic_level_bytes);
@@ -117,13 +166,7 @@ void SetShape(Options* o) {
   o->delayed_write_rate = absl::GetFlag(FLAGS_delayed_write_rate);
   o->soft_pending_compaction_bytes_limit = absl::GetFlag(FLAGS_soft_pending_compaction_bytes_limit);
   o->hard_pending_compaction_bytes_limit = absl::GetFlag(FLAGS_hard_pending_compaction_bytes_limit);
-  // db_bench leaves these knobs at the engine's defaults unless the flag is non-zero.
-  if (const int32_t ratio = absl::GetFlag(FLAGS_universal_size_ratio); ratio != 0) {
-    o->compaction_options_universal.size_ratio = static_cast<unsigned int>(ratio);
-  }
-  if (const uint64_t mb = absl::GetFlag(FLAGS_fifo_compaction_max_table_files_size_mb); mb != 0) {
-    o->compaction_options_fifo.max_table_files_size = mb << 20;
-  }
+  SetStyleKnobs(o);
 }
 
 Status SetCompression(Options* o) {
@@ -173,6 +216,8 @@ Status CheckFlags() {
   if (style < 0 || style > 3) {
     return Malformed("compaction_style", "must be 0 (level), 1 (universal), 2 (fifo) or 3 (none)");
   }
+  s = CheckUniversalKnobs();
+  if (!s.ok()) return s;
   CompressionType unused;
   return ParseCompressionType(absl::GetFlag(FLAGS_compression_type), &unused);
 }

@@ -1,9 +1,10 @@
 // Turns shale_bench's flags into the DB's Options, and rejects flags for features ShaleDB does
 // not have yet (with a message naming the flag) before anything runs.
 //
-// The mapping is db_bench's: each flag sets the RocksDB option of the same meaning. Options
-// that only DB::Open can judge (a compaction style, a block cache size) are passed through,
-// and Open's InvalidArgument ("... not supported yet") is what the user sees.
+// The mapping is db_bench's: each flag sets the RocksDB option of the same meaning (the
+// universal and FIFO knobs only when non-zero, as db_bench does). Options that only DB::Open
+// can judge (a block cache size, a TTL with universal compaction, inconsistent L0 triggers) are
+// passed through, and Open's InvalidArgument is what the user sees.
 #ifndef SHALE_TOOLS_SHALE_BENCH_OPTIONS_FROM_FLAGS_H_
 #define SHALE_TOOLS_SHALE_BENCH_OPTIONS_FROM_FLAGS_H_
 
@@ -17,8 +18,10 @@
 namespace shale::bench {
 
 // OK, or InvalidArgument naming the first flag that is malformed (an unknown compression type
-// or value size distribution, a compaction style outside 0..3, a non-positive size) or that
-// asks for a feature ShaleDB has not built yet ("--merge_operator: not supported yet ...").
+// or value size distribution, a compaction style outside 0..3, a non-positive size, a negative
+// universal knob) or that asks for a feature ShaleDB has not built yet ("--merge_operator: not
+// supported yet ..."; likewise the block-cache flags, max_successive_merges,
+// min_write_buffer_number_to_merge, use_fsync and fifo_compaction_allow_compaction).
 Status CheckFlags();
 
 // db_bench's compression names: none, snappy, zlib, bzip2, lz4, lz4hc, xpress, zstd.

@@ -13,7 +13,7 @@
 //   ReadRandomWriteRandom  readwritepercent% Get, the rest Put   (readrandomwriterandom)
 //   UpdateRandom    Get then Put of random keys                  (updaterandom)
 //   DeleteSeq / DeleteRandom  Delete keys in order / at random    (deleteseq, deleterandom)
-//   Compact         one CompactRange over every key              (compact)
+//   Compact         one CompactRange over every key, the bottom level included (compact)
 #ifndef SHALE_TOOLS_SHALE_BENCH_WORKLOADS_H_
 #define SHALE_TOOLS_SHALE_BENCH_WORKLOADS_H_
 

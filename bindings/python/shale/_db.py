@@ -9,6 +9,10 @@ from ._batch import WriteBatch
 from ._iterator import Iterator
 
 
+# CompactRangeOptions::bottommost_level_compaction, in the C ABI's order (its int values).
+_BOTTOMMOST = ("skip", "if_have_compaction_filter", "force", "force_optimized")
+
+
 def _option_value(value):
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -228,13 +232,44 @@ class DB:
         finally:
             self._lib.shale_flushoptions_destroy(fo)
 
-    def compact_range(self, start=None, limit=None):
-        """Compacts the keys in [start, limit]; None is an open end. Like RocksDB's C API,
-        reports no error (a failed compaction shows in later writes)."""
+    def compact_range(self, start=None, limit=None, *, exclusive=True, change_level=False,
+                      target_level=-1, bottommost_level_compaction="if_have_compaction_filter"):
+        """Flushes, then compacts the keys in [start, limit] and returns when done; None is an
+        open end. With change_level the output moves to target_level (-1: the bottom level);
+        bottommost_level_compaction is "skip", "if_have_compaction_filter", "force" or
+        "force_optimized"; exclusive waits for automatic compactions to finish first. Like
+        RocksDB's C API, reports no error (a failed compaction shows in later writes)."""
         start = None if start is None else _library.as_bytes(start, "start")
         limit = None if limit is None else _library.as_bytes(limit, "limit")
-        self._lib.shale_compact_range(self._checked_handle(), start, len(start or b""), limit,
-                                      len(limit or b""))
+        try:
+            bottommost = _BOTTOMMOST.index(bottommost_level_compaction)
+        except ValueError:
+            raise ValueError(f"shale: bottommost_level_compaction must be one of {_BOTTOMMOST}, "
+                             f"not {bottommost_level_compaction!r}") from None
+        handle = self._checked_handle()
+        co = self._lib.shale_compactoptions_create()
+        try:
+            self._lib.shale_compactoptions_set_exclusive_manual_compaction(co, bool(exclusive))
+            self._lib.shale_compactoptions_set_change_level(co, bool(change_level))
+            self._lib.shale_compactoptions_set_target_level(co, int(target_level))
+            self._lib.shale_compactoptions_set_bottommost_level_compaction(co, bottommost)
+            self._lib.shale_compact_range_opt(handle, co, start, len(start or b""), limit,
+                                              len(limit or b""))
+        finally:
+            self._lib.shale_compactoptions_destroy(co)
+
+    def set_options(self, options):
+        """Changes dynamic options of the open DB, all or none: a dict of RocksDB names to
+        values ({"disable_auto_compactions": False, "write_buffer_size": "8M"}); values are
+        written as in DB(...). Raises InvalidArgumentError naming an unknown, malformed or
+        non-dynamic option."""
+        if not isinstance(options, dict):
+            raise TypeError(f"shale: set_options takes a dict, not {type(options).__name__}")
+        names = [str(name).encode() for name in options]
+        values = [_option_value(value).encode() for value in options.values()]
+        count = len(names)
+        _errors.call(self._lib.shale_set_options, self._checked_handle(), count,
+                     (ctypes.c_char_p * count)(*names), (ctypes.c_char_p * count)(*values))
 
     def property(self, name):
         """A property as text ("shale.stats", "shale.num-files-at-level0", ...), or None

@@ -4,6 +4,7 @@ dict model."""
 import glob
 import os
 import random
+import time
 
 import pytest
 
@@ -175,8 +176,16 @@ def test_options_are_parsed_by_the_engine(tmp_path):
     with pytest.raises(shale.InvalidArgumentError, match="write_buffer_size") as e:
         shale.DB(path, create_if_missing=True, write_buffer_size=1)
     assert e.value.message == str(e.value) and e.value.message.startswith("Invalid argument")
-    with pytest.raises(shale.InvalidArgumentError, match="not supported yet"):
-        shale.DB(path, create_if_missing=True, compaction_style="kCompactionStyleUniversal")
+    with pytest.raises(shale.InvalidArgumentError, match="use_fsync: not supported yet"):
+        shale.DB(path, create_if_missing=True, use_fsync=True)
+    with pytest.raises(shale.InvalidArgumentError, match="ttl"):
+        shale.DB(path, create_if_missing=True, ttl=60,
+                 compaction_style="kCompactionStyleUniversal")  # only level and FIFO
+    for style in ("kCompactionStyleUniversal", "kCompactionStyleFIFO", "kCompactionStyleNone"):
+        with shale.DB(path, create_if_missing=True, compaction_style=style) as db:
+            db.put(b"k", b"v")
+            assert db.get(b"k") == b"v"
+        shale.destroy_db(path)
     with pytest.raises(shale.InvalidArgumentError, match="block_size"):
         shale.DB(path, create_if_missing=True, block_based_table_factory={"block_size": 0})
     table = {"block_size": "1K", "filter_policy": "bloomfilter:10:false",
@@ -210,6 +219,75 @@ def test_flush_compact_and_properties(db):
     assert db.int_property("shale.num-files-at-level0") == 0
     assert db.get(b"k0000") == b"1"
     assert len(list(db.iterator())) == 300
+
+
+def _put_overlapping_tables(db, tables, keys=300):
+    """`tables` flushes of the same keys; the value of each key is the last table's number."""
+    for table in range(tables):
+        for i in range(keys):
+            db.put(b"k%04d" % i, b"%d" % table)
+        db.flush()
+
+
+def test_compact_range_empties_l0_with_auto_compactions_off(db_path):
+    # Two levels: the first flush goes to L1, the next ones overlap it and stay in L0.
+    with shale.DB(db_path, create_if_missing=True, disable_auto_compactions=True, num_levels=2,
+                  level0_file_num_compaction_trigger=2) as db:
+        _put_overlapping_tables(db, 5)
+        assert db.property("shale.num-files-at-level0") == "4"
+        assert db.int_property("shale.num-running-compactions") == 0
+        assert db.int_property("shale.is-write-stopped") == 0
+        assert db.int_property("shale.compaction-pending") == 0  # due, but switched off
+        db.compact_range()
+        assert db.property("shale.num-files-at-level0") == "0"
+        assert db.int_property("shale.num-files-at-level1") >= 1
+        assert db.get(b"k0000") == b"4" and db.get(b"k0299") == b"4"
+        assert len(list(db.iterator())) == 300
+
+
+def test_compact_range_options(db_path):
+    with shale.DB(db_path, create_if_missing=True, disable_auto_compactions=True) as db:
+        _put_overlapping_tables(db, 1)
+        assert db.int_property("shale.num-files-at-level6") == 1  # an empty DB: the bottom
+        db.compact_range(b"k0000", b"k9999", change_level=True, target_level=2,
+                         bottommost_level_compaction="force", exclusive=False)
+        assert db.int_property("shale.num-files-at-level6") == 0
+        assert db.int_property("shale.num-files-at-level2") >= 1
+        # A target level past num_levels: the engine refuses, nothing moves, no exception
+        # (RocksDB's C API reports no error here).
+        db.compact_range(change_level=True, target_level=7, bottommost_level_compaction="force")
+        assert db.int_property("shale.num-files-at-level2") >= 1
+        assert db.get(b"k0100") == b"0"
+        with pytest.raises(ValueError, match="bottommost_level_compaction"):
+            db.compact_range(bottommost_level_compaction="always")
+
+
+def test_set_options(db_path):
+    with shale.DB(db_path, create_if_missing=True, disable_auto_compactions=True, num_levels=2,
+                  level0_file_num_compaction_trigger=2) as db:
+        _put_overlapping_tables(db, 3)
+        assert db.int_property("shale.num-files-at-level0") == 2
+        db.set_options({"disable_auto_compactions": "false"})
+        # What is due is scheduled at once: the background compaction merges L0 into L1.
+        deadline = time.monotonic() + 10
+        while (db.int_property("shale.num-files-at-level0") != 0
+               and time.monotonic() < deadline):
+            time.sleep(0.01)
+        assert db.int_property("shale.num-files-at-level0") == 0
+        db.set_options({"disable_auto_compactions": True, "write_buffer_size": "8M"})
+        _put_overlapping_tables(db, 3)
+        assert db.int_property("shale.num-files-at-level0") == 3
+        with pytest.raises(shale.InvalidArgumentError, match="no_such_option"):
+            db.set_options({"no_such_option": "1"})
+        with pytest.raises(shale.InvalidArgumentError, match="compaction_style"):
+            db.set_options({"compaction_style": "kCompactionStyleUniversal"})  # not dynamic
+        with pytest.raises(shale.InvalidArgumentError, match="write_buffer_size"):
+            db.set_options({"write_buffer_size": "lots"})
+        with pytest.raises(TypeError):
+            db.set_options([("write_buffer_size", "8M")])
+        assert db.get(b"k0001") == b"2"
+    with pytest.raises(shale.Error, match="closed"):
+        db.set_options({"write_buffer_size": "8M"})
 
 
 def test_destroy_db(db_path):

@@ -1,0 +1,217 @@
+// Level-style picking (DESIGN.md "Compaction"): the level with the highest score >= 1 is
+// compacted into the next one, except that L0 always goes first when it is due, and a level
+// whose compaction would collide with a due L0 -> base compaction waits, so L0 is never starved
+// by deeper work. Within a level the file whose overlap with the next level is smallest
+// relative to its own size is chosen (least rewriting per byte moved down).
+#include <algorithm>
+#include <limits>
+
+#include "compaction/compaction_picker.h"
+#include "compaction/level_targets.h"
+
+namespace shale {
+namespace {
+
+bool AnyBeingCompacted(const std::vector<FileMetaData*>& files) {
+  return std::any_of(files.begin(), files.end(),
+                     [](const FileMetaData* f) { return f->being_compacted; });
+}
+
+class LevelCompactionPicker final : public CompactionPicker {
+ public:
+  using CompactionPicker::CompactionPicker;
+
+  std::unique_ptr<Compaction> PickCompaction(Version* v, const Options& o,
+                                             const std::vector<PendingOutputRange>& pending,
+                                             uint64_t now) override {
+    if (v->num_levels() < 2) return nullptr;
+    const LevelTargets t = ComputeLevelTargets(*v, o);
+    std::vector<int> order;
+    for (int level = 0; level + 1 < v->num_levels(); level++) {
+      if (t.scores[level] >= 1.0) order.push_back(level);
+    }
+    // L0 first, then by score, highest first.
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      if ((a == 0) != (b == 0)) return a == 0;
+      return t.scores[a] > t.scores[b];
+    });
+    bool l0_blocked = false;
+    for (int level : order) {
+      std::unique_ptr<Compaction> c;
+      if (level == 0) {
+        c = PickL0(v, o, t, pending);
+        // Waiting on the base level: do not start more work in it meanwhile.
+        if (c == nullptr && !AnyBeingCompacted(v->files(0))) l0_blocked = true;
+      } else if (!(l0_blocked && level == t.base_level)) {
+        c = PickLevel(v, o, t, pending, level);
+      }
+      if (c != nullptr) return c;
+    }
+    return PickExpired(v, o, t, pending, now);
+  }
+
+  bool NeedsCompaction(const Version& v, const Options& o, uint64_t now) const override {
+    if (v.num_levels() < 2) return false;
+    const LevelTargets t = ComputeLevelTargets(v, o);
+    for (int level = 0; level + 1 < v.num_levels(); level++) {
+      if (t.scores[level] >= 1.0) return true;
+      for (const FileMetaData* f : v.files(level)) {
+        if (Expired(*f, o, now)) return true;
+      }
+    }
+    return false;
+  }
+
+  uint64_t EstimatePendingCompactionBytes(const Version& v, const Options& o) const override {
+    return EstimateLevelPendingBytes(v, o, ComputeLevelTargets(v, o));
+  }
+
+ private:
+  // Every L0 file (they usually all overlap) into the base level.
+  std::unique_ptr<Compaction> PickL0(Version* v, const Options& o, const LevelTargets& t,
+                                     const std::vector<PendingOutputRange>& pending) {
+    const std::vector<FileMetaData*>& l0 = v->files(0);
+    if (l0.empty() || AnyBeingCompacted(l0)) return nullptr;
+    const int out = t.base_level;
+    std::vector<CompactionInputLevel> inputs(1);
+    inputs[0].level = 0;
+    inputs[0].files = l0;
+    return Finish(v, o, t, pending, std::move(inputs), out, CompactionReason::kL0FileCount);
+  }
+
+  // ttl: a file above the bottom level written more than ttl seconds ago (creation_time)
+  // moves down one level, so old data keeps flowing to the bottom even without new writes.
+  static bool Expired(const FileMetaData& f, const Options& o, uint64_t now) {
+    return o.ttl > 0 && f.creation_time > 0 && f.creation_time + o.ttl < now &&
+           !f.being_compacted;
+  }
+
+  std::unique_ptr<Compaction> PickExpired(Version* v, const Options& o, const LevelTargets& t,
+                                          const std::vector<PendingOutputRange>& pending,
+                                          uint64_t now) {
+    if (o.ttl == 0) return nullptr;
+    for (int level = 0; level + 1 < v->num_levels(); level++) {
+      for (FileMetaData* f : v->files(level)) {
+        if (!Expired(*f, o, now)) continue;
+        std::vector<CompactionInputLevel> inputs(1);
+        inputs[0].level = level;
+        if (level == 0) {
+          if (AnyBeingCompacted(v->files(0))) break;
+          inputs[0].files = v->files(0);
+          return Finish(v, o, t, pending, std::move(inputs), t.base_level,
+                        CompactionReason::kTtl);
+        }
+        inputs[0].files.push_back(f);
+        std::unique_ptr<Compaction> c = Finish(v, o, t, pending, std::move(inputs), level + 1,
+                                               CompactionReason::kTtl);
+        if (c != nullptr) return c;
+      }
+    }
+    return nullptr;
+  }
+
+  // One file of `level` (widened to whole user keys) and what it overlaps in level + 1.
+  std::unique_ptr<Compaction> PickLevel(Version* v, const Options& o, const LevelTargets& t,
+                                        const std::vector<PendingOutputRange>& pending,
+                                        int level) {
+    const std::vector<FileMetaData*>& files = v->files(level);
+    const Comparator* ucmp = icmp_->user_comparator();
+    double best_ratio = std::numeric_limits<double>::max();
+    size_t best_lo = 0, best_hi = 0;
+    bool found = false;
+    std::vector<FileMetaData*> overlap;
+    for (size_t i = 0; i < files.size(); i++) {
+      // Widen to a clean cut: neighbours sharing a boundary user key come along.
+      size_t lo = i, hi = i;
+      while (lo > 0 && ucmp->Compare(ExtractUserKey(files[lo - 1]->largest),
+                                     ExtractUserKey(files[lo]->smallest)) == 0) {
+        lo--;
+      }
+      while (hi + 1 < files.size() && ucmp->Compare(ExtractUserKey(files[hi]->largest),
+                                                    ExtractUserKey(files[hi + 1]->smallest)) == 0) {
+        hi++;
+      }
+      bool busy = false;
+      uint64_t size = 0;
+      for (size_t j = lo; j <= hi; j++) {
+        busy |= files[j]->being_compacted;
+        size += files[j]->file_size;
+      }
+      if (busy) continue;
+      v->GetOverlappingInputs(level + 1, files[lo]->smallest, files[hi]->largest, &overlap);
+      if (AnyBeingCompacted(overlap)) continue;
+      uint64_t overlap_bytes = 0;
+      for (const FileMetaData* f : overlap) overlap_bytes += f->file_size;
+      const double ratio =
+          static_cast<double>(overlap_bytes) / static_cast<double>(std::max<uint64_t>(1, size));
+      if (ratio < best_ratio) {
+        std::string_view s = ExtractUserKey(files[lo]->smallest);
+        std::string_view l = ExtractUserKey(files[hi]->largest);
+        if (!overlap.empty()) {
+          if (ucmp->Compare(ExtractUserKey(overlap.front()->smallest), s) < 0) {
+            s = ExtractUserKey(overlap.front()->smallest);
+          }
+          if (ucmp->Compare(ExtractUserKey(overlap.back()->largest), l) > 0) {
+            l = ExtractUserKey(overlap.back()->largest);
+          }
+        }
+        if (OverlapsPending(pending, level + 1, s, l)) continue;
+        best_ratio = ratio;
+        best_lo = lo;
+        best_hi = hi;
+        found = true;
+      }
+      i = hi;
+    }
+    if (!found) return nullptr;
+    std::vector<CompactionInputLevel> inputs(1);
+    inputs[0].level = level;
+    inputs[0].files.assign(files.begin() + best_lo, files.begin() + best_hi + 1);
+    return Finish(v, o, t, pending, std::move(inputs), level + 1,
+                  CompactionReason::kLevelMaxBytes);
+  }
+
+  // Adds the overlapping files of the output level and the output settings; null if they are
+  // busy or the output range collides with a pending output.
+  std::unique_ptr<Compaction> Finish(Version* v, const Options& o, const LevelTargets& t,
+                                     const std::vector<PendingOutputRange>& pending,
+                                     std::vector<CompactionInputLevel> inputs, int out,
+                                     CompactionReason reason) {
+    const Comparator* ucmp = icmp_->user_comparator();
+    std::string lo, hi;
+    bool first = true;
+    for (const FileMetaData* f : inputs[0].files) {
+      std::string_view fl = ExtractUserKey(f->smallest), fh = ExtractUserKey(f->largest);
+      if (first || ucmp->Compare(fl, lo) < 0) lo.assign(fl);
+      if (first || ucmp->Compare(fh, hi) > 0) hi.assign(fh);
+      first = false;
+    }
+    CompactionInputLevel next;
+    next.level = out;
+    v->GetOverlappingInputs(out, FirstInternalKeyOf(lo), LastInternalKeyOf(hi), &next.files);
+    if (AnyBeingCompacted(next.files)) return nullptr;
+    for (const FileMetaData* f : next.files) {
+      if (ucmp->Compare(ExtractUserKey(f->smallest), lo) < 0) lo.assign(ExtractUserKey(f->smallest));
+      if (ucmp->Compare(ExtractUserKey(f->largest), hi) > 0) hi.assign(ExtractUserKey(f->largest));
+    }
+    if (OverlapsPending(pending, out, lo, hi)) return nullptr;
+    // An L0 -> base compaction skipping levels must find them empty in its range.
+    for (int l = inputs[0].level + 1; l < out; l++) {
+      if (v->OverlapInLevel(l, lo, hi)) return nullptr;
+    }
+    if (!next.files.empty()) inputs.push_back(std::move(next));
+    auto c = std::make_unique<Compaction>(v, icmp_, reason, std::move(inputs), out);
+    c->bottommost = !OverlapsBelow(*v, out, lo, hi);
+    SetOutputOptions(*v, o, TargetFileSizeForLevel(o, out, t.base_level), c.get());
+    c->MarkFilesBeingCompacted(true);
+    return c;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<CompactionPicker> NewLevelCompactionPicker(const InternalKeyComparator* icmp) {
+  return std::make_unique<LevelCompactionPicker>(icmp);
+}
+
+}  // namespace shale
