@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/filename.h"
+#include "compaction/level_targets.h"
 #include "db/db_impl.h"
 
 namespace shale {
@@ -51,6 +52,13 @@ int DBImpl::PickFlushLevelLocked(std::string_view smallest, std::string_view lar
     }
     // Older data is about to land in p.level: the flush must stay above it.
     level = std::min(level, std::max(0, p.level - 1));
+  }
+  if (level > 0 && options_.compaction_style == kCompactionStyleLevel &&
+      level < ComputeLevelTargets(*versions_->current(), options_).base_level) {
+    // A level above the base level has no target: a file there would be compacted into the
+    // base level on its own, rewriting base-level data once per flush. In L0 several flushes
+    // share one L0 -> base compaction.
+    level = 0;
   }
   return level;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compaction/compaction_test_util.h"
+#include "testutil/status_matchers.h"
 #include "util/random.h"
 
 namespace shale::test {

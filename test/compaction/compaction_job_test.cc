@@ -17,6 +17,7 @@
 #include "base/filename.h"
 #include "compaction/build_table.h"
 #include "compaction/compaction_test_util.h"
+#include "testutil/status_matchers.h"
 #include "shale/file_system.h"
 #include "table/block_source.h"
 #include "util/random.h"
@@ -89,8 +90,8 @@ class CompactionJobTest : public testing::Test {
       for (int k = lo; k < hi; k++) {
         const int versions = 1 + static_cast<int>(rnd.Uniform(2));
         for (int v = 0; v < versions; v++) {
-          points.push_back(PointEntry{Key(k), seq, kTypeValue,
-                                      "old" + std::to_string(seq) + std::string(rnd.Uniform(80), 'o')});
+          const std::string value = "old" + std::to_string(seq) + std::string(rnd.Uniform(80), 'o');
+          points.push_back(PointEntry{Key(k), seq, kTypeValue, value});
           seq++;
         }
       }
@@ -104,14 +105,16 @@ class CompactionJobTest : public testing::Test {
         if (rnd.OneIn(5)) {
           points.push_back(PointEntry{key, seq++, kTypeDeletion, ""});
         } else {
-          points.push_back(PointEntry{key, seq, kTypeValue,
-                                      "new" + std::to_string(seq) + std::string(rnd.Uniform(120), 'n')});
+          const std::string value =
+              "new" + std::to_string(seq) + std::string(rnd.Uniform(120), 'n');
+          points.push_back(PointEntry{key, seq, kTypeValue, value});
           seq++;
         }
       }
       for (int i = 0; i < tombstones_per_l0_file; i++) {
         const uint64_t start = rnd.Uniform(keys);
-        tombstones.push_back(Tombstone{Key(start), Key(start + 1 + rnd.Uniform(keys / 10 + 1)), seq++});
+        const uint64_t end = start + 1 + rnd.Uniform(keys / 10 + 1);
+        tombstones.push_back(Tombstone{Key(start), Key(end), seq++});
       }
       files.push_back({0, WriteTable(points, tombstones)});
     }

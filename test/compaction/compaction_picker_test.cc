@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "compaction/compaction_test_util.h"
+#include "testutil/status_matchers.h"
 #include "util/random.h"
 
 namespace shale::test {
@@ -606,7 +607,9 @@ TEST(CompactionPickerFactoryTest, NoneStylePicksNothingByItself) {
   Options options;
   options.num_levels = 3;
   std::vector<std::pair<int, FileMetaData>> files;
-  for (int i = 0; i < 50; i++) files.push_back({0, MakeFile(i + 1, "a", "z", i * 10 + 1, i * 10 + 9)});
+  for (int i = 0; i < 50; i++) {
+    files.push_back({0, MakeFile(i + 1, "a", "z", i * 10 + 1, i * 10 + 9)});
+  }
   TestVersion v(&icmp, 3, files);
   ASSERT_OK(v.status());
   auto none = NewCompactionPicker(kCompactionStyleNone, &icmp);

@@ -6,8 +6,6 @@
 #ifndef SHALE_TEST_COMPACTION_COMPACTION_TEST_UTIL_H_
 #define SHALE_TEST_COMPACTION_COMPACTION_TEST_UTIL_H_
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -20,7 +18,6 @@
 #include "base/internal_iterator.h"
 #include "base/internal_key.h"
 #include "shale/comparator.h"
-#include "testutil/status_matchers.h"
 #include "util/absl_compat.h"
 #include "version/file_metadata.h"
 #include "version/version.h"

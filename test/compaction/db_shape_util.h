@@ -90,8 +90,10 @@ inline std::string ShapeString(const std::vector<SstInfo>& files, int num_levels
   const std::vector<uint64_t> bytes = LevelBytes(files, num_levels);
   const std::vector<int> counts = LevelFileCounts(files, num_levels);
   for (int level = 0; level < num_levels; level++) {
-    r += "L" + std::to_string(level) + "=" + std::to_string(counts[level]) + "/" +
-         std::to_string(bytes[level]) + " ";
+    char buf[64];
+    snprintf(buf, sizeof(buf), "L%d=%d/%llu ", level, counts[level],
+             static_cast<unsigned long long>(bytes[level]));
+    r += buf;
   }
   return r;
 }

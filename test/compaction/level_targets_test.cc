@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compaction/compaction_test_util.h"
+#include "testutil/status_matchers.h"
 
 namespace shale::test {
 namespace {
@@ -28,6 +29,9 @@ class LevelTargetsTest : public testing::Test {
     auto v = std::make_unique<TestVersion>(&icmp_, options_.num_levels, files);
     EXPECT_OK(v->status());
     return v;
+  }
+  uint64_t Pending(const Version& v) {
+    return EstimateLevelPendingBytes(v, options_, ComputeLevelTargets(v, options_));
   }
   FileMetaData File(std::string_view lo, std::string_view hi, uint64_t size) {
     const SequenceNumber seq = next_seq_;
@@ -135,14 +139,12 @@ TEST_F(LevelTargetsTest, PendingBytesCountTheExcessAndItsShareOfTheNextLevel) {
   options_.max_bytes_for_level_base = 1000;
   {
     auto v = Make({{1, File("a", "c", 800)}, {2, File("a", "z", 6000)}});
-    EXPECT_EQ(EstimateLevelPendingBytes(*v->get(), options_, ComputeLevelTargets(*v->get(), options_)),
-              0u);
+    EXPECT_EQ(Pending(*v->get()), 0u);
   }
   {
     // L1 holds 3000 of 1000: 2000 excess, merged with its share (6000 / 3000) of L2.
     auto v = Make({{1, File("a", "c", 3000)}, {2, File("a", "z", 6000)}});
-    EXPECT_EQ(EstimateLevelPendingBytes(*v->get(), options_, ComputeLevelTargets(*v->get(), options_)),
-              6000u);
+    EXPECT_EQ(Pending(*v->get()), 6000u);
   }
   {
     // L0 at its trigger: its bytes and L1's, then L1's excess grows by what L0 brings.
@@ -150,8 +152,7 @@ TEST_F(LevelTargetsTest, PendingBytesCountTheExcessAndItsShareOfTheNextLevel) {
                                                        {2, File("a", "z", 6000)}};
     for (int i = 0; i < 4; i++) files.push_back({0, File("a", "z", 100)});
     auto v = Make(files);
-    const uint64_t pending =
-        EstimateLevelPendingBytes(*v->get(), options_, ComputeLevelTargets(*v->get(), options_));
+    const uint64_t pending = Pending(*v->get());
     EXPECT_GE(pending, 400u + 3000u + 2400u);
     EXPECT_LE(pending, 400u + 3000u + 2400u * 3);
   }

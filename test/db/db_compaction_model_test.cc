@@ -7,7 +7,7 @@
 // made.
 //
 // Seeds are fixed. SHALE_COMPACTION_MODEL_SEEDS (seeds per style, default 2) and
-// SHALE_COMPACTION_MODEL_OPS (operations per seed, default 1200) make longer soak runs.
+// SHALE_COMPACTION_MODEL_OPS (operations per seed, default 2500) make longer soak runs.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -26,7 +26,6 @@
 #include "compaction/db_shape_util.h"
 #include "gtest/gtest.h"
 #include "shale/db.h"
-#include "shale/statistics.h"
 #include "testutil/status_matchers.h"
 #include "util/random.h"
 
@@ -107,16 +106,16 @@ class CompactionModelTest {
     options_.create_if_missing = true;
     options_.write_buffer_size = 64 << 10;
     options_.max_write_buffer_number = 2 + static_cast<int>(rnd_.Uniform(2));
-    options_.target_file_size_base = 16 << 10;
-    options_.max_bytes_for_level_base = 64 << 10;
-    options_.max_bytes_for_level_multiplier = 4;
+    // A few hundred KB of live data spread over four or five levels of small files.
+    options_.target_file_size_base = 8 << 10;
+    options_.max_bytes_for_level_base = 16 << 10;
+    options_.max_bytes_for_level_multiplier = 3;
     options_.level0_file_num_compaction_trigger = 2;
     options_.max_background_jobs = 3;  // two compaction threads: compactions run side by side
     options_.max_subcompactions = 1 + static_cast<uint32_t>(rnd_.Uniform(3));
     options_.table_options.block_size = rnd_.OneIn(2) ? 512 : 4096;
     if (rnd_.OneIn(3)) options_.table_options.filter_policy = NewBloomFilterPolicy(10);
     style.apply(&options_);
-    options_.statistics = CreateDBStatistics();
   }
 
   void Run(int ops) {
@@ -134,8 +133,6 @@ class CompactionModelTest {
     EXPECT_EQ(CheckScan(db_.get(), ReadOptions(), true, View(model_, "", "")), "");
     StopReader();
     ReleaseSnapshots();
-    std::string lvl; db_->GetProperty("shale.levelstats", &lvl);
-    fprintf(stderr, "compact write %llu read %llu reader loops %d\n%s\n", (unsigned long long)options_.statistics->getTickerCount(COMPACT_WRITE_BYTES), (unsigned long long)options_.statistics->getTickerCount(COMPACT_READ_BYTES), loops_.load(), lvl.c_str());
     ASSERT_OK(db_->Close());
   }
 
@@ -260,8 +257,8 @@ class CompactionModelTest {
 
   // A scan with random bounds, at the latest state or at a held snapshot, plus random moves.
   void CheckIterator() {
-    const HeldSnapshot* h =
-        !snapshots_.empty() && rnd_.OneIn(2) ? &snapshots_[rnd_.Uniform(snapshots_.size())] : nullptr;
+    const HeldSnapshot* h = nullptr;
+    if (!snapshots_.empty() && rnd_.OneIn(2)) h = &snapshots_[rnd_.Uniform(snapshots_.size())];
     const Model& model = h ? h->state : model_;
     ReadOptions ro;
     if (h) ro.snapshot = h->snapshot;
@@ -405,7 +402,6 @@ class CompactionModelTest {
   void ReaderLoop(uint64_t seed) {
     Random rnd(seed);
     while (!reader_stop_) {
-      loops_++;
       std::shared_ptr<const Published> p;
       {
         std::lock_guard<std::mutex> lock(published_mu_);
@@ -464,7 +460,6 @@ class CompactionModelTest {
   std::vector<HeldSnapshot> snapshots_;
   bool auto_compactions_off_ = false;
 
-  std::atomic<int> loops_{0};
   std::thread reader_;
   std::atomic<bool> reader_stop_{false};
   std::mutex published_mu_;
@@ -489,7 +484,7 @@ class DBCompactionModelTest : public ::testing::TestWithParam<Style> {};
 
 TEST_P(DBCompactionModelTest, RandomOperationsMatchTheModel) {
   const int seeds = EnvInt("SHALE_COMPACTION_MODEL_SEEDS", 2);
-  const int ops = EnvInt("SHALE_COMPACTION_MODEL_OPS", 1200);
+  const int ops = EnvInt("SHALE_COMPACTION_MODEL_OPS", 2500);
   for (int s = 1; s <= seeds; s++) {
     const uint32_t seed = static_cast<uint32_t>(s * 1009 + 7);
     CompactionModelTest t(GetParam(), seed);
