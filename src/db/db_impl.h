@@ -176,6 +176,9 @@ class DBImpl final : public DB {
   // Makes a SuperVersion of the current state and returns the one it replaces (to be
   // released with UnrefSuperVersion after mu_ is released), or null.
   SuperVersion* InstallSuperVersionLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // InstallSuperVersionLocked, then releases the replaced one with mu_ dropped briefly.
+  // REQUIRES: mu_ held; it is released and retaken.
+  void ReplaceSuperVersionLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status GetImpl(const ReadOptions& options, SuperVersion* sv,
                                SequenceNumber sequence, std::string_view key,
                                std::string* value);

@@ -186,12 +186,7 @@ Status DBImpl::InstallCompactionLocked(Compaction* c, const CompactionJob* job,
   Status s = versions_->LogAndApply(&edit, &mu_);
   if (range_id != 0) RemovePendingRangeLocked(range_id);
   if (!s.ok()) return s;
-  SuperVersion* old = InstallSuperVersionLocked();
-  if (old != nullptr) {
-    mu_.Unlock();
-    UnrefSuperVersion(old);
-    mu_.Lock();
-  }
+  ReplaceSuperVersionLocked();
   // Statistics and the LOG line.
   const int out = c->output_level();
   if (compaction_stats_.size() < static_cast<size_t>(versions_->num_levels())) {
@@ -304,14 +299,7 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::strin
           edit.AddFile(target, *f);
         }
         if (!moved.empty()) s = versions_->LogAndApply(&edit, &mu_);
-        if (s.ok() && !moved.empty()) {
-          SuperVersion* old = InstallSuperVersionLocked();
-          if (old != nullptr) {
-            mu_.Unlock();
-            UnrefSuperVersion(old);
-            mu_.Lock();
-          }
-        }
+        if (s.ok() && !moved.empty()) ReplaceSuperVersionLocked();
       }
     }
     c->ReleaseInputs();

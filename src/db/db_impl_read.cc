@@ -69,6 +69,14 @@ void DBImpl::UnrefSuperVersion(SuperVersion* sv) {
   delete sv;
 }
 
+void DBImpl::ReplaceSuperVersionLocked() {
+  SuperVersion* old = InstallSuperVersionLocked();
+  if (old == nullptr) return;
+  mu_.Unlock();
+  UnrefSuperVersion(old);
+  mu_.Lock();
+}
+
 SuperVersion* DBImpl::InstallSuperVersionLocked() {
   auto* sv = new SuperVersion;
   sv->mem = mem_;

@@ -355,13 +355,8 @@ Status DBImpl::SwitchMemTable() {
   imm_.push_front(ImmutableMemTable{mem_, new_number, mem_has_unlogged_writes_});
   mem_ = NewMemTable();
   mem_has_unlogged_writes_ = false;
-  SuperVersion* old = InstallSuperVersionLocked();
   MaybeScheduleFlushLocked();
-  if (old != nullptr) {
-    mu_.Unlock();
-    UnrefSuperVersion(old);
-    mu_.Lock();
-  }
+  ReplaceSuperVersionLocked();
   return Status::OK();
 }
 
