@@ -20,9 +20,8 @@
  * - Booleans are unsigned char (0 false, anything else true); enums are int constants with
  *   RocksDB's numeric values.
  * - Setters never fail: a value out of range is stored as given and shale_open rejects it with
- *   "Invalid argument: <option>: ...". Knobs that the engine does not support yet (a block
- *   cache, see shale_cache_create_lru) are stored too, and shale_open rejects them with
- *   "Invalid argument: <option>: not supported yet; ...".
+ *   "Invalid argument: <option>: ...". Knobs that the engine does not support yet are stored
+ *   too, and shale_open rejects them with "Invalid argument: <option>: not supported yet; ...".
  *
  * Lifetimes: iterators and snapshots borrow their DB: destroy every iterator and release every
  * snapshot before shale_close. Option handles are copied when used (shale_open,
@@ -57,6 +56,7 @@ typedef struct shale_options_t shale_options_t;
 typedef struct shale_block_based_table_options_t shale_block_based_table_options_t;
 typedef struct shale_filterpolicy_t shale_filterpolicy_t;
 typedef struct shale_cache_t shale_cache_t;
+typedef struct shale_lru_cache_options_t shale_lru_cache_options_t;
 typedef struct shale_readoptions_t shale_readoptions_t;
 typedef struct shale_writeoptions_t shale_writeoptions_t;
 typedef struct shale_flushoptions_t shale_flushoptions_t;
@@ -143,8 +143,8 @@ extern SHALE_LIBRARY_API void shale_options_set_compression(shale_options_t* opt
 
 /* The presets of Options (shale/options.h). prepare_for_bulk_load turns automatic compaction
  * off and uses 2 levels: call shale_compact_range (or _opt) over everything when the load is
- * done. optimize_for_point_lookup with a non-zero size sets a block cache, which shale_open
- * rejects as not supported yet until the engine has one. */
+ * done. optimize_for_point_lookup with a non-zero size gives the options a new LRU block
+ * cache of that many MiB (bloom filter and data-block hash index too). */
 extern SHALE_LIBRARY_API void shale_options_prepare_for_bulk_load(shale_options_t* options);
 extern SHALE_LIBRARY_API void shale_options_optimize_for_point_lookup(
     shale_options_t* options, uint64_t block_cache_size_mb);
@@ -287,24 +287,30 @@ extern SHALE_LIBRARY_API void shale_block_based_options_set_index_type(
     shale_block_based_table_options_t* options, int v);
 extern SHALE_LIBRARY_API void shale_block_based_options_set_metadata_block_size(
     shale_block_based_table_options_t* options, uint64_t v);
-/* Accepted for RocksDB compatibility and recorded, but ShaleDB has no such switch: index and
- * filter partitions always go through the block cache, and the top-level index and filter of
- * an open table are always pinned in memory (DESIGN.md section 3, "Memory"). */
+/* TableOptions::cache_index_and_filter_blocks, pin_top_level_index_and_filter,
+ * pin_l0_filter_and_index_blocks_in_cache and no_block_cache (shale/table_options.h): keep the
+ * tables' index and filter in the block cache (pinned or not) instead of in table readers;
+ * no block cache at all. */
 extern SHALE_LIBRARY_API void shale_block_based_options_set_cache_index_and_filter_blocks(
     shale_block_based_table_options_t* options, unsigned char v);
 extern SHALE_LIBRARY_API void shale_block_based_options_set_pin_top_level_index_and_filter(
+    shale_block_based_table_options_t* options, unsigned char v);
+extern SHALE_LIBRARY_API void
+shale_block_based_options_set_pin_l0_filter_and_index_blocks_in_cache(
+    shale_block_based_table_options_t* options, unsigned char v);
+extern SHALE_LIBRARY_API void shale_block_based_options_set_no_block_cache(
     shale_block_based_table_options_t* options, unsigned char v);
 /* One of the shale_block_based_table_data_block_index_type_* constants. */
 extern SHALE_LIBRARY_API void shale_block_based_options_set_data_block_index_type(
     shale_block_based_table_options_t* options, int v);
 extern SHALE_LIBRARY_API void shale_block_based_options_set_enable_index_compression(
     shale_block_based_table_options_t* options, unsigned char v);
-/* Records the cache's capacity (the cache handle is not kept: destroy it when you like).
- * NULL means no block cache. */
+/* The table options share the cache (the handle may be destroyed right after; the cache
+ * lives while options or DBs use it). NULL: the DB makes its own 8 MiB cache, unless
+ * no_block_cache is set. */
 extern SHALE_LIBRARY_API void shale_block_based_options_set_block_cache(
     shale_block_based_table_options_t* options, shale_cache_t* cache);
-/* Copies the table options (and the block cache capacity they record: none when no cache was
- * set) into `opt`. */
+/* Copies the table options (sharing their block cache) into `opt`. */
 extern SHALE_LIBRARY_API void shale_options_set_block_based_table_factory(
     shale_options_t* opt, shale_block_based_table_options_t* table_options);
 
@@ -315,13 +321,35 @@ extern SHALE_LIBRARY_API shale_filterpolicy_t* shale_filterpolicy_create_bloom(
 /* Only for a policy that was not given to shale_block_based_options_set_filter_policy. */
 extern SHALE_LIBRARY_API void shale_filterpolicy_destroy(shale_filterpolicy_t* policy);
 
-/* The block cache does not exist yet (it comes with the block cache issue). Until then a
- * shale_cache_t only holds a capacity: a table factory that records one makes shale_open fail
- * with "Invalid argument: block_cache_size: not supported yet", and shale_cache_get_usage
- * returns 0. */
+/* The block cache (shale/cache.h): an LRU cache with a byte capacity, sharded, with a
+ * high-priority pool for index and filter blocks; one cache may serve several DBs (give it to
+ * each DB's table options). shale_cache_create_lru uses the defaults (shard count from the
+ * capacity, no strict limit, high-priority ratio 0.5); _opts returns NULL when an option is out
+ * of range (num_shard_bits >= 20, ratio outside [0, 1]). Usage counts every entry held,
+ * pinned usage the entries in use right now. */
 extern SHALE_LIBRARY_API shale_cache_t* shale_cache_create_lru(size_t capacity);
+extern SHALE_LIBRARY_API shale_cache_t* shale_cache_create_lru_with_strict_capacity_limit(
+    size_t capacity);
+extern SHALE_LIBRARY_API shale_cache_t* shale_cache_create_lru_opts(
+    const shale_lru_cache_options_t* options);
 extern SHALE_LIBRARY_API void shale_cache_destroy(shale_cache_t* cache);
-extern SHALE_LIBRARY_API size_t shale_cache_get_usage(shale_cache_t* cache);
+extern SHALE_LIBRARY_API void shale_cache_set_capacity(shale_cache_t* cache, size_t capacity);
+extern SHALE_LIBRARY_API size_t shale_cache_get_capacity(const shale_cache_t* cache);
+extern SHALE_LIBRARY_API size_t shale_cache_get_usage(const shale_cache_t* cache);
+extern SHALE_LIBRARY_API size_t shale_cache_get_pinned_usage(const shale_cache_t* cache);
+extern SHALE_LIBRARY_API size_t shale_cache_get_occupancy_count(const shale_cache_t* cache);
+
+extern SHALE_LIBRARY_API shale_lru_cache_options_t* shale_lru_cache_options_create(void);
+extern SHALE_LIBRARY_API void shale_lru_cache_options_destroy(shale_lru_cache_options_t* options);
+extern SHALE_LIBRARY_API void shale_lru_cache_options_set_capacity(
+    shale_lru_cache_options_t* options, size_t capacity);
+/* -1 (the default): a count so that each shard holds at least 512 KiB, at most 64 shards. */
+extern SHALE_LIBRARY_API void shale_lru_cache_options_set_num_shard_bits(
+    shale_lru_cache_options_t* options, int bits);
+extern SHALE_LIBRARY_API void shale_lru_cache_options_set_strict_capacity_limit(
+    shale_lru_cache_options_t* options, unsigned char v);
+extern SHALE_LIBRARY_API void shale_lru_cache_options_set_high_pri_pool_ratio(
+    shale_lru_cache_options_t* options, double ratio);
 
 /* ---------------------------------------------------------------- Writes */
 

@@ -173,10 +173,18 @@ class SHALE_EXPORT DB {
   //   shale.estimate-pending-compaction-bytes  bytes compaction owes (RocksDB's estimate)
   //   shale.actual-delayed-write-rate          bytes/s writers are paced to (0: not delayed)
   //   shale.is-write-stopped        1 while writes are stopped waiting for compaction
+  //   shale.size-all-mem-tables     memtable bytes including flushed ones readers still pin
+  //   shale.block-cache-usage       bytes in the block cache (pinned included)
+  //   shale.block-cache-pinned-usage bytes of cache entries in use (not evictable)
+  //   shale.block-cache-capacity    the block cache's capacity (0: no block cache)
+  //   shale.estimate-table-readers-mem bytes open table readers keep outside the block cache
+  //   shale.memory-usage            the sum of size-all-mem-tables, block-cache-usage and
+  //                                 estimate-table-readers-mem
   virtual bool GetProperty(std::string_view property, std::string* value) = 0;
   // A numeric property (the numeric ones above: num-files-at-level<N>,
   // cur-size-all-mem-tables, estimate-num-keys, compaction-pending, num-running-compactions,
-  // estimate-pending-compaction-bytes, actual-delayed-write-rate, is-write-stopped) in *value;
+  // estimate-pending-compaction-bytes, actual-delayed-write-rate, is-write-stopped, and the
+  // memory properties) in *value;
   // false if unknown or not numeric.
   virtual bool GetIntProperty(std::string_view property, uint64_t* value) = 0;
 
@@ -200,6 +208,21 @@ class SHALE_EXPORT DB {
     // The write controller's state: 0 normal, 1 writes delayed, 2 writes stopped.
     static constexpr std::string_view kActualDelayedWriteRate = "shale.actual-delayed-write-rate";
     static constexpr std::string_view kIsWriteStopped = "shale.is-write-stopped";
+    // Memory, in bytes. Memtable figures are the arena blocks the memtables hold (drawn from
+    // the memtable allocator; see kMemTableAllocator for the process-wide total).
+    // cur-size-all-mem-tables: the active and the not yet flushed memtables;
+    // size-all-mem-tables: those plus flushed memtables that readers still pin;
+    // block-cache-usage / block-cache-pinned-usage: the DB's block cache (shared caches report
+    // all their users); estimate-table-readers-mem: what the open table readers keep outside
+    // the block cache (indexes and filters unless cache_index_and_filter_blocks);
+    // memory-usage: size-all-mem-tables + block-cache-usage + estimate-table-readers-mem.
+    static constexpr std::string_view kSizeAllMemTables = "shale.size-all-mem-tables";
+    static constexpr std::string_view kBlockCacheUsage = "shale.block-cache-usage";
+    static constexpr std::string_view kBlockCachePinnedUsage = "shale.block-cache-pinned-usage";
+    static constexpr std::string_view kBlockCacheCapacity = "shale.block-cache-capacity";
+    static constexpr std::string_view kEstimateTableReadersMem =
+        "shale.estimate-table-readers-mem";
+    static constexpr std::string_view kMemoryUsage = "shale.memory-usage";
   };
 
   // For each of the n ranges, stores in sizes[i] the approximate bytes its keys take in table

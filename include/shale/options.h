@@ -262,9 +262,11 @@ struct SHALE_EXPORT Options {
 
   // ---------------------------------------------------------------- Files and recovery
 
-  // Most tables the table cache keeps open; -1 means up to a safe share of RLIMIT_NOFILE.
-  // Opening a table never fails with EMFILE either way. Must be -1 or at least 20.
-  // Default: -1. Dynamic: yes.
+  // Most tables the table cache keeps open (less 10 descriptors for the DB's own files);
+  // -1 means half of RLIMIT_NOFILE as read at Open, which also caps any larger value. Opening
+  // a table never fails with EMFILE either way: the cache closes idle tables and retries.
+  // Tables are opened lazily, on first use; Open opens none. Must be -1 or at least 20.
+  // Default: -1. Dynamic: no.
   int max_open_files = -1;
 
   // What recovery does with a damaged WAL. Default: kPointInTimeRecovery. Dynamic: no.
@@ -288,13 +290,9 @@ struct SHALE_EXPORT Options {
 
   // ---------------------------------------------------------------- Tables
 
-  // Block-based table knobs (block size, index and filter layout, ...). Dynamic: no.
+  // Block-based table knobs (block size, index and filter layout, the block cache, ...).
+  // Dynamic: no.
   TableOptions table_options;
-
-  // Capacity of the block cache, in bytes; 0 means none. A stand-in: the block cache issue
-  // will turn this into a Cache object. Not supported yet (Open rejects a non-zero value).
-  // Default: 0. Dynamic: no.
-  uint64_t block_cache_size = 0;
 
   // ---------------------------------------------------------------- Observability
 
@@ -317,9 +315,11 @@ struct SHALE_EXPORT Options {
   void PrepareForBulkLoad();
 
   // Point lookups (Get) over keys that mostly exist or mostly do not: a 10 bits/key bloom
-  // filter, the data-block hash index (kDataBlockBinaryAndHash, util ratio 0.75), and a block
-  // cache of `block_cache_size_mb` MiB. Unlike RocksDB, which starts from fresh table options,
-  // every other table option (index partitioning, index compression, block size, ...) is kept.
+  // filter, the data-block hash index (kDataBlockBinaryAndHash, util ratio 0.75), and a new
+  // LRU block cache of `block_cache_size_mb` MiB (0: the table options' cache is left as it
+  // is). Unlike RocksDB, which starts from fresh table options, every other table option
+  // (index partitioning, index compression, block size, cache_index_and_filter_blocks, ...) is
+  // kept: they have no bearing on point lookups that would justify undoing the caller's choice.
   void OptimizeForPointLookup(uint64_t block_cache_size_mb);
 
   // Lets flushes and compactions use `total_threads` threads: max_background_jobs =

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "shale/cache.h"
 #include "shale/filter_policy.h"
 
 namespace shale {
@@ -69,6 +70,32 @@ struct TableOptions {
 
   // Table format version written. Default: 1 (the only version so far).
   uint32_t format_version = 1;
+
+  // ---- Reading: the block cache (these decide how tables are read, not how they are written)
+
+  // Where data blocks, index partitions and filter partitions are cached (shale/cache.h); may
+  // be shared by several DBs. Null: the DB makes its own 8 MiB LRU cache, unless
+  // no_block_cache. In option strings: block_cache=<bytes> (e.g. 64M) makes an LRU cache of
+  // that capacity. Default: null.
+  std::shared_ptr<Cache> block_cache;
+
+  // No block cache at all: every block is read from the file each time it is needed (the OS
+  // page cache still helps). Default: false.
+  bool no_block_cache = false;
+
+  // Keep each table's index and filter (its top-level ones when partitioned) in the block
+  // cache, charged to its capacity, instead of in the table reader's own memory. Bounds the
+  // memory of many open tables by the cache size. Default: false.
+  bool cache_index_and_filter_blocks = false;
+
+  // With cache_index_and_filter_blocks, for tables with a partitioned index: the table reader
+  // pins its top-level index and filter in the cache while it is open (they count as pinned
+  // usage and are never evicted), so lookups never miss on them. Default: true.
+  bool pin_top_level_index_and_filter = true;
+
+  // With cache_index_and_filter_blocks: pin the index and filter of level-0 tables (the level
+  // at the time the table is opened). Default: false.
+  bool pin_l0_filter_and_index_blocks_in_cache = false;
 };
 
 }  // namespace shale

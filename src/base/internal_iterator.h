@@ -41,6 +41,11 @@ class InternalIterator {
 // An iterator over nothing, whose status() is `status` (OK for a plain empty iterator).
 std::unique_ptr<InternalIterator> NewEmptyInternalIterator(Status status = Status::OK());
 
+// `iter`, keeping `holder` (whatever iter reads from: an open table, a cached block) alive for
+// as long as the returned iterator lives.
+std::unique_ptr<InternalIterator> NewHoldingIterator(std::shared_ptr<const void> holder,
+                                                     std::unique_ptr<InternalIterator> iter);
+
 }  // namespace shale
 
 #endif  // SHALE_BASE_INTERNAL_ITERATOR_H_

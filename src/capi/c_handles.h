@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "shale/c.h"
+#include "shale/cache.h"
 #include "shale/db.h"
 #include "shale/filter_policy.h"
 #include "shale/iterator.h"
@@ -37,9 +38,12 @@ struct shale_filterpolicy_t {
   std::shared_ptr<const shale::FilterPolicy> rep;
 };
 
-// A stand-in until the block cache exists (issue 8): only the capacity, in bytes.
 struct shale_cache_t {
-  size_t capacity = 0;
+  std::shared_ptr<shale::Cache> rep;
+};
+
+struct shale_lru_cache_options_t {
+  shale::LRUCacheOptions rep;
 };
 
 struct shale_block_based_table_options_t {
@@ -47,11 +51,6 @@ struct shale_block_based_table_options_t {
   // The policy handle given to set_filter_policy (owned, as RocksDB's C API owns it);
   // rep.filter_policy shares its policy.
   std::unique_ptr<shale_filterpolicy_t> filter_policy;
-  // The capacity of the cache given to set_block_cache; 0 when none was given.
-  uint64_t block_cache_size = 0;
-  // Recorded for RocksDB compatibility; ShaleDB has no such switches (see c.h).
-  bool cache_index_and_filter_blocks = false;
-  bool pin_top_level_index_and_filter = true;
 };
 
 // Owns copies of the bound bytes; rep's bound pointers are set only when an iterator is made

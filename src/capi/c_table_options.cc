@@ -1,4 +1,4 @@
-// The C ABI of the block-based table options, filter policies and the block cache stand-in
+// The C ABI of the block-based table options, filter policies and the block cache
 // (include/shale/c.h).
 #include <memory>
 
@@ -43,12 +43,22 @@ void shale_block_based_options_set_metadata_block_size(
 
 void shale_block_based_options_set_cache_index_and_filter_blocks(
     shale_block_based_table_options_t* options, unsigned char v) {
-  options->cache_index_and_filter_blocks = v != 0;
+  options->rep.cache_index_and_filter_blocks = v != 0;
+}
+
+void shale_block_based_options_set_pin_l0_filter_and_index_blocks_in_cache(
+    shale_block_based_table_options_t* options, unsigned char v) {
+  options->rep.pin_l0_filter_and_index_blocks_in_cache = v != 0;
+}
+
+void shale_block_based_options_set_no_block_cache(shale_block_based_table_options_t* options,
+                                                  unsigned char v) {
+  options->rep.no_block_cache = v != 0;
 }
 
 void shale_block_based_options_set_pin_top_level_index_and_filter(
     shale_block_based_table_options_t* options, unsigned char v) {
-  options->pin_top_level_index_and_filter = v != 0;
+  options->rep.pin_top_level_index_and_filter = v != 0;
 }
 
 void shale_block_based_options_set_data_block_index_type(
@@ -63,13 +73,12 @@ void shale_block_based_options_set_enable_index_compression(
 
 void shale_block_based_options_set_block_cache(shale_block_based_table_options_t* options,
                                                shale_cache_t* cache) {
-  options->block_cache_size = cache == nullptr ? 0 : cache->capacity;
+  options->rep.block_cache = cache == nullptr ? nullptr : cache->rep;
 }
 
 void shale_options_set_block_based_table_factory(
     shale_options_t* opt, shale_block_based_table_options_t* table_options) {
   opt->rep.table_options = table_options->rep;
-  opt->rep.block_cache_size = table_options->block_cache_size;
 }
 
 // ---------------------------------------------------------------- Filter policy and cache
@@ -81,11 +90,58 @@ shale_filterpolicy_t* shale_filterpolicy_create_bloom(double bits_per_key) {
 void shale_filterpolicy_destroy(shale_filterpolicy_t* policy) { delete policy; }
 
 shale_cache_t* shale_cache_create_lru(size_t capacity) {
-  return new shale_cache_t{capacity};
+  return new shale_cache_t{shale::NewLRUCache(capacity)};
+}
+
+shale_cache_t* shale_cache_create_lru_with_strict_capacity_limit(size_t capacity) {
+  return new shale_cache_t{shale::NewLRUCache(capacity, -1, /*strict_capacity_limit=*/true)};
+}
+
+shale_cache_t* shale_cache_create_lru_opts(const shale_lru_cache_options_t* options) {
+  std::shared_ptr<shale::Cache> cache = shale::NewLRUCache(options->rep);
+  return cache == nullptr ? nullptr : new shale_cache_t{std::move(cache)};
 }
 
 void shale_cache_destroy(shale_cache_t* cache) { delete cache; }
 
-size_t shale_cache_get_usage(shale_cache_t* cache) { return 0; }
+void shale_cache_set_capacity(shale_cache_t* cache, size_t capacity) {
+  cache->rep->SetCapacity(capacity);
+}
+
+size_t shale_cache_get_capacity(const shale_cache_t* cache) { return cache->rep->GetCapacity(); }
+
+size_t shale_cache_get_usage(const shale_cache_t* cache) { return cache->rep->GetUsage(); }
+
+size_t shale_cache_get_pinned_usage(const shale_cache_t* cache) {
+  return cache->rep->GetPinnedUsage();
+}
+
+size_t shale_cache_get_occupancy_count(const shale_cache_t* cache) {
+  return cache->rep->GetOccupancyCount();
+}
+
+shale_lru_cache_options_t* shale_lru_cache_options_create(void) {
+  return new shale_lru_cache_options_t;
+}
+
+void shale_lru_cache_options_destroy(shale_lru_cache_options_t* options) { delete options; }
+
+void shale_lru_cache_options_set_capacity(shale_lru_cache_options_t* options, size_t capacity) {
+  options->rep.capacity = capacity;
+}
+
+void shale_lru_cache_options_set_num_shard_bits(shale_lru_cache_options_t* options, int bits) {
+  options->rep.num_shard_bits = bits;
+}
+
+void shale_lru_cache_options_set_strict_capacity_limit(shale_lru_cache_options_t* options,
+                                                       unsigned char v) {
+  options->rep.strict_capacity_limit = v != 0;
+}
+
+void shale_lru_cache_options_set_high_pri_pool_ratio(shale_lru_cache_options_t* options,
+                                                     double ratio) {
+  options->rep.high_pri_pool_ratio = ratio;
+}
 
 }  // extern "C"

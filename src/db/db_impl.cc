@@ -19,14 +19,21 @@ uint64_t NowMicros() {
   return static_cast<uint64_t>(tv.tv_sec) * 1000000 + tv.tv_usec;
 }
 
+// The block cache a DB makes for itself when the options name none (RocksDB's size).
+constexpr size_t kDefaultBlockCacheBytes = 8 << 20;
+
 // How many tables the table cache keeps open: max_open_files minus what the DB needs for
-// itself, or with -1 half of the process's file-descriptor limit.
+// itself, but never more than half of the process's file-descriptor limit (read now), so
+// that flushes, compactions and the WAL always find a descriptor. -1: that half.
 size_t TableCacheCapacity(int max_open_files) {
   constexpr int kReservedFiles = 10;  // WAL, MANIFEST, LOG, LOCK, directory, slack
-  if (max_open_files >= 0) return std::max(max_open_files - kReservedFiles, 1);
+  size_t safe_share = 4096;
   struct rlimit limit;
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 4096;
-  return std::max<size_t>(limit.rlim_cur / 2, 16);
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    safe_share = std::max<size_t>(limit.rlim_cur / 2, 16);
+  }
+  if (max_open_files < 0) return safe_share;
+  return std::min<size_t>(std::max(max_open_files - kReservedFiles, 1), safe_share);
 }
 
 // The options that SetOptions may change (Dynamic: yes in options.h) and that this DB applies
@@ -66,9 +73,27 @@ DBImpl::DBImpl(const Options& options, const std::string& dbname)
       options_(options),
       fs_holder_(options.file_system),
       statistics_holder_(options.statistics) {
-  table_cache_ = std::make_unique<TableCache>(dbname_, fs_, &icmp_, UncachedBlockSource(),
-                                              TableReaderOptions(),
-                                              TableCacheCapacity(options.max_open_files));
+  // The block cache: the one the options name, else (unless no_block_cache) a private 8 MiB
+  // one as RocksDB makes. Options were validated: a named cache is an LRUCache.
+  const TableOptions& topts = options.table_options;
+  block_cache_ = topts.block_cache;
+  if (block_cache_ == nullptr && !topts.no_block_cache) {
+    block_cache_ = NewLRUCache(kDefaultBlockCacheBytes);
+    options_.table_options.block_cache = block_cache_;
+  }
+  uint64_t cache_id_prefix = 0;
+  block_source_ = UncachedBlockSource();
+  if (LRUCache* lru = LRUCache::FromCache(block_cache_.get())) {
+    block_source_ = lru;
+    cache_id_prefix = lru->NewCacheIdPrefix();
+  }
+  TableReaderOptions reader_options;
+  reader_options.cache_index_and_filter_blocks = topts.cache_index_and_filter_blocks;
+  reader_options.pin_top_level_index_and_filter = topts.pin_top_level_index_and_filter;
+  table_cache_ = std::make_unique<TableCache>(
+      dbname_, fs_, &icmp_, block_source_, reader_options,
+      TableCacheCapacity(options.max_open_files), cache_id_prefix,
+      topts.cache_index_and_filter_blocks && topts.pin_l0_filter_and_index_blocks_in_cache);
   VersionSetOptions vopts;
   vopts.max_manifest_file_size = options.max_manifest_file_size;
   versions_ = std::make_unique<VersionSet>(dbname_, fs_, icmp_, options.num_levels, vopts);

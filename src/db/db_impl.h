@@ -49,6 +49,7 @@
 
 #include "util/mutex.h"
 #include "base/internal_key.h"
+#include "cache/lru_cache.h"
 #include "cache/table_cache.h"
 #include "compaction/compaction.h"
 #include "compaction/compaction_job.h"
@@ -245,8 +246,14 @@ class DBImpl final : public DB {
   // ---- Set while opening (before any other thread can see the DB), then constant.
   std::unique_ptr<FileLock> db_lock_;
   std::unique_ptr<InfoLog> info_log_;
+  // The block cache (null with no_block_cache); it must outlive table_cache_'s readers, so it
+  // is declared before it. block_source_ is the cache's BlockSource face, or the uncached one.
+  std::shared_ptr<Cache> block_cache_;
+  BlockSource* block_source_ = nullptr;
   std::unique_ptr<TableCache> table_cache_;
   std::unique_ptr<VersionSet> versions_;
+  // Bytes of flushed memtables that readers (iterators, Gets in flight) still hold.
+  std::atomic<uint64_t> flushed_memtable_bytes_{0};
   std::unique_ptr<ThreadPool> flush_pool_;
   std::unique_ptr<ThreadPool> compaction_pool_;
   std::unique_ptr<CompactionPicker> picker_;

@@ -88,6 +88,7 @@ Status DBImpl::FlushOldestLocked(std::vector<MemTable*>* to_unref, SuperVersion*
   }
   // The memtable is the oldest, and nothing else removes from imm_.
   imm_.pop_back();
+  imm.mem->CountUntilDeleted(&flushed_memtable_bytes_);  // until readers let go of it
   to_unref->push_back(imm.mem);
   *old_sv = InstallSuperVersionLocked();
   flush_stats_.flushes++;

@@ -44,6 +44,32 @@ bool DBImpl::GetIntProperty(std::string_view property, uint64_t* value) {
     *value = MemTableBytesLocked();
     return true;
   }
+  if (property == Properties::kSizeAllMemTables) {
+    *value = MemTableBytesLocked() + flushed_memtable_bytes_.load();
+    return true;
+  }
+  if (property == Properties::kBlockCacheUsage) {
+    *value = block_cache_ == nullptr ? 0 : block_cache_->GetUsage();
+    return true;
+  }
+  if (property == Properties::kBlockCachePinnedUsage) {
+    *value = block_cache_ == nullptr ? 0 : block_cache_->GetPinnedUsage();
+    return true;
+  }
+  if (property == Properties::kBlockCacheCapacity) {
+    *value = block_cache_ == nullptr ? 0 : block_cache_->GetCapacity();
+    return true;
+  }
+  if (property == Properties::kEstimateTableReadersMem) {
+    *value = table_cache_->ApproximateReadersMemory();
+    return true;
+  }
+  if (property == Properties::kMemoryUsage) {
+    *value = MemTableBytesLocked() + flushed_memtable_bytes_.load() +
+             (block_cache_ == nullptr ? 0 : block_cache_->GetUsage()) +
+             table_cache_->ApproximateReadersMemory();
+    return true;
+  }
   if (property == Properties::kEstimateNumKeys) {
     *value = EstimateNumKeysLocked();
     return true;
@@ -172,8 +198,18 @@ std::string DBImpl::StatsString() {
                             compactions_running_));
   absl::StrAppend(&out, absl::StrFormat("Memtables: %d immutable, %.2f MB\n", imm_.size(),
                                         MemTableBytesLocked() / kMB));
-  absl::StrAppend(&out, absl::StrFormat("Table cache: %d of %d tables open\n",
-                                        table_cache_->NumOpen(), table_cache_->capacity()));
+  absl::StrAppend(&out, absl::StrFormat("Table cache: %d of %d tables open, readers keep %.1f MB\n",
+                                        table_cache_->NumOpen(), table_cache_->capacity(),
+                                        table_cache_->ApproximateReadersMemory() / kMB));
+  if (block_cache_ != nullptr) {
+    absl::StrAppend(&out, absl::StrFormat(
+                              "Block cache: %.1f of %.1f MB used, %.1f MB pinned, %d entries\n",
+                              block_cache_->GetUsage() / kMB, block_cache_->GetCapacity() / kMB,
+                              block_cache_->GetPinnedUsage() / kMB,
+                              block_cache_->GetOccupancyCount()));
+  } else {
+    absl::StrAppend(&out, "Block cache: none (no_block_cache)\n");
+  }
   absl::StrAppend(&out, absl::StrFormat("Background error: %s\n", bg_error_.ToString()));
   absl::StrAppend(&out, "\n** Compaction **\n", CompactionStatsString());
   return out;

@@ -170,9 +170,9 @@ Status DBImpl::GetFromVersion(const ReadOptions& options, Version* v, const Look
   const TableReadOptions topts = ToTableReadOptions(options);
   Status result;
   // Looks in one file; sets *done when the file decides the outcome.
-  auto search_file = [&](const FileMetaData* f) -> Status {
+  auto search_file = [&](const FileMetaData* f, int level) -> Status {
     std::shared_ptr<const CachedTable> table;
-    Status s = table_cache_->Find(f->number, f->file_size, &table);
+    Status s = table_cache_->Find(f->number, f->file_size, &table, level);
     if (!s.ok()) return s;
     if (!table->tombstones->empty()) {
       *max_tombstone =
@@ -204,7 +204,7 @@ Status DBImpl::GetFromVersion(const ReadOptions& options, Version* v, const Look
         ucmp->Compare(user_key, ExtractUserKey(f->largest)) > 0) {
       continue;
     }
-    Status s = search_file(f);
+    Status s = search_file(f, 0);
     if (!s.ok()) return s;
     if (*done) return result;
   }
@@ -215,7 +215,7 @@ Status DBImpl::GetFromVersion(const ReadOptions& options, Version* v, const Look
     if (i >= files.size()) continue;
     const FileMetaData* f = files[i];
     if (ucmp->Compare(user_key, ExtractUserKey(f->smallest)) < 0) continue;
-    Status s = search_file(f);
+    Status s = search_file(f, level);
     if (!s.ok()) return s;
     if (*done) return result;
   }
@@ -257,7 +257,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
     for (const FileMetaData* f : v->files(level)) {
       if (f->num_range_deletions == 0) continue;
       std::shared_ptr<const CachedTable> table;
-      Status s = table_cache_->Find(f->number, f->file_size, &table);
+      Status s = table_cache_->Find(f->number, f->file_size, &table, level);
       if (!s.ok()) {
         if (status.ok()) status = s;
         continue;
@@ -267,7 +267,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
     }
   }
   for (const FileMetaData* f : v->files(0)) {
-    children.push_back(table_cache_->NewIterator(topts, f->number, f->file_size));
+    children.push_back(table_cache_->NewIterator(topts, f->number, f->file_size, /*level=*/0));
   }
   TableCache* cache = table_cache_.get();
   for (int level = 1; level < v->num_levels(); level++) {
@@ -275,9 +275,9 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
     if (files->empty()) continue;
     children.push_back(NewLevelIterator(
         &icmp_, std::make_unique<VersionLevelFiles>(files),
-        [cache, files, topts](size_t i, Status*) {
+        [cache, files, topts, level](size_t i, Status*) {
           const FileMetaData* f = (*files)[i];
-          return cache->NewIterator(topts, f->number, f->file_size);
+          return cache->NewIterator(topts, f->number, f->file_size, level);
         }));
   }
   std::unique_ptr<InternalIterator> merged;

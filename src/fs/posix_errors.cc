@@ -24,4 +24,14 @@ Status PosixError(std::string_view path, std::string_view what, int err) {
   }
 }
 
+bool IsTooManyOpenFiles(const Status& s) {
+  if (!s.IsIOError() || s.subcode() != Status::SubCode::kNone) return false;
+  const std::string_view message = s.message();
+  for (int err : {EMFILE, ENFILE}) {
+    const std::string suffix = ": " + ErrnoText(err);
+    if (message.ends_with(suffix)) return true;
+  }
+  return false;
+}
+
 }  // namespace shale

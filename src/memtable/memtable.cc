@@ -86,6 +86,12 @@ MemTable::MemTable(const InternalKeyComparator& comparator, const Options& optio
       range_del_table_(comparator_, &arena_),
       earliest_sequence_(options.earliest_sequence) {}
 
+MemTable::~MemTable() {
+  if (retired_counter_ != nullptr) {
+    retired_counter_->fetch_sub(ApproximateMemoryUsage(), std::memory_order_relaxed);
+  }
+}
+
 void MemTable::Unref() {
   const int previous = refs_.fetch_sub(1, std::memory_order_acq_rel);
   assert(previous > 0);

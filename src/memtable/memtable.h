@@ -63,6 +63,15 @@ class MemTable {
   // Drops a reference; deletes the memtable when it was the last one.
   void Unref();
 
+  // Counts this memtable's bytes in *counter from now until it is deleted: the DB calls it
+  // when it stops listing the memtable (flushed) while readers may still pin it.
+  // REQUIRES: no more Add() (the memtable is immutable, so its size is final); called once;
+  // *counter outlives the memtable.
+  void CountUntilDeleted(std::atomic<uint64_t>* counter) {
+    counter->fetch_add(ApproximateMemoryUsage(), std::memory_order_relaxed);
+    retired_counter_ = counter;
+  }
+
   // Adds an entry. For kTypeRangeDeletion, `user_key` is the start and `value` the (exclusive)
   // end of the deleted range. REQUIRES: external synchronisation with other Add() calls; no
   // entry with the same user key, sequence and type was added before; sequence <=
@@ -127,13 +136,14 @@ class MemTable {
   using Table = SkipList<const char*, KeyComparator>;
   class Iterator;
 
-  ~MemTable() = default;  // only through Unref()
+  ~MemTable();  // only through Unref()
 
   // The newest range deletion that covers `user_key` with sequence <= snapshot, or 0.
   SequenceNumber MaxCoveringTombstone(std::string_view user_key, SequenceNumber snapshot) const;
 
   KeyComparator comparator_;
   std::atomic<int> refs_{0};
+  std::atomic<uint64_t>* retired_counter_ = nullptr;  // see CountUntilDeleted
   // Declared before the tables: it must outlive them (members are destroyed in reverse order).
   Arena arena_;
   Table table_;             // point entries

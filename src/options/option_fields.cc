@@ -87,6 +87,31 @@ Status ParseFormatVersion(std::string_view name, std::string_view value,
   return ParseScalarMember<TableOptions, &TableOptions::format_version>(name, value, ctx, target);
 }
 
+// The block cache's capacity in bytes, or "nullptr" for none set (then the DB makes its own).
+std::string PrintBlockCache(const TableOptions& source) {
+  if (source.block_cache == nullptr) return "nullptr";
+  return std::to_string(source.block_cache->GetCapacity());
+}
+
+// "nullptr", or a capacity ("64M", "8388608"): a new LRU cache of that size. The cache already
+// there is kept when its capacity is the one named (so a round trip keeps a shared cache).
+Status ParseBlockCache(std::string_view name, std::string_view value, const OptionParseContext&,
+                       TableOptions* target) {
+  if (value == "nullptr" || value.empty()) {
+    target->block_cache = nullptr;
+    return Status::OK();
+  }
+  uint64_t capacity = 0;
+  if (!ParseOptionInt(value, &capacity)) {
+    return BadOptionValue(name, value, "nullptr or a capacity in bytes (K, M, G suffixes)");
+  }
+  if (target->block_cache != nullptr && target->block_cache->GetCapacity() == capacity) {
+    return Status::OK();
+  }
+  target->block_cache = NewLRUCache(static_cast<size_t>(capacity));
+  return Status::OK();
+}
+
 }  // namespace
 
 #define SHALE_SCALAR(Struct, field, group) \
@@ -130,6 +155,11 @@ std::span<const OptionField<TableOptions>> TableOptionsFields() {
       SHALE_SCALAR(T, whole_key_filtering, kTableFactory),
       {"format_version", OptionGroup::kTableFactory, &ParseFormatVersion,
        &PrintScalarMember<T, &T::format_version>},
+      {"block_cache", OptionGroup::kTableFactory, &ParseBlockCache, &PrintBlockCache},
+      SHALE_SCALAR(T, no_block_cache, kTableFactory),
+      SHALE_SCALAR(T, cache_index_and_filter_blocks, kTableFactory),
+      SHALE_SCALAR(T, pin_top_level_index_and_filter, kTableFactory),
+      SHALE_SCALAR(T, pin_l0_filter_and_index_blocks_in_cache, kTableFactory),
   };
   return kFields;
 }
@@ -151,7 +181,6 @@ std::span<const OptionField<Options>> OptionsFields() {
       SHALE_SCALAR(O, max_manifest_file_size, kDB),
       SHALE_SCALAR(O, allow_ingest_behind, kDB),
       SHALE_SCALAR(O, skip_checking_sst_file_sizes_on_db_open, kDB),
-      SHALE_SCALAR(O, block_cache_size, kDB),
       // ColumnFamilyOptions.
       {"comparator", OptionGroup::kCF, &ParseComparator, &PrintComparator},
       SHALE_SCALAR(O, write_buffer_size, kCF),

@@ -35,7 +35,10 @@ void Options::OptimizeForPointLookup(uint64_t block_cache_size_mb) {
   table_options.data_block_index_type = TableOptions::kDataBlockBinaryAndHash;
   table_options.data_block_hash_table_util_ratio = 0.75;
   table_options.filter_policy = NewBloomFilterPolicy(10);
-  block_cache_size = block_cache_size_mb << 20;
+  if (block_cache_size_mb != 0) {
+    table_options.block_cache = NewLRUCache(static_cast<size_t>(block_cache_size_mb << 20));
+    table_options.no_block_cache = false;
+  }
 }
 
 void Options::IncreaseParallelism(int total_threads) { max_background_jobs = total_threads; }

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "cache/lru_cache.h"
 #include "compression/codec.h"
 #include "options/option_fields.h"
 #include "util/absl_compat.h"
@@ -143,6 +144,13 @@ void CheckTable(const TableOptions& t, RuleChecker* c) {
              "must be true (the only filtering mode ShaleDB has)");
   c->Require(t.format_version == 1, "block_based_table_factory.format_version",
              "must be 1 (the only table format version so far)");
+  c->Require(t.block_cache == nullptr || LRUCache::FromCache(t.block_cache.get()) != nullptr,
+             "block_based_table_factory.block_cache", "must be a cache made by NewLRUCache");
+  c->Require(!t.no_block_cache || t.block_cache == nullptr,
+             "block_based_table_factory.no_block_cache", "true contradicts a block_cache");
+  c->Require(!t.no_block_cache || !t.cache_index_and_filter_blocks,
+             "block_based_table_factory.cache_index_and_filter_blocks",
+             "true requires a block cache (no_block_cache is true)");
 }
 
 // ---- Not supported yet: one line per knob whose behaviour a later issue builds. That issue
@@ -157,7 +165,6 @@ const Options kDefaults;
 const NotSupportedYet kNotSupportedYet[] = {
     {"allow_ingest_behind", [](const Options& o) { return o.allow_ingest_behind; }},
     {"max_successive_merges", [](const Options& o) { return o.max_successive_merges != 0; }},
-    {"block_cache_size", [](const Options& o) { return o.block_cache_size != 0; }},
     {"min_write_buffer_number_to_merge",
      [](const Options& o) { return o.min_write_buffer_number_to_merge != kDefaults.min_write_buffer_number_to_merge; }},
     {"use_fsync", [](const Options& o) { return o.use_fsync; }},

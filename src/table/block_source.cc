@@ -10,6 +10,9 @@ const char* BlockKindName(BlockKind kind) {
     case BlockKind::kData: return "data block";
     case BlockKind::kIndexPartition: return "index partition";
     case BlockKind::kFilterPartition: return "filter partition";
+    case BlockKind::kIndex: return "index";
+    case BlockKind::kFilter: return "filter";
+    case BlockKind::kFilterIndex: return "top-level filter index";
   }
   return "block";
 }

@@ -36,8 +36,19 @@ enum class BlockKind : uint8_t {
   kData = 0,
   kIndexPartition = 1,
   kFilterPartition = 2,
+  // Only with TableReaderOptions::cache_index_and_filter_blocks: the whole index (or the
+  // top-level index when partitioned), the full filter, the top-level filter index.
+  kIndex = 3,
+  kFilter = 4,
+  kFilterIndex = 5,
 };
 const char* BlockKindName(BlockKind kind);
+// Index and filter blocks of every kind: a cache keeps them in its high-priority pool.
+inline bool IsIndexOrFilter(BlockKind kind) { return kind != BlockKind::kData; }
+// Kinds parsed as a bloom filter (LoadedBlock::filter()); the others parse as a Block.
+inline bool IsFilterKind(BlockKind kind) {
+  return kind == BlockKind::kFilterPartition || kind == BlockKind::kFilter;
+}
 
 // Identifies a block among all the blocks a source serves.
 struct BlockKey {

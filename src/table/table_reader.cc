@@ -5,7 +5,6 @@
 #include "table/two_level_iterator.h"
 
 namespace shale {
-
 TableReader::TableReader(std::unique_ptr<RandomAccessFile> file, uint64_t file_size,
                          std::string path, uint64_t cache_id,
                          const InternalKeyComparator* comparator, BlockSource* block_source)
@@ -40,8 +39,8 @@ Status TableReader::LoadBlock(BlockKind kind, const BlockHandle& handle, bool ve
   Status s = ReadBlock(file_.get(), path_, handle, limits, verify_checksums,
                        ThreadLocalDecompressor(), &contents);
   if (!s.ok()) return s;
-  s = kind == BlockKind::kFilterPartition ? LoadedBlock::MakeFilter(std::move(contents), block)
-                                          : LoadedBlock::MakeBlock(std::move(contents), block);
+  s = IsFilterKind(kind) ? LoadedBlock::MakeFilter(std::move(contents), block)
+                         : LoadedBlock::MakeBlock(std::move(contents), block);
   if (!s.ok()) {
     return AnnotateBlockError(Status(s.code(), s.subcode(), BlockKindName(kind), s.message()),
                               path_, handle.offset());
@@ -64,9 +63,37 @@ Status TableReader::GetBlock(const TableReadOptions& options, BlockKind kind,
       block);
 }
 
+const Block* TableReader::IndexBlock(const TableReadOptions& options,
+                                     std::shared_ptr<const LoadedBlock>* holder,
+                                     Status* status) const {
+  if (!fetch_index_and_filter_) return index_->block();
+  *status = GetBlock(options, BlockKind::kIndex, index_handle_, holder);
+  return status->ok() ? (*holder)->block() : nullptr;
+}
+
+const LoadedBlock* TableReader::FilterBlock(const TableReadOptions& options,
+                                            std::shared_ptr<const LoadedBlock>* holder,
+                                            Status* status) const {
+  if (!use_filter_ || filter_kind_ == FilterKind::kNone) return nullptr;
+  if (!fetch_index_and_filter_) return filter_.get();
+  const BlockKind kind =
+      filter_kind_ == FilterKind::kFull ? BlockKind::kFilter : BlockKind::kFilterIndex;
+  *status = GetBlock(options, kind, filter_handle_, holder);
+  return status->ok() ? holder->get() : nullptr;
+}
+
 std::unique_ptr<InternalIterator> TableReader::NewIndexIterator(
     const TableReadOptions& options) const {
-  std::unique_ptr<InternalIterator> top = index_block_->NewIterator(comparator_);
+  std::shared_ptr<const LoadedBlock> holder;
+  Status s;
+  const Block* index = IndexBlock(options, &holder, &s);
+  if (index == nullptr) return NewEmptyInternalIterator(s);
+  std::unique_ptr<InternalIterator> top;
+  if (holder == nullptr) {
+    top = index->NewIterator(comparator_);
+  } else {
+    top = NewHoldingIterator(std::move(holder), index->NewIterator(comparator_));
+  }
   if (!two_level_index_) return top;
   BlockOpener open = [this, options](const BlockHandle& h,
                                      std::shared_ptr<const LoadedBlock>* block) {
@@ -90,7 +117,13 @@ std::unique_ptr<InternalIterator> TableReader::NewIterator(
 
 std::vector<std::string> TableReader::SampleKeys(size_t max_keys) const {
   std::vector<std::string> all;
-  std::unique_ptr<InternalIterator> top = index_block_->NewIterator(comparator_);
+  std::shared_ptr<const LoadedBlock> holder;
+  Status s;
+  TableReadOptions options;
+  options.fill_cache = false;
+  const Block* index = IndexBlock(options, &holder, &s);
+  if (index == nullptr) return all;  // no samples: the caller works on the table whole
+  std::unique_ptr<InternalIterator> top = index->NewIterator(comparator_);
   for (top->SeekToFirst(); top->Valid(); top->Next()) all.emplace_back(top->key());
   if (all.size() <= max_keys || max_keys == 0) return all;
   std::vector<std::string> picked;
@@ -109,9 +142,11 @@ std::unique_ptr<InternalIterator> TableReader::NewRangeTombstoneIterator() const
 bool TableReader::KeyMayMatch(const TableReadOptions& options, std::string_view internal_key,
                               Status* status) const {
   const std::string_view user_key = ExtractUserKey(internal_key);
-  if (full_filter_ != nullptr) return full_filter_->filter()->MayMatch(user_key);
-  if (filter_index_ == nullptr) return true;
-  std::unique_ptr<BlockIter> it = filter_index_->NewIterator(comparator_);
+  std::shared_ptr<const LoadedBlock> holder;
+  const LoadedBlock* filter = FilterBlock(options, &holder, status);
+  if (filter == nullptr) return status->ok();  // no filter (or an error: stop)
+  if (filter_kind_ == FilterKind::kFull) return filter->filter()->MayMatch(user_key);
+  std::unique_ptr<BlockIter> it = filter->block()->NewIterator(comparator_);
   it->Seek(internal_key);
   if (!it->Valid()) {
     // Past the last partition's key: no entry of the table is >= internal_key.
@@ -195,9 +230,12 @@ uint64_t TableReader::ApproximateOffsetOf(std::string_view internal_key) const {
 }
 
 size_t TableReader::ApproximateMemoryUsage() const {
-  size_t usage = sizeof(*this) + path_.capacity() + index_block_->ApproximateMemoryUsage();
-  if (full_filter_ != nullptr) usage += full_filter_->charge();
-  if (filter_index_ != nullptr) usage += filter_index_->ApproximateMemoryUsage();
+  size_t usage = sizeof(*this) + path_.capacity();
+  // Pinned in the block source, they are charged there.
+  if (!index_and_filter_in_source_) {
+    if (index_ != nullptr) usage += index_->charge();
+    if (filter_ != nullptr) usage += filter_->charge();
+  }
   if (range_del_block_ != nullptr) usage += range_del_block_->ApproximateMemoryUsage();
   for (const std::string* s :
        {&props_.compression_name, &props_.comparator_name, &props_.filter_policy_name,

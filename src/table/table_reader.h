@@ -5,7 +5,10 @@
 // index, full filter or top-level filter index, range deletions, properties, meta-index), all
 // checksum-verified. The reader keeps those in memory and nothing else: data blocks, index
 // partitions and filter partitions come through the BlockSource on every use (the block cache,
-// or the file each time). ApproximateMemoryUsage() says what an open reader keeps.
+// or the file each time). With TableReaderOptions::cache_index_and_filter_blocks (and a real
+// cache as the source) the index and filter go into the source too, pinned there for the
+// reader's life or fetched on every use (and re-read from the file after an eviction).
+// ApproximateMemoryUsage() says what an open reader keeps outside the source.
 //
 // Lookups (Get) check the filter first (the full filter, or the partition the key falls in),
 // then walk index -> data block, using the data block's hash index when it has one, and go on
@@ -45,6 +48,18 @@ struct TableReaderOptions {
   // Load and use the table's filter. False: lookups skip the filter and the reader keeps no
   // filter in memory. Default: true.
   bool use_filter = true;
+  // Keep the index and the filter (the top-level ones when partitioned) in the block source,
+  // charged to the cache, instead of in the reader. Open still reads them (with the rest of
+  // the tail) and inserts them. Default: false (the reader keeps them).
+  bool cache_index_and_filter_blocks = false;
+  // With cache_index_and_filter_blocks, and only for a table with a partitioned index: the
+  // reader holds its top-level index and filter in the cache for its whole life (pinned), so
+  // lookups never miss on them. Default: true (RocksDB's pin_top_level_index_and_filter).
+  bool pin_top_level_index_and_filter = true;
+  // With cache_index_and_filter_blocks, for any table: pin its index and filter for the
+  // reader's life. The table cache sets it for L0 tables when
+  // TableOptions::pin_l0_filter_and_index_blocks_in_cache asks. Default: false.
+  bool pin_index_and_filter = false;
 };
 
 // Per-read choices.
@@ -102,7 +117,8 @@ class TableReader {
 
   const TableProperties& properties() const { return props_; }
   // Bytes this reader keeps outside the block source: top-level (or whole) index, full filter
-  // or top-level filter index, range deletions, properties.
+  // or top-level filter index (unless they live in the block source), range deletions,
+  // properties.
   size_t ApproximateMemoryUsage() const;
 
   const std::string& path() const { return path_; }
@@ -119,6 +135,15 @@ class TableReader {
   // The iterator over the index's entries (data block handles): over the index block, or over
   // the top-level index and its partitions.
   std::unique_ptr<InternalIterator> NewIndexIterator(const TableReadOptions& options) const;
+  // The whole (or top-level) index block. *holder keeps it alive when it was fetched from the
+  // block source; null with *status set on error.
+  const Block* IndexBlock(const TableReadOptions& options,
+                          std::shared_ptr<const LoadedBlock>* holder, Status* status) const;
+  // The full filter or the top-level filter index, as IndexBlock. Null (status OK) when the
+  // table has no filter or it is not used.
+  const LoadedBlock* FilterBlock(const TableReadOptions& options,
+                                 std::shared_ptr<const LoadedBlock>* holder,
+                                 Status* status) const;
   // Gets a block through the block source. `kind` decides how it is parsed.
   Status GetBlock(const TableReadOptions& options, BlockKind kind, const BlockHandle& handle,
                   std::shared_ptr<const LoadedBlock>* block) const;
@@ -155,11 +180,17 @@ class TableReader {
   bool two_level_index_ = false;
   BlockHandle metaindex_handle_;
   BlockHandle index_handle_;
-  std::unique_ptr<Block> index_block_;        // the whole index, or the top-level index
-  FilterKind filter_kind_ = FilterKind::kNone;  // what the table has (loaded or not)
+  // Index and filter: held here (owned, or pinned in the block source) unless
+  // fetch_index_and_filter_, when they are asked of the block source on every use (and
+  // index_ and filter_ stay null).
+  bool fetch_index_and_filter_ = false;
+  bool index_and_filter_in_source_ = false;  // charged to the block source, pinned or not
+  std::shared_ptr<const LoadedBlock> index_;   // the whole index, or the top-level index
+  FilterKind filter_kind_ = FilterKind::kNone;  // what the table has (used or not)
+  bool use_filter_ = true;                      // false: the filter is never consulted
   BlockHandle filter_handle_;                 // of the full filter / top-level filter index
-  std::unique_ptr<LoadedBlock> full_filter_;  // null unless a full filter is in use
-  std::unique_ptr<Block> filter_index_;       // null unless a partitioned filter is in use
+  // The full filter (filter()) or the top-level filter index (block()).
+  std::shared_ptr<const LoadedBlock> filter_;
   BlockHandle range_del_handle_;
   std::unique_ptr<Block> range_del_block_;    // null when the table has no range deletions
   BlockHandle properties_handle_;

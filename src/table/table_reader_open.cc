@@ -18,7 +18,7 @@ class TableReader::Opener {
     if (s.ok()) s = ReadMetaIndex();
     if (s.ok()) s = ReadProperties();
     if (s.ok()) s = CheckProperties();
-    if (s.ok()) s = LoadBlock(r_->index_handle_, "index", &r_->index_block_);
+    if (s.ok()) s = LoadIndex();
     if (s.ok()) s = LoadFilter();
     if (s.ok()) s = LoadRangeDeletions();
     return s;
@@ -141,22 +141,66 @@ class TableReader::Opener {
     return Status::OK();
   }
 
+  // Where the index and filter live: in the reader, or in the block source (pinned there for
+  // the reader's life, or fetched on every use).
+  void ChoosePlacement() {
+    const bool in_source = options_.cache_index_and_filter_blocks &&
+                           r_->block_source_ != UncachedBlockSource();
+    if (!in_source) return;
+    in_source_ = true;
+    r_->index_and_filter_in_source_ = true;
+    pin_ = options_.pin_index_and_filter ||
+           (r_->two_level_index_ && options_.pin_top_level_index_and_filter);
+    r_->fetch_index_and_filter_ = !pin_;
+  }
+
+  // Parses the tail block at `h` as `kind` and places it (see ChoosePlacement) in *slot.
+  Status Place(BlockKind kind, const BlockHandle& h, std::shared_ptr<const LoadedBlock>* slot) {
+    std::string contents;
+    Status s = TailBlock(h, &contents);
+    if (!s.ok()) return s;
+    std::unique_ptr<LoadedBlock> parsed;
+    s = IsFilterKind(kind) ? LoadedBlock::MakeFilter(std::move(contents), &parsed)
+                           : LoadedBlock::MakeBlock(std::move(contents), &parsed);
+    if (!s.ok()) return Annotate(s, h, BlockKindName(kind));
+    if (!in_source_) {
+      *slot = std::move(parsed);
+      return Status::OK();
+    }
+    BlockRequest request;
+    request.key = BlockKey{r_->cache_id_, h.offset()};
+    request.kind = kind;
+    std::shared_ptr<const LoadedBlock> held;
+    s = r_->block_source_->GetBlock(
+        request,
+        [&](std::unique_ptr<LoadedBlock>* loaded) {
+          *loaded = std::move(parsed);
+          return Status::OK();
+        },
+        &held);
+    if (!s.ok()) return s;
+    if (pin_) *slot = std::move(held);
+    return Status::OK();
+  }
+
+  Status LoadIndex() {
+    ChoosePlacement();
+    return Place(BlockKind::kIndex, r_->index_handle_, &r_->index_);
+  }
+
   Status LoadFilter() {
+    r_->use_filter_ = options_.use_filter;
     if (auto it = meta_.find(kFullFilterBlockName); it != meta_.end()) {
       r_->filter_kind_ = FilterKind::kFull;
       r_->filter_handle_ = it->second;
       if (!options_.use_filter) return Status::OK();
-      std::string contents;
-      Status s = TailBlock(it->second, &contents);
-      if (!s.ok()) return s;
-      s = LoadedBlock::MakeFilter(std::move(contents), &r_->full_filter_);
-      return s.ok() ? s : Annotate(s, it->second, "filter");
+      return Place(BlockKind::kFilter, it->second, &r_->filter_);
     }
     if (auto it = meta_.find(kPartitionedFilterBlockName); it != meta_.end()) {
       r_->filter_kind_ = FilterKind::kPartitioned;
       r_->filter_handle_ = it->second;
       if (!options_.use_filter) return Status::OK();
-      return LoadBlock(it->second, "top-level filter index", &r_->filter_index_);
+      return Place(BlockKind::kFilterIndex, it->second, &r_->filter_);
     }
     return Status::OK();
   }
@@ -175,6 +219,8 @@ class TableReader::Opener {
   uint64_t tail_start_ = 0;
   std::string tail_;  // the bytes [tail_start_, footer_offset_)
   MetaIndex meta_;
+  bool in_source_ = false;  // index and filter go to the block source
+  bool pin_ = false;        // ... and the reader keeps them pinned there
 };
 
 Status TableReader::Open(const TableReaderOptions& options, std::unique_ptr<RandomAccessFile> file,

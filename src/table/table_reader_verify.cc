@@ -69,8 +69,15 @@ Status TableReader::VerifyDataBlocks(const Block& index, uint64_t index_offset) 
 }
 
 Status TableReader::VerifyIndexAndData() const {
-  if (!two_level_index_) return VerifyDataBlocks(*index_block_, index_handle_.offset());
-  std::unique_ptr<BlockIter> it = index_block_->NewIterator(comparator_);
+  std::unique_ptr<LoadedBlock> loaded;  // when the reader does not keep the index
+  const Block* index = index_ != nullptr ? index_->block() : nullptr;
+  if (index == nullptr) {
+    Status s = LoadBlock(BlockKind::kIndex, index_handle_, true, MaxBlockSize(), &loaded);
+    if (!s.ok()) return s;
+    index = loaded->block();
+  }
+  if (!two_level_index_) return VerifyDataBlocks(*index, index_handle_.offset());
+  std::unique_ptr<BlockIter> it = index->NewIterator(comparator_);
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     BlockHandle handle;
     Status s = DecodeHandle(it->value(), index_handle_.offset(), &handle);
@@ -88,10 +95,10 @@ Status TableReader::VerifyIndexAndData() const {
 Status TableReader::VerifyFilterPartitions() const {
   if (filter_kind_ != FilterKind::kPartitioned) return Status::OK();
   std::unique_ptr<LoadedBlock> loaded;  // when the reader does not keep the top level
-  const Block* top = filter_index_.get();
+  const Block* top = filter_ != nullptr ? filter_->block() : nullptr;
   if (top == nullptr) {
     Status s =
-        LoadBlock(BlockKind::kIndexPartition, filter_handle_, true, MaxBlockSize(), &loaded);
+        LoadBlock(BlockKind::kFilterIndex, filter_handle_, true, MaxBlockSize(), &loaded);
     if (!s.ok()) return s;
     top = loaded->block();
   }

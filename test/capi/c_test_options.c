@@ -159,10 +159,6 @@ void TestOptionSetters(void) {
     shale_options_destroy(base);
     ExpectRejected(o, "compaction_options_fifo");
   }
-  /* Still not supported: a block cache (the point lookup preset sets one). */
-  o = NewTestOptions(); shale_options_optimize_for_point_lookup(o, 8);
-  ExpectRejected(o, "block_cache_size: not supported yet");
-  DestroyOrFail("db_rejected");
 
   /* Every setter with a valid value: the DB opens and works. */
   o = NewTestOptions();
@@ -258,21 +254,48 @@ void TestTableOptions(void) {
   shale_block_based_options_set_metadata_block_size(t, 0);
   ExpectTableRejected(t, "metadata_block_size");
 
-  /* The block cache stand-in: its capacity reaches Options::block_cache_size, which the DB
-   * rejects until the block cache exists; no cache (NULL) is accepted. */
+  /* A block cache: the table options share it, so the handle may go at once; a second handle
+   * to watch it shows the DB's blocks charged to it. Index and filter in the cache too. */
   shale_cache_t* cache = shale_cache_create_lru(1 << 20);
   CHECK(shale_cache_get_usage(cache) == 0);
+  CHECK(shale_cache_get_capacity(cache) == (1 << 20));
+  shale_lru_cache_options_t* lru = shale_lru_cache_options_create();
+  shale_lru_cache_options_set_capacity(lru, 4 << 20);
+  shale_lru_cache_options_set_num_shard_bits(lru, 2);
+  shale_lru_cache_options_set_strict_capacity_limit(lru, 1);
+  shale_lru_cache_options_set_high_pri_pool_ratio(lru, 0.25);
+  shale_cache_t* watched = shale_cache_create_lru_opts(lru);
+  CHECK(watched != NULL);
+  shale_lru_cache_options_set_num_shard_bits(lru, 20); /* out of range */
+  CHECK(shale_cache_create_lru_opts(lru) == NULL);
+  shale_lru_cache_options_destroy(lru);
   t = shale_block_based_options_create();
   shale_block_based_options_set_block_cache(t, cache);
-  shale_cache_destroy(cache); /* the table options do not keep the handle */
-  ExpectTableRejected(t, "block_cache_size");
-  t = shale_block_based_options_create();
-  cache = shale_cache_create_lru(1 << 20);
-  shale_block_based_options_set_block_cache(t, cache);
-  shale_block_based_options_set_block_cache(t, NULL);
   shale_cache_destroy(cache);
+  shale_block_based_options_set_block_cache(t, watched);
+  shale_block_based_options_set_cache_index_and_filter_blocks(t, 1);
+  shale_block_based_options_set_pin_l0_filter_and_index_blocks_in_cache(t, 1);
+  shale_block_based_options_set_filter_policy(t, shale_filterpolicy_create_bloom(10));
+  CheckTableOptionsWork(t);
+  CHECK(shale_cache_get_usage(watched) > 0); /* blocks read after the DB closed stay cached */
+  CHECK(shale_cache_get_usage(watched) <= (4 << 20));
+  CHECK(shale_cache_get_pinned_usage(watched) == 0); /* the DB is closed: nothing pinned */
+  CHECK(shale_cache_get_occupancy_count(watched) > 0);
+  shale_cache_set_capacity(watched, 0);
+  CHECK(shale_cache_get_usage(watched) == 0);
+  shale_block_based_options_destroy(t);
+  shale_cache_destroy(watched);
+  /* No block cache at all; contradicting it with a cache is rejected. */
+  t = shale_block_based_options_create();
+  shale_block_based_options_set_no_block_cache(t, 1);
   CheckTableOptionsWork(t);
   shale_block_based_options_destroy(t);
+  t = shale_block_based_options_create();
+  shale_block_based_options_set_no_block_cache(t, 1);
+  cache = shale_cache_create_lru_with_strict_capacity_limit(1 << 20);
+  shale_block_based_options_set_block_cache(t, cache);
+  shale_cache_destroy(cache);
+  ExpectTableRejected(t, "no_block_cache");
   DestroyOrFail("db_rejected");
 
   /* A policy not given away is destroyed by its owner. */

@@ -621,7 +621,6 @@ TEST_F(DBCorruptionTest, InvalidOptionsAreRefusedNamingTheOption) {
          o->compaction_options_fifo.allow_compaction = true;
        }},
       // Accepted later, refused now.
-      {"block_cache_size", [](Options* o) { o->block_cache_size = 1 << 20; }},
       {"use_fsync", [](Options* o) { o->use_fsync = true; }},
       {"allow_ingest_behind", [](Options* o) { o->allow_ingest_behind = true; }},
       {"max_successive_merges", [](Options* o) { o->max_successive_merges = 2; }},

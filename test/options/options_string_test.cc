@@ -68,8 +68,6 @@ std::vector<FieldCase> FieldCases() {
       {"allow_ingest_behind", "true", [](const Options& o) { return o.allow_ingest_behind; }},
       {"skip_checking_sst_file_sizes_on_db_open", "true",
        [](const Options& o) { return o.skip_checking_sst_file_sizes_on_db_open; }},
-      {"block_cache_size", "512M",
-       [](const Options& o) { return o.block_cache_size == (512ull << 20); }},
       {"comparator", "test.ReverseComparator",
        [](const Options& o) { return o.comparator == TestReverseComparator(); }},
       {"write_buffer_size", "128M",
@@ -127,7 +125,9 @@ std::vector<FieldCase> FieldCases() {
        "index_type=kTwoLevelIndexSearch;data_block_index_type=kDataBlockBinaryAndHash;"
        "data_block_hash_table_util_ratio=0.5;filter_policy=bloomfilter:12.5:false;"
        "partition_filters=true;metadata_block_size=8K;enable_index_compression=false;"
-       "whole_key_filtering=false;format_version=2}",
+       "whole_key_filtering=false;format_version=2;block_cache=64M;no_block_cache=false;"
+       "cache_index_and_filter_blocks=true;pin_top_level_index_and_filter=false;"
+       "pin_l0_filter_and_index_blocks_in_cache=true}",
        [](const Options& o) {
          const TableOptions& t = o.table_options;
          return t.block_size == 16384 && t.block_restart_interval == 8 &&
@@ -137,7 +137,10 @@ std::vector<FieldCase> FieldCases() {
                 t.data_block_hash_table_util_ratio == 0.5 && t.filter_policy != nullptr &&
                 t.filter_policy->bits_per_key() == 12.5 && t.partition_filters &&
                 t.metadata_block_size == 8192 && !t.enable_index_compression &&
-                !t.whole_key_filtering && t.format_version == 2;
+                !t.whole_key_filtering && t.format_version == 2 && t.block_cache != nullptr &&
+                t.block_cache->GetCapacity() == (64u << 20) && !t.no_block_cache &&
+                t.cache_index_and_filter_blocks && !t.pin_top_level_index_and_filter &&
+                t.pin_l0_filter_and_index_blocks_in_cache;
        }},
   };
 }
@@ -278,6 +281,20 @@ TEST(OptionsStringTest, NestedTableOptionsStartFromTheBase) {
   EXPECT_EQ(o.table_options.filter_policy->bits_per_key(), 9);
   o = Parse("block_based_table_factory={filter_policy=nullptr}", base);
   EXPECT_EQ(o.table_options.filter_policy, nullptr);
+
+  // A block cache of the same capacity keeps the (possibly shared) object; another size
+  // makes a new cache; nullptr removes it; a bad size is an error naming the option.
+  base.table_options.block_cache = NewLRUCache(8 << 20);
+  o = Parse("block_based_table_factory={block_cache=8M}", base);
+  EXPECT_EQ(o.table_options.block_cache, base.table_options.block_cache);
+  o = Parse("block_based_table_factory={block_cache=16M}", base);
+  ASSERT_NE(o.table_options.block_cache, nullptr);
+  EXPECT_NE(o.table_options.block_cache, base.table_options.block_cache);
+  EXPECT_EQ(o.table_options.block_cache->GetCapacity(), 16u << 20);
+  o = Parse("block_based_table_factory={block_cache=nullptr}", base);
+  EXPECT_EQ(o.table_options.block_cache, nullptr);
+  const std::string error = ParseError("block_based_table_factory={block_cache=lots}");
+  EXPECT_NE(error.find("block_cache"), std::string::npos) << error;
 
   // Later entries win, also across two nested lists.
   o = Parse("block_based_table_factory={block_size=1K};write_buffer_size=1M;"

@@ -58,7 +58,11 @@ TEST(OptionsTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(o.max_manifest_file_size, UINT64_MAX);
   EXPECT_FALSE(o.allow_ingest_behind);
   EXPECT_FALSE(o.skip_checking_sst_file_sizes_on_db_open);
-  EXPECT_EQ(o.block_cache_size, 0u);
+  EXPECT_EQ(o.table_options.block_cache, nullptr);  // the DB makes an 8 MiB one
+  EXPECT_FALSE(o.table_options.no_block_cache);
+  EXPECT_FALSE(o.table_options.cache_index_and_filter_blocks);
+  EXPECT_TRUE(o.table_options.pin_top_level_index_and_filter);
+  EXPECT_FALSE(o.table_options.pin_l0_filter_and_index_blocks_in_cache);
   EXPECT_EQ(o.table_options.block_size, 4096u);
   EXPECT_EQ(o.table_options.filter_policy, nullptr);
   EXPECT_EQ(o.table_options.format_version, 1u);
@@ -150,7 +154,8 @@ TEST(OptionsTest, OptimizeForPointLookupKeepsOtherTableOptions) {
   EXPECT_EQ(o.table_options.data_block_hash_table_util_ratio, 0.75);
   ASSERT_NE(o.table_options.filter_policy, nullptr);
   EXPECT_EQ(o.table_options.filter_policy->bits_per_key(), 10);
-  EXPECT_EQ(o.block_cache_size, 64u << 20);
+  ASSERT_NE(o.table_options.block_cache, nullptr);
+  EXPECT_EQ(o.table_options.block_cache->GetCapacity(), 64u << 20);
   // Unlike RocksDB, which starts from fresh table options:
   EXPECT_EQ(o.table_options.index_type, TableOptions::kTwoLevelIndexSearch);
   EXPECT_TRUE(o.table_options.partition_filters);
@@ -351,7 +356,6 @@ TEST(OptionsTest, NotSupportedYet) {
   const std::vector<Violation> knobs = {
       {"allow_ingest_behind", [](Options* o) { o->allow_ingest_behind = true; }},
       {"max_successive_merges", [](Options* o) { o->max_successive_merges = 10; }},
-      {"block_cache_size", [](Options* o) { o->block_cache_size = 8 << 20; }},
       {"min_write_buffer_number_to_merge",
        [](Options* o) { o->min_write_buffer_number_to_merge = 2; }},
       {"use_fsync", [](Options* o) { o->use_fsync = true; }},
@@ -371,7 +375,8 @@ TEST(OptionsTest, NotSupportedYet) {
   EXPECT_EQ(CheckSupportedNow(o).ToString(),
             "Invalid argument: use_fsync: not supported yet; got true");
   o = Options();
-  o.block_cache_size = 0;  // the default: fine
+  o.table_options.block_cache = NewLRUCache(8 << 20);  // built now
+  o.table_options.cache_index_and_filter_blocks = true;
   EXPECT_OK(CheckSupportedNow(o));
 }
 

@@ -6,7 +6,7 @@ namespace shale {
 
 // A new Options field changes this size: add the field to ExpectOptionsEqual, RandomOptions,
 // the field table (src/options/option_fields.cc) and the per-field parse test, then update it.
-static_assert(sizeof(Options) == 320 && sizeof(TableOptions) == 72,
+static_assert(sizeof(Options) == 336 && sizeof(TableOptions) == 96,
               "Options changed: update the options tests and src/options/option_fields.cc");
 
 #define EXPECT_FIELD_EQ(field) EXPECT_EQ(a.field, b.field) << "field " #field
@@ -54,7 +54,6 @@ void ExpectOptionsEqual(const Options& a, const Options& b) {
   EXPECT_FIELD_EQ(max_manifest_file_size);
   EXPECT_FIELD_EQ(allow_ingest_behind);
   EXPECT_FIELD_EQ(skip_checking_sst_file_sizes_on_db_open);
-  EXPECT_FIELD_EQ(block_cache_size);
   EXPECT_FIELD_EQ(table_options.block_size);
   EXPECT_FIELD_EQ(table_options.block_restart_interval);
   EXPECT_FIELD_EQ(table_options.index_block_restart_interval);
@@ -66,6 +65,16 @@ void ExpectOptionsEqual(const Options& a, const Options& b) {
   EXPECT_FIELD_EQ(table_options.enable_index_compression);
   EXPECT_FIELD_EQ(table_options.whole_key_filtering);
   EXPECT_FIELD_EQ(table_options.format_version);
+  EXPECT_FIELD_EQ(table_options.no_block_cache);
+  EXPECT_FIELD_EQ(table_options.cache_index_and_filter_blocks);
+  EXPECT_FIELD_EQ(table_options.pin_top_level_index_and_filter);
+  EXPECT_FIELD_EQ(table_options.pin_l0_filter_and_index_blocks_in_cache);
+  const Cache* ca = a.table_options.block_cache.get();
+  const Cache* cb = b.table_options.block_cache.get();
+  ASSERT_EQ(ca == nullptr, cb == nullptr) << "field table_options.block_cache";
+  if (ca != nullptr) {
+    EXPECT_EQ(ca->GetCapacity(), cb->GetCapacity()) << "field table_options.block_cache";
+  }
   const FilterPolicy* fa = a.table_options.filter_policy.get();
   const FilterPolicy* fb = b.table_options.filter_policy.get();
   ASSERT_EQ(fa == nullptr, fb == nullptr) << "field table_options.filter_policy";
@@ -115,6 +124,11 @@ void RandomizeTableOptions(Random* rnd, TableOptions* t) {
   t->enable_index_compression = rnd->OneIn(2);
   t->whole_key_filtering = rnd->OneIn(2);
   t->format_version = RandomInt<uint32_t>(rnd);
+  t->block_cache = rnd->OneIn(3) ? nullptr : NewLRUCache(RandomInt<uint32_t>(rnd));
+  t->no_block_cache = rnd->OneIn(2);
+  t->cache_index_and_filter_blocks = rnd->OneIn(2);
+  t->pin_top_level_index_and_filter = rnd->OneIn(2);
+  t->pin_l0_filter_and_index_blocks_in_cache = rnd->OneIn(2);
 }
 
 }  // namespace
@@ -169,7 +183,6 @@ Options RandomOptions(Random* rnd) {
   o.max_manifest_file_size = RandomInt<uint64_t>(rnd);
   o.allow_ingest_behind = rnd->OneIn(2);
   o.skip_checking_sst_file_sizes_on_db_open = rnd->OneIn(2);
-  o.block_cache_size = RandomInt<uint64_t>(rnd);
   RandomizeTableOptions(rnd, &o.table_options);
   return o;
 }

@@ -52,6 +52,41 @@ class FlagsTest : public testing::Test {
 
 TEST_F(FlagsTest, DefaultsAreAccepted) { EXPECT_OK(CheckFlags()); }
 
+// The block cache flags, as db_bench reads them: --cache_size bytes of LRU cache (8 MiB by
+// default, negative for none), its shard bits, and the index/filter placement switches.
+TEST_F(FlagsTest, BlockCacheFlagsReachTheTableOptions) {
+  Options o;
+  ASSERT_OK(OptionsFromFlags(&o));
+  ASSERT_NE(o.table_options.block_cache, nullptr);
+  EXPECT_EQ(o.table_options.block_cache->GetCapacity(), 8u << 20);
+  EXPECT_FALSE(o.table_options.cache_index_and_filter_blocks);
+  absl::SetFlag(&FLAGS_cache_size, 64 << 20);
+  absl::SetFlag(&FLAGS_cache_index_and_filter_blocks, true);
+  absl::SetFlag(&FLAGS_pin_top_level_index_and_filter, true);
+  absl::SetFlag(&FLAGS_pin_l0_filter_and_index_blocks_in_cache, true);
+  ASSERT_OK(CheckFlags());
+  ASSERT_OK(OptionsFromFlags(&o));
+  ASSERT_NE(o.table_options.block_cache, nullptr);
+  EXPECT_EQ(o.table_options.block_cache->GetCapacity(), 64u << 20);
+  EXPECT_TRUE(o.table_options.cache_index_and_filter_blocks);
+  EXPECT_TRUE(o.table_options.pin_top_level_index_and_filter);
+  EXPECT_TRUE(o.table_options.pin_l0_filter_and_index_blocks_in_cache);
+  absl::SetFlag(&FLAGS_cache_size, -1);
+  absl::SetFlag(&FLAGS_cache_index_and_filter_blocks, false);
+  ASSERT_OK(OptionsFromFlags(&o));
+  EXPECT_EQ(o.table_options.block_cache, nullptr);
+  EXPECT_TRUE(o.table_options.no_block_cache);
+  absl::SetFlag(&FLAGS_cache_size, 1 << 20);
+  absl::SetFlag(&FLAGS_cache_numshardbits, 20);
+  Status s = OptionsFromFlags(&o);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_NE(s.ToString().find("--cache_numshardbits"), std::string::npos) << s.ToString();
+  absl::SetFlag(&FLAGS_cache_numshardbits, -1);
+  absl::SetFlag(&FLAGS_cache_size, 8 << 20);
+  absl::SetFlag(&FLAGS_pin_top_level_index_and_filter, false);
+  absl::SetFlag(&FLAGS_pin_l0_filter_and_index_blocks_in_cache, false);
+}
+
 TEST_F(FlagsTest, NotYetBuiltFeaturesAreRejectedByName) {
   absl::SetFlag(&FLAGS_merge_operator, "uint64add");
   Status s = CheckFlags();
@@ -59,12 +94,6 @@ TEST_F(FlagsTest, NotYetBuiltFeaturesAreRejectedByName) {
   EXPECT_NE(s.ToString().find("--merge_operator: not supported yet"), std::string::npos)
       << s.ToString();
   absl::SetFlag(&FLAGS_merge_operator, "");
-  absl::SetFlag(&FLAGS_cache_index_and_filter_blocks, true);
-  s = CheckFlags();
-  EXPECT_NE(s.ToString().find("--cache_index_and_filter_blocks: not supported yet"),
-            std::string::npos)
-      << s.ToString();
-  absl::SetFlag(&FLAGS_cache_index_and_filter_blocks, false);
   // Each of these alone is rejected, by name.
   const auto expect_rejected = [](const char* flag) {
     const Status rejected = CheckFlags();

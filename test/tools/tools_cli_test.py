@@ -84,8 +84,6 @@ class BenchTest(unittest.TestCase):
         self.assertIn("num", p.stderr)
         p = self.bench("--merge_operator=uint64add", expect=1)
         self.assertIn("--merge_operator: not supported yet", p.stderr)
-        p = self.bench("--cache_numshardbits=4", expect=1)
-        self.assertIn("--cache_numshardbits: not supported yet", p.stderr)
         p = self.bench("--benchmarks=mergerandom", expect=1)
         self.assertIn("'mergerandom' is not supported yet", p.stderr)
         for flag in ("--fifo_compaction_allow_compaction=1", "--use_fsync=1",
@@ -99,9 +97,9 @@ class BenchTest(unittest.TestCase):
         p = self.bench("stray_argument", expect=1)
         self.assertIn("unexpected argument", p.stderr)
         # Options only DB::Open can judge: its error, and a failing exit status.
-        p = self.bench("--benchmarks=fillseq", "--num=10", "--cache_size=1048576", expect=1)
-        self.assertIn("block_cache_size", p.stderr)
-        self.assertIn("not supported yet", p.stderr)
+        p = self.bench("--benchmarks=fillseq", "--num=10", "--cache_size=1048576",
+                       "--cache_numshardbits=20", expect=1)
+        self.assertIn("--cache_numshardbits", p.stderr)
         p = self.bench("--benchmarks=fillseq", "--num=10", "--compaction_style=1",
                        "--fifo_compaction_ttl=60", expect=1)
         self.assertIn("ttl", p.stderr)

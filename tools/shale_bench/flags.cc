@@ -76,18 +76,19 @@ ABSL_FLAG(int64_t, db_write_buffer_size, 0,
           "Number of bytes to buffer in all memtables before compacting");
 ABSL_FLAG(int32_t, open_files, -1,
           "Maximum number of files to keep open at the same time (-1: no limit)");
-// db_bench's default is 8 MiB; ShaleDB has no block cache until the block-cache issue.
-ABSL_FLAG(int64_t, cache_size, 0,
-          "Number of bytes to use as a cache of uncompressed data. Default 0 (db_bench: 8 MiB): "
-          "ShaleDB has no block cache yet, and a non-zero value is rejected until it does.");
+ABSL_FLAG(int64_t, cache_size, 8 << 20,
+          "Number of bytes to use as a cache of uncompressed data (an LRU block cache); "
+          "negative means no block cache.");
 ABSL_FLAG(int32_t, cache_numshardbits, -1,
           "Number of shards for the block cache is 2 ** cache_numshardbits. Negative means use "
-          "default settings. Not supported yet.");
-ABSL_FLAG(bool, cache_index_and_filter_blocks, false,
-          "Cache index/filter blocks in block cache. Not supported yet.");
+          "default settings. This is applied only if --cache_size is non-negative.");
+ABSL_FLAG(double, cache_high_pri_pool_ratio, 0.0,
+          "Ratio of block cache reserved for high-priority (index and filter) blocks.");
+ABSL_FLAG(bool, cache_index_and_filter_blocks, false, "Cache index/filter blocks in block cache.");
 ABSL_FLAG(bool, pin_top_level_index_and_filter, false,
-          "Pin top-level index of partitioned index/filter blocks in block cache. Not supported "
-          "yet.");
+          "Pin top-level index of partitioned index/filter blocks in block cache.");
+ABSL_FLAG(bool, pin_l0_filter_and_index_blocks_in_cache, false,
+          "Pin index/filter blocks of L0 files in block cache.");
 ABSL_FLAG(int32_t, bloom_bits, -1,
           "Bloom filter bits per key. Negative means use default (no filter). Zero disables.");
 ABSL_FLAG(bool, partition_index, false, "Partition index blocks");

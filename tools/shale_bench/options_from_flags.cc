@@ -42,15 +42,6 @@ Status CheckNotYetBuilt() {
   if (!absl::GetFlag(FLAGS_merge_operator).empty()) {
     return NotSupportedYet("merge_operator", "ShaleDB has no merge operators yet");
   }
-  if (absl::GetFlag(FLAGS_cache_numshardbits) != -1) {
-    return NotSupportedYet("cache_numshardbits", "ShaleDB has no block cache yet");
-  }
-  if (absl::GetFlag(FLAGS_cache_index_and_filter_blocks)) {
-    return NotSupportedYet("cache_index_and_filter_blocks", "ShaleDB has no block cache yet");
-  }
-  if (absl::GetFlag(FLAGS_pin_top_level_index_and_filter)) {
-    return NotSupportedYet("pin_top_level_index_and_filter", "ShaleDB has no block cache yet");
-  }
   if (absl::GetFlag(FLAGS_max_successive_merges) != 0) {
     return NotSupportedYet("max_successive_merges", "ShaleDB has no merge operators yet");
   }
@@ -111,7 +102,28 @@ void SetMemtableAndFiles(Options* o) {
   o->max_write_buffer_number = absl::GetFlag(FLAGS_max_write_buffer_number);
   o->db_write_buffer_size = static_cast<size_t>(absl::GetFlag(FLAGS_db_write_buffer_size));
   o->max_open_files = absl::GetFlag(FLAGS_open_files);
-  o->block_cache_size = static_cast<uint64_t>(absl::GetFlag(FLAGS_cache_size));
+}
+
+// The block cache as db_bench makes it: --cache_size bytes (negative: none).
+Status SetBlockCache(TableOptions* t) {
+  const int64_t size = absl::GetFlag(FLAGS_cache_size);
+  if (size < 0) {
+    t->no_block_cache = true;
+    t->block_cache = nullptr;
+  } else {
+    t->block_cache = NewLRUCache(static_cast<size_t>(size), absl::GetFlag(FLAGS_cache_numshardbits),
+                                 /*strict_capacity_limit=*/false,
+                                 absl::GetFlag(FLAGS_cache_high_pri_pool_ratio));
+    if (t->block_cache == nullptr) {
+      return Malformed("cache_numshardbits",
+                       "must be below 20, and --cache_high_pri_pool_ratio in [0, 1]");
+    }
+  }
+  t->cache_index_and_filter_blocks = absl::GetFlag(FLAGS_cache_index_and_filter_blocks);
+  t->pin_top_level_index_and_filter = absl::GetFlag(FLAGS_pin_top_level_index_and_filter);
+  t->pin_l0_filter_and_index_blocks_in_cache =
+      absl::GetFlag(FLAGS_pin_l0_filter_and_index_blocks_in_cache);
+  return Status::OK();
 }
 
 void SetTableOptions(TableOptions* t) {
@@ -181,8 +193,10 @@ Status SetCompression(Options* o) {
 Status OptionsFromIndividualFlags(Options* o) {
   SetMemtableAndFiles(o);
   SetTableOptions(&o->table_options);
+  Status s = SetBlockCache(&o->table_options);
+  if (!s.ok()) return s;
   SetShape(o);
-  Status s = SetCompression(o);
+  s = SetCompression(o);
   if (!s.ok()) return s;
   if (absl::GetFlag(FLAGS_prepare_for_bulk_load)) o->PrepareForBulkLoad();
   if (const uint64_t mb = absl::GetFlag(FLAGS_optimize_for_point_lookup); mb != 0) {

@@ -1,0 +1,371 @@
+#include "cache/lru_cache.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "util/mutex.h"
+
+namespace shale {
+namespace {
+
+constexpr size_t kMinShardBytes = 512 * 1024;
+constexpr int kMaxDefaultShardBits = 6;
+constexpr int kMaxShardBits = 19;
+
+uint64_t MixKey(const BlockKey& key) {
+  // splitmix64 finaliser over both halves: well spread high bits for the shard choice.
+  uint64_t x = key.cache_id * 0x9E3779B97F4A7C15ull ^ (key.offset + 0x632BE59BD9B4E019ull);
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return x;
+}
+
+struct KeyHash {
+  size_t operator()(const BlockKey& key) const { return static_cast<size_t>(MixKey(key)); }
+};
+
+int DefaultShardBits(size_t capacity) {
+  int bits = 0;
+  for (size_t shards = capacity / kMinShardBytes; shards > 1 && bits < kMaxDefaultShardBits;
+       shards >>= 1) {
+    bits++;
+  }
+  return bits;
+}
+
+}  // namespace
+
+// One entry of a shard (the states are described in lru_cache.h).
+struct LRUEntry {
+  BlockKey key;
+  std::unique_ptr<const LoadedBlock> value;
+  size_t charge = 0;
+  uint32_t refs = 0;
+  bool in_table = false;  // false once detached
+  bool high_pri = false;
+  // Links of the idle list it is on (both null while in use or detached).
+  LRUEntry* prev = nullptr;
+  LRUEntry* next = nullptr;
+};
+
+// One shard: a hash table and two idle lists under one lock.
+// Thread-safety: every method locks mu_.
+class LRUCacheShard {
+ public:
+  LRUCacheShard() {
+    for (LRUEntry* head : {&low_, &high_}) head->prev = head->next = head;
+  }
+  ~LRUCacheShard() {
+    // REQUIRES: no block of this cache is still held (the table readers that use a cache
+    // hold a reference to it).
+    for (auto& [key, e] : table_) delete e;
+  }
+
+  void Configure(size_t capacity, double high_pri_ratio, bool strict) {
+    std::vector<LRUEntry*> evicted;
+    {
+      MutexLock lock(&mu_);
+      capacity_ = capacity;
+      high_pri_capacity_ = static_cast<size_t>(static_cast<double>(capacity) * high_pri_ratio);
+      strict_ = strict;
+      EvictLocked(0, &evicted);
+    }
+    Free(evicted);
+  }
+
+  // A referenced entry for `key`, or null.
+  LRUEntry* Lookup(const BlockKey& key) {
+    MutexLock lock(&mu_);
+    auto it = table_.find(key);
+    if (it == table_.end()) return nullptr;
+    RefLocked(it->second);
+    return it->second;
+  }
+
+  // Inserts `value` under `key` and returns the referenced entry; if the key is already
+  // present, returns that entry (and `value` is dropped). Null when a strict limit refuses
+  // the insert; then *value is left untouched.
+  LRUEntry* Insert(const BlockKey& key, bool high_pri, std::unique_ptr<LoadedBlock>* value) {
+    std::vector<LRUEntry*> evicted;
+    LRUEntry* result = nullptr;
+    {
+      MutexLock lock(&mu_);
+      auto it = table_.find(key);
+      if (it != table_.end()) {
+        RefLocked(it->second);
+        result = it->second;
+      } else {
+        const size_t charge = (*value)->charge();
+        // A strict limit refuses an insert that would not fit even with every idle entry gone;
+        // then nothing is evicted for it.
+        const bool fits = !strict_ || pinned_usage_ + charge <= capacity_;
+        if (fits) EvictLocked(charge, &evicted);
+        if (fits) {
+          auto* e = new LRUEntry();
+          e->key = key;
+          e->value = std::move(*value);
+          e->charge = charge;
+          e->refs = 1;
+          e->in_table = true;
+          e->high_pri = high_pri;
+          table_.emplace(key, e);
+          usage_ += charge;
+          pinned_usage_ += charge;
+          result = e;
+        }
+      }
+    }
+    Free(evicted);
+    return result;
+  }
+
+  void Release(LRUEntry* e) {
+    bool free_it = false;
+    {
+      MutexLock lock(&mu_);
+      if (--e->refs > 0) return;
+      pinned_usage_ -= e->charge;
+      if (!e->in_table) {
+        usage_ -= e->charge;  // detached: its last user is gone
+        free_it = true;
+      } else if (usage_ > capacity_) {
+        // Over capacity (pinned entries pushed it there, or the capacity shrank): an entry
+        // nobody uses any more goes at once.
+        table_.erase(e->key);
+        usage_ -= e->charge;
+        free_it = true;
+      } else {
+        LinkLocked(e);
+      }
+    }
+    if (free_it) delete e;
+  }
+
+  void EraseUnRefEntries() {
+    std::vector<LRUEntry*> evicted;
+    {
+      MutexLock lock(&mu_);
+      for (LRUEntry* head : {&low_, &high_}) {
+        while (head->next != head) evicted.push_back(RemoveIdleLocked(head->next));
+      }
+    }
+    Free(evicted);
+  }
+
+  size_t usage() const {
+    MutexLock lock(&mu_);
+    return usage_;
+  }
+  size_t pinned_usage() const {
+    MutexLock lock(&mu_);
+    return pinned_usage_;
+  }
+  size_t count() const {
+    MutexLock lock(&mu_);
+    return table_.size();
+  }
+
+ private:
+  void RefLocked(LRUEntry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (e->refs++ == 0) {
+      UnlinkLocked(e);
+      pinned_usage_ += e->charge;
+    }
+  }
+
+  // Appends an idle entry at the most recently used end of its list.
+  void LinkLocked(LRUEntry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    LRUEntry* head = e->high_pri ? &high_ : &low_;
+    e->next = head;
+    e->prev = head->prev;
+    head->prev->next = e;
+    head->prev = e;
+    if (e->high_pri) high_pri_idle_usage_ += e->charge;
+  }
+
+  void UnlinkLocked(LRUEntry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    e->prev->next = e->next;
+    e->next->prev = e->prev;
+    e->prev = e->next = nullptr;
+    if (e->high_pri) high_pri_idle_usage_ -= e->charge;
+  }
+
+  // Takes an idle entry out of the list and the table; the caller frees it.
+  LRUEntry* RemoveIdleLocked(LRUEntry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    UnlinkLocked(e);
+    table_.erase(e->key);
+    e->in_table = false;
+    usage_ -= e->charge;
+    return e;
+  }
+
+  // Evicts idle entries, one at a time in eviction order, until `charge` more bytes fit or
+  // nothing idle is left.
+  void EvictLocked(size_t charge, std::vector<LRUEntry*>* evicted)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    while (usage_ + charge > capacity_) {
+      const bool low_empty = low_.next == &low_;
+      const bool high_empty = high_.next == &high_;
+      if (low_empty && high_empty) break;
+      // The oldest data block goes first, unless index and filter blocks take more than their
+      // pool (or no data block is idle).
+      LRUEntry* victim = (!high_empty && (low_empty || high_pri_idle_usage_ > high_pri_capacity_))
+                             ? high_.next
+                             : low_.next;
+      evicted->push_back(RemoveIdleLocked(victim));
+    }
+  }
+
+  static void Free(const std::vector<LRUEntry*>& entries) {
+    for (LRUEntry* e : entries) delete e;  // blocks are freed without the lock held
+  }
+
+  mutable Mutex mu_;
+  // Every entry in the table (in use or idle). Guarded by mu_.
+  absl::flat_hash_map<BlockKey, LRUEntry*, KeyHash> table_ ABSL_GUARDED_BY(mu_);
+  // Dummy heads of the idle lists; head.next is the least recently used. Guarded by mu_.
+  LRUEntry low_ ABSL_GUARDED_BY(mu_);
+  LRUEntry high_ ABSL_GUARDED_BY(mu_);
+  // Guarded by mu_. usage_ = charges of table_'s entries + of detached entries still in use;
+  // pinned_usage_ = charges of the entries with refs > 0; high_pri_idle_usage_ = charges on
+  // high_.
+  size_t usage_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t pinned_usage_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t high_pri_idle_usage_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t capacity_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t high_pri_capacity_ ABSL_GUARDED_BY(mu_) = 0;
+  bool strict_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+namespace {
+
+// Drops the cache's reference to an entry when the last holder of its block lets go.
+struct EntryReleaser {
+  LRUCacheShard* shard;
+  LRUEntry* entry;
+  void operator()(const LoadedBlock*) const { shard->Release(entry); }
+};
+
+std::shared_ptr<const LoadedBlock> HandleFor(LRUCacheShard* shard, LRUEntry* e) {
+  return std::shared_ptr<const LoadedBlock>(e->value.get(), EntryReleaser{shard, e});
+}
+
+}  // namespace
+
+Cache::~Cache() = default;
+
+LRUCache::LRUCache(const LRUCacheOptions& options)
+    : num_shard_bits_(options.num_shard_bits < 0 ? DefaultShardBits(options.capacity)
+                                                 : options.num_shard_bits),
+      shards_(new LRUCacheShard[size_t{1} << num_shard_bits_]),
+      capacity_(options.capacity),
+      strict_(options.strict_capacity_limit),
+      high_pri_ratio_(options.high_pri_pool_ratio) {
+  ConfigureShards();
+}
+
+LRUCache::~LRUCache() = default;
+
+LRUCache* LRUCache::FromCache(Cache* cache) { return dynamic_cast<LRUCache*>(cache); }
+
+void LRUCache::ConfigureShards() {
+  // The shares add up to exactly the capacity: the remainder goes to the first shards.
+  const size_t n = size_t{1} << num_shard_bits_;
+  const size_t capacity = capacity_.load();
+  for (size_t i = 0; i < n; i++) {
+    const size_t share = capacity / n + (i < capacity % n ? 1 : 0);
+    shards_[i].Configure(share, high_pri_ratio_, strict_.load());
+  }
+}
+
+size_t LRUCache::GetCapacity() const { return capacity_.load(); }
+
+void LRUCache::SetCapacity(size_t capacity) {
+  MutexLock lock(&config_mu_);
+  capacity_ = capacity;
+  ConfigureShards();
+}
+
+bool LRUCache::HasStrictCapacityLimit() const { return strict_.load(); }
+
+void LRUCache::SetStrictCapacityLimit(bool strict) {
+  MutexLock lock(&config_mu_);
+  strict_ = strict;
+  ConfigureShards();
+}
+
+size_t LRUCache::GetUsage() const {
+  size_t total = 0;
+  for (size_t i = 0; i < (size_t{1} << num_shard_bits_); i++) total += shards_[i].usage();
+  return total;
+}
+
+size_t LRUCache::GetPinnedUsage() const {
+  size_t total = 0;
+  for (size_t i = 0; i < (size_t{1} << num_shard_bits_); i++) total += shards_[i].pinned_usage();
+  return total;
+}
+
+size_t LRUCache::GetOccupancyCount() const {
+  size_t total = 0;
+  for (size_t i = 0; i < (size_t{1} << num_shard_bits_); i++) total += shards_[i].count();
+  return total;
+}
+
+void LRUCache::EraseUnRefEntries() {
+  for (size_t i = 0; i < (size_t{1} << num_shard_bits_); i++) shards_[i].EraseUnRefEntries();
+}
+
+LRUCacheShard& LRUCache::ShardFor(const BlockKey& key) const {
+  if (num_shard_bits_ == 0) return shards_[0];
+  return shards_[MixKey(key) >> (64 - num_shard_bits_)];
+}
+
+Status LRUCache::GetBlock(const BlockRequest& request, BlockLoader load,
+                          std::shared_ptr<const LoadedBlock>* block) {
+  block->reset();
+  LRUCacheShard& shard = ShardFor(request.key);
+  if (LRUEntry* e = shard.Lookup(request.key)) {
+    *block = HandleFor(&shard, e);
+    return Status::OK();
+  }
+  std::unique_ptr<LoadedBlock> loaded;
+  Status s = load(&loaded);
+  if (!s.ok()) return s;
+  if (request.fill_cache) {
+    if (LRUEntry* e = shard.Insert(request.key, IsIndexOrFilter(request.kind), &loaded)) {
+      *block = HandleFor(&shard, e);
+      return Status::OK();
+    }
+  }
+  *block = std::move(loaded);  // not kept: the block lives as long as its holder
+  return Status::OK();
+}
+
+uint64_t LRUCache::NewCacheIdPrefix() {
+  return next_prefix_.fetch_add(1) << kCacheIdPrefixShift;
+}
+
+std::shared_ptr<Cache> NewLRUCache(const LRUCacheOptions& options) {
+  if (options.num_shard_bits > kMaxShardBits) return nullptr;
+  if (!(options.high_pri_pool_ratio >= 0.0 && options.high_pri_pool_ratio <= 1.0)) {
+    return nullptr;
+  }
+  return std::make_shared<LRUCache>(options);
+}
+
+std::shared_ptr<Cache> NewLRUCache(size_t capacity, int num_shard_bits,
+                                   bool strict_capacity_limit, double high_pri_pool_ratio) {
+  LRUCacheOptions options;
+  options.capacity = capacity;
+  options.num_shard_bits = num_shard_bits;
+  options.strict_capacity_limit = strict_capacity_limit;
+  options.high_pri_pool_ratio = high_pri_pool_ratio;
+  return NewLRUCache(options);
+}
+
+}  // namespace shale
