@@ -175,6 +175,31 @@ def _compaction_steps(num):
     ]
 
 
+# Issue 8: reads from a DB ten times larger than the block cache, on 2 threads, and what open
+# tables cost in memory with partitioned index and filters (both engines keep index and filter
+# out of the cache: cache_index_and_filter_blocks=false, RocksDB's default).
+_CACHE_READ_FLAGS = {"partition_index_and_filters": 1, "threads": 2}
+
+
+def _cache_steps(num):
+    cache = num * ENTRY_BYTES // 10
+    return [
+        Step(name="fillrandom+waitforcompaction", kind="write",
+             benchmarks=("fillrandom", "waitforcompaction"), timed=("fillrandom",),
+             flags={"partition_index_and_filters": 1},
+             note="cache suite, fill: tables written with partitioned index and filters "
+                  "(bloom 10 bits/key), then compactions waited for."),
+        _read("readrandom", cache_size=cache, reads=max(num // 20, 1000),
+              **_CACHE_READ_FLAGS),
+        Step(name="readrandom (8 MiB cache)", kind="read", benchmarks=("readrandom",),
+             timed=("readrandom",), existing=True,
+             flags=dict(_CACHE_READ_FLAGS, cache_size=8 << 20, reads=max(num // 100, 1000)),
+             note="readrandom (8 MiB cache): every table gets opened, so peak RSS minus the "
+                  "cache is about what the open tables' readers keep (per GB of data in the "
+                  "note)."),
+    ]
+
+
 SUITES = {
     "selftest": (2000, "a tiny check of the script itself (seconds)",
                  lambda num: [_fill("fillseq"), _read("readrandom")]),
@@ -185,6 +210,9 @@ SUITES = {
                  _standard_steps),
     "compaction": (20_000_000, "issue 7: 20M random keys until compacted, then the bulk load",
                    _compaction_steps),
+    "cache": (20_000_000, "issue 8: readrandom on 2 threads with a cache of 1/10 of the data, "
+                          "and with an 8 MiB cache (peak RSS: what open tables cost)",
+              _cache_steps),
 }
 
 

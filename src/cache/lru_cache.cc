@@ -346,6 +346,10 @@ Status LRUCache::GetBlock(const BlockRequest& request, BlockLoader load,
   return Status::OK();
 }
 
+bool LRUCache::IsCharged(const std::shared_ptr<const LoadedBlock>& block) const {
+  return std::get_deleter<EntryReleaser>(block) != nullptr;  // only cache entries have one
+}
+
 uint64_t LRUCache::NewCacheIdPrefix() {
   return next_prefix_.fetch_add(1) << kCacheIdPrefixShift;
 }

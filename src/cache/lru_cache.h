@@ -69,6 +69,7 @@ class LRUCache final : public Cache, public BlockSource {
   // limit, or fill_cache false) the loaded block is returned uncached.
   Status GetBlock(const BlockRequest& request, BlockLoader load,
                   std::shared_ptr<const LoadedBlock>* block) override;
+  bool IsCharged(const std::shared_ptr<const LoadedBlock>& block) const override;
 
   // A prefix for the cache ids of one DB's tables, unique within this cache.
   uint64_t NewCacheIdPrefix();

@@ -43,6 +43,8 @@ LoadedBlock::~LoadedBlock() = default;
 
 BlockSource::~BlockSource() = default;
 
+bool BlockSource::IsCharged(const std::shared_ptr<const LoadedBlock>&) const { return false; }
+
 namespace {
 
 class Uncached final : public BlockSource {

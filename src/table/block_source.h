@@ -104,6 +104,9 @@ class BlockSource {
   // On error *block is left null and the loader's error is returned unchanged.
   virtual Status GetBlock(const BlockRequest& request, BlockLoader load,
                           std::shared_ptr<const LoadedBlock>* block) = 0;
+  // True when `block` (returned by GetBlock) is charged to this source, false when the source
+  // handed it out uncached (a cache refused it, or there is no cache).
+  virtual bool IsCharged(const std::shared_ptr<const LoadedBlock>& block) const;
 };
 
 // The source without a cache: calls the loader on every request. A process-wide stateless

@@ -232,6 +232,7 @@ uint64_t TableReader::ApproximateOffsetOf(std::string_view internal_key) const {
 size_t TableReader::ApproximateMemoryUsage() const {
   size_t usage = sizeof(*this) + path_.capacity();
   // Pinned in the block source, they are charged there.
+  usage += uncharged_pinned_bytes_;
   if (!index_and_filter_in_source_) {
     if (index_ != nullptr) usage += index_->charge();
     if (filter_ != nullptr) usage += filter_->charge();

@@ -185,6 +185,7 @@ class TableReader {
   // index_ and filter_ stay null).
   bool fetch_index_and_filter_ = false;
   bool index_and_filter_in_source_ = false;  // charged to the block source, pinned or not
+  size_t uncharged_pinned_bytes_ = 0;  // pinned index/filter the source refused to charge
   std::shared_ptr<const LoadedBlock> index_;   // the whole index, or the top-level index
   FilterKind filter_kind_ = FilterKind::kNone;  // what the table has (used or not)
   bool use_filter_ = true;                      // false: the filter is never consulted

@@ -179,7 +179,11 @@ class TableReader::Opener {
         },
         &held);
     if (!s.ok()) return s;
-    if (pin_) *slot = std::move(held);
+    if (pin_) {
+      // A block the cache refused (strict limit) is the reader's to account for.
+      if (!r_->block_source_->IsCharged(held)) r_->uncharged_pinned_bytes_ += held->charge();
+      *slot = std::move(held);
+    }
     return Status::OK();
   }
 
