@@ -32,9 +32,17 @@ namespace shale {
 
 class CondVar;
 
+// Turns off absl::Mutex's deadlock detector in release builds (it is on when the abseil
+// library itself was built without NDEBUG, as Debian's is, and then costs a lock-order graph
+// update on every Lock). Debug and sanitizer builds keep it.
+void ConfigureMutexDebugging();
+
 class ABSL_LOCKABLE Mutex {
  public:
-  Mutex() = default;
+  Mutex() {
+    static const bool configured = (ConfigureMutexDebugging(), true);
+    (void)configured;
+  }
   Mutex(const Mutex&) = delete;
   Mutex& operator=(const Mutex&) = delete;
 
