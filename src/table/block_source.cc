@@ -17,13 +17,22 @@ const char* BlockKindName(BlockKind kind) {
   return "block";
 }
 
+namespace {
+
+// What one LoadedBlock costs beyond its block: the object, and the bookkeeping of a cache
+// entry holding it (entry, shared_ptr control block, hash-table slot), so that a cache full
+// of small blocks still stays within its byte budget.
+constexpr size_t kEntryOverhead = sizeof(LoadedBlock) + 128;
+
+}  // namespace
+
 LoadedBlock::LoadedBlock() = default;
 
 Status LoadedBlock::MakeBlock(std::string contents, std::unique_ptr<LoadedBlock>* result) {
   std::unique_ptr<LoadedBlock> loaded(new LoadedBlock());
   Status s = Block::Create(std::move(contents), &loaded->block_);
   if (!s.ok()) return s;
-  loaded->charge_ = sizeof(LoadedBlock) + loaded->block_->ApproximateMemoryUsage();
+  loaded->charge_ = kEntryOverhead + loaded->block_->ApproximateMemoryUsage();
   *result = std::move(loaded);
   return Status::OK();
 }
@@ -33,7 +42,7 @@ Status LoadedBlock::MakeFilter(std::string contents, std::unique_ptr<LoadedBlock
   loaded->filter_data_ = std::move(contents);  // moved before the reader takes its view
   Status s = BloomFilterReader::Create(loaded->filter_data_, &loaded->filter_);
   if (!s.ok()) return s;
-  loaded->charge_ = sizeof(LoadedBlock) + loaded->filter_data_.capacity() +
+  loaded->charge_ = kEntryOverhead + loaded->filter_data_.capacity() +
                     loaded->filter_->ApproximateMemoryUsage();
   *result = std::move(loaded);
   return Status::OK();

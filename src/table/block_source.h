@@ -74,7 +74,8 @@ class LoadedBlock {
 
   const Block* block() const { return block_.get(); }
   const BloomFilterReader* filter() const { return filter_.get(); }
-  // Bytes this object keeps in memory: what a cache charges for it.
+  // Bytes this object keeps in memory, plus a cache entry's bookkeeping: what a cache charges
+  // for it. (The allocator's size-class slack is not counted.)
   size_t charge() const { return charge_; }
 
  private:

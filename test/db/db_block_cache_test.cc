@@ -382,9 +382,11 @@ TEST_F(IndexAndFilterInCacheTest, FullIndexAndFilterAreChargedToTheCache) {
   EXPECT_LT(in_cache.readers_mem * 4, in_readers.readers_mem)
       << "readers still keep the index and filter";
   EXPECT_GT(in_cache.cache_usage, in_readers.cache_usage);
-  // The same blocks moved from one side to the other.
-  EXPECT_EQ(in_cache.cache_usage - in_readers.cache_usage,
-            in_readers.readers_mem - in_cache.readers_mem);
+  // The same blocks moved from one side to the other (charges are the allocator's sizes, so
+  // two copies of a block may differ by a size class's slack: allow 1%).
+  const double moved_to_cache = static_cast<double>(in_cache.cache_usage - in_readers.cache_usage);
+  const double left_readers = static_cast<double>(in_readers.readers_mem - in_cache.readers_mem);
+  EXPECT_NEAR(moved_to_cache, left_readers, left_readers / 100);
   // Full index, no pin_l0: nothing stays pinned between reads.
   EXPECT_EQ(in_cache.pinned, 0u);
 }
