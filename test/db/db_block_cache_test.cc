@@ -683,6 +683,16 @@ void ExpectMemoryUsageAddsUp(DB* db) {
   EXPECT_EQ(Prop(db, DB::Properties::kMemoryUsage), mem + cache + readers);
 }
 
+// The flush thread drops its reference to a flushed memtable a moment after Flush returns:
+// waits (up to a second) until no flushed memtable is counted.
+void WaitForFlushedMemtablesReleased(DB* db) {
+  for (int i = 0; i < 200 && Prop(db, DB::Properties::kSizeAllMemTables) !=
+                                 Prop(db, DB::Properties::kCurSizeAllMemTables);
+       i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 TEST(BlockCacheTest, MemoryPropertiesAddUp) {
   Options options = SmallTableOptions(NewMemFileSystem());
   options.write_buffer_size = 4 << 20;
@@ -696,6 +706,7 @@ TEST(BlockCacheTest, MemoryPropertiesAddUp) {
   EXPECT_GT(Prop(db.get(), DB::Properties::kEstimateTableReadersMem), 0u);
   const uint64_t active = Prop(db.get(), DB::Properties::kCurSizeAllMemTables);
   EXPECT_GT(active, 0u);
+  WaitForFlushedMemtablesReleased(db.get());
   EXPECT_EQ(Prop(db.get(), DB::Properties::kSizeAllMemTables), active);
   ExpectMemoryUsageAddsUp(db.get());
 
@@ -710,12 +721,7 @@ TEST(BlockCacheTest, MemoryPropertiesAddUp) {
   ASSERT_TRUE(it->Valid());
   EXPECT_EQ(it->value(), Value(2500, "v"));
   it.reset();
-  // The flush thread may still drop its own reference a moment after Flush returned.
-  for (int i = 0; i < 200 && Prop(db.get(), DB::Properties::kSizeAllMemTables) !=
-                                 Prop(db.get(), DB::Properties::kCurSizeAllMemTables);
-       i++) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  WaitForFlushedMemtablesReleased(db.get());
   EXPECT_EQ(Prop(db.get(), DB::Properties::kSizeAllMemTables),
             Prop(db.get(), DB::Properties::kCurSizeAllMemTables))
       << "the flushed memtable is still counted after its last reader let go";
