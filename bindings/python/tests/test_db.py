@@ -197,6 +197,21 @@ def test_options_are_parsed_by_the_engine(tmp_path):
         db.flush()
         assert db.get(b"k0123") == b"v" * 50
         assert db.get(b"k9999") is None
+    shale.destroy_db(path)
+    # The block cache and where index and filter live are table options too.
+    table = {"block_cache": "2M", "cache_index_and_filter_blocks": True,
+             "index_type": "kTwoLevelIndexSearch", "pin_top_level_index_and_filter": True}
+    with shale.DB(path, create_if_missing=True, block_based_table_factory=table) as db:
+        for i in range(500):
+            db.put(b"k%04d" % i, b"v" * 50)
+        db.flush()
+        assert db.get(b"k0123") == b"v" * 50
+        assert db.int_property("shale.block-cache-capacity") == 2 << 20
+        assert db.int_property("shale.block-cache-pinned-usage") > 0
+        assert db.int_property("shale.memory-usage") >= db.int_property(
+            "shale.block-cache-usage")
+    with pytest.raises(shale.InvalidArgumentError, match="no_block_cache"):
+        shale.DB(path, block_based_table_factory={"block_cache": "1M", "no_block_cache": True})
 
 
 def test_flush_compact_and_properties(db):
