@@ -29,7 +29,7 @@ LAYERS = (
     ("wal", "memtable", "table", "cache", "iterator"),
     ("version",),
     ("compaction",),
-    ("db", "options", "stats"),
+    ("db", "options", "stats", "bulk"),
     ("capi",),
 )
 RANK = {folder: rank for rank, group in enumerate(LAYERS) for folder in group}

@@ -486,6 +486,8 @@ extern SHALE_LIBRARY_API char* shale_property_value(shale_t* db, const char* pro
 /* A numeric property in *out_val: 0 on success, -1 when unknown or not numeric. */
 extern SHALE_LIBRARY_API int shale_property_int(shale_t* db, const char* propname,
                                                 uint64_t* out_val);
+/* The sequence number of the most recent write (DB::GetLatestSequenceNumber). */
+extern SHALE_LIBRARY_API uint64_t shale_get_latest_sequence_number(shale_t* db);
 
 /* ---------------------------------------------------------------- External table files */
 
@@ -504,6 +506,10 @@ extern SHALE_LIBRARY_API void shale_sstfilewriter_put(shale_sstfilewriter_t* wri
 extern SHALE_LIBRARY_API void shale_sstfilewriter_delete(shale_sstfilewriter_t* writer,
                                                          const char* key, size_t keylen,
                                                          char** errptr);
+/* Deletes the keys in [begin_key, end_key); may come in any order relative to the point keys. */
+extern SHALE_LIBRARY_API void shale_sstfilewriter_delete_range(
+    shale_sstfilewriter_t* writer, const char* begin_key, size_t begin_keylen,
+    const char* end_key, size_t end_keylen, char** errptr);
 /* Completes and syncs the file. A file with no entries cannot be finished. */
 extern SHALE_LIBRARY_API void shale_sstfilewriter_finish(shale_sstfilewriter_t* writer,
                                                          char** errptr);
@@ -516,11 +522,88 @@ extern SHALE_LIBRARY_API void shale_ingestexternalfileoptions_destroy(
     shale_ingestexternalfileoptions_t* options);
 extern SHALE_LIBRARY_API void shale_ingestexternalfileoptions_set_move_files(
     shale_ingestexternalfileoptions_t* options, unsigned char move_files);
-/* Links (or moves) the `list_len` files written by a shale_sstfilewriter_t into the DB, all or
- * none. Until the ingestion issue lands the DB answers "Not implemented: ...". */
+/* The other fields of IngestExternalFileOptions (shale/options.h), with RocksDB's names. */
+extern SHALE_LIBRARY_API void shale_ingestexternalfileoptions_set_snapshot_consistency(
+    shale_ingestexternalfileoptions_t* options, unsigned char snapshot_consistency);
+extern SHALE_LIBRARY_API void shale_ingestexternalfileoptions_set_allow_global_seqno(
+    shale_ingestexternalfileoptions_t* options, unsigned char allow_global_seqno);
+extern SHALE_LIBRARY_API void shale_ingestexternalfileoptions_set_allow_blocking_flush(
+    shale_ingestexternalfileoptions_t* options, unsigned char allow_blocking_flush);
+extern SHALE_LIBRARY_API void shale_ingestexternalfileoptions_set_ingest_behind(
+    shale_ingestexternalfileoptions_t* options, unsigned char ingest_behind);
+extern SHALE_LIBRARY_API void shale_ingestexternalfileoptions_set_verify_checksums_before_ingest(
+    shale_ingestexternalfileoptions_t* options, unsigned char verify_checksums_before_ingest);
+extern SHALE_LIBRARY_API void shale_ingestexternalfileoptions_set_write_global_seqno(
+    shale_ingestexternalfileoptions_t* options, unsigned char write_global_seqno);
+/* Links (move_files) or copies the `list_len` files written by a shale_sstfilewriter_t into the
+ * DB, all or none, each at the lowest level where it overlaps nothing. */
 extern SHALE_LIBRARY_API void shale_ingest_external_file(
     shale_t* db, const char* const* file_list, size_t list_len,
     const shale_ingestexternalfileoptions_t* options, char** errptr);
+
+/* ---------------------------------------------------------------- Checkpoints */
+
+/* An openable copy of a live DB in another directory: hard links to its table files (copies
+ * across file systems) plus a fresh MANIFEST, CURRENT and OPTIONS file (shale/checkpoint.h). */
+typedef struct shale_checkpoint_t shale_checkpoint_t;
+
+/* A checkpoint maker for `db`, which must outlive it. */
+extern SHALE_LIBRARY_API shale_checkpoint_t* shale_checkpoint_object_create(shale_t* db,
+                                                                            char** errptr);
+/* Builds the copy in `checkpoint_dir`, which must not exist (its parent must). With
+ * log_size_for_flush 0 the memtables are flushed first; with more, the live WALs are copied
+ * instead when they are smaller than that many bytes. */
+extern SHALE_LIBRARY_API void shale_checkpoint_create(shale_checkpoint_t* checkpoint,
+                                                      const char* checkpoint_dir,
+                                                      uint64_t log_size_for_flush,
+                                                      char** errptr);
+extern SHALE_LIBRARY_API void shale_checkpoint_object_destroy(shale_checkpoint_t* checkpoint);
+
+/* ---------------------------------------------------------------- Bulk loader */
+
+/* Loads key-value pairs given in any order into a DB (shale/bulk_loader.h): sorts them in runs
+ * bounded by a memory budget (spilling sorted runs to a temporary directory), merges them into
+ * table files with several threads and ingests those at shale_bulkloader_finish. When a key is
+ * added more than once, the last value wins. Nothing is visible in the DB before finish. */
+typedef struct shale_bulkloader_t shale_bulkloader_t;
+typedef struct shale_bulkloader_options_t shale_bulkloader_options_t;
+
+/* Options with the defaults: a 512 MiB budget, the DB's max_background_jobs threads (at least
+ * 2), "<db>/bulkload.tmp", the DB's target_file_size_base and compression. */
+extern SHALE_LIBRARY_API shale_bulkloader_options_t* shale_bulkloader_options_create(void);
+extern SHALE_LIBRARY_API void shale_bulkloader_options_destroy(
+    shale_bulkloader_options_t* options);
+/* Bytes of memory for sorting (two buffers of half each); at least 64 KiB. */
+extern SHALE_LIBRARY_API void shale_bulkloader_options_set_memory_budget(
+    shale_bulkloader_options_t* options, uint64_t bytes);
+/* Merge threads in finish; 0: the DB's max_background_jobs, at least 2. */
+extern SHALE_LIBRARY_API void shale_bulkloader_options_set_threads(
+    shale_bulkloader_options_t* options, int threads);
+/* Directory for spilled runs and table files before ingestion (NUL-terminated; copied). */
+extern SHALE_LIBRARY_API void shale_bulkloader_options_set_temp_dir(
+    shale_bulkloader_options_t* options, const char* dir);
+/* Table files are cut at this size in bytes; 0: the DB's target_file_size_base. */
+extern SHALE_LIBRARY_API void shale_bulkloader_options_set_target_file_size(
+    shale_bulkloader_options_t* options, uint64_t bytes);
+/* shale_no_compression, shale_zstd_compression, or 0xff (the default: the DB's). */
+extern SHALE_LIBRARY_API void shale_bulkloader_options_set_compression(
+    shale_bulkloader_options_t* options, int compression);
+
+/* A loader into `db`, which must stay open until the loader is finished or destroyed. NULL
+ * with an error when an option is invalid, the DB is closed or the temporary directory cannot
+ * be made. */
+extern SHALE_LIBRARY_API shale_bulkloader_t* shale_bulkloader_create(
+    shale_t* db, const shale_bulkloader_options_t* options, char** errptr);
+/* Adds key -> val (copied). Errors are sticky. */
+extern SHALE_LIBRARY_API void shale_bulkloader_add(shale_bulkloader_t* loader, const char* key,
+                                                   size_t keylen, const char* val,
+                                                   size_t vallen, char** errptr);
+/* Sorts, merges, writes and ingests everything added, all or nothing, and removes the
+ * temporary files. An error when called twice. */
+extern SHALE_LIBRARY_API void shale_bulkloader_finish(shale_bulkloader_t* loader,
+                                                      char** errptr);
+/* Abandons an unfinished load (removing its temporary files) and frees the loader. */
+extern SHALE_LIBRARY_API void shale_bulkloader_destroy(shale_bulkloader_t* loader);
 
 #ifdef __cplusplus
 } /* extern "C" */

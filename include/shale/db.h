@@ -233,6 +233,9 @@ class SHALE_EXPORT DB {
   virtual Options GetOptions() const = 0;
   // The directory name given to Open.
   virtual const std::string& GetName() const = 0;
+  // The sequence number of the most recent write (or of the most recent ingestion that
+  // needed one); a snapshot taken now reads at it.
+  virtual uint64_t GetLatestSequenceNumber() const = 0;
 };
 
 // Deletes the DB in directory `name` and everything it contains that belongs to a DB (tables,

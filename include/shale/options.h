@@ -279,8 +279,18 @@ struct SHALE_EXPORT Options {
   // never roll over). Dynamic: no.
   uint64_t max_manifest_file_size = UINT64_MAX;
 
-  // Keep the bottommost level free for IngestExternalFileOptions::ingest_behind. Not supported
-  // yet (Open rejects true). Default: false. Dynamic: no.
+  // Reserve the last level (num_levels - 1) for files ingested with
+  // IngestExternalFileOptions::ingest_behind. No flush, no automatic compaction of any style
+  // and no CompactRange writes there (the tree ends at num_levels - 2, which level targets and
+  // a full CompactRange treat as the bottom; CompactRange with change_level and target_level =
+  // num_levels - 1 is InvalidArgument), and no compaction reads its files: they stay as
+  // ingested (FIFO neither counts nor deletes them). No compaction is "bottommost" either:
+  // deletion tombstones are kept, so a key deleted now stays deleted when an older value is
+  // ingested behind later (RocksDB drops them, facebook/rocksdb#13571). The cost: tombstones
+  // are never reclaimed, and bottommost_compression applies to num_levels - 2. Works with every
+  // compaction style (RocksDB: universal only). Requires num_levels >= 3. RocksDB makes it a
+  // DB-creation-time choice; ShaleDB accepts it on any Open: files already in the last level
+  // then count as ingested behind (never compacted again). Default: false. Dynamic: no.
   bool allow_ingest_behind = false;
 
   // Skip checking, on Open, that each table's size matches the MANIFEST (the check that

@@ -27,6 +27,7 @@ TableCache::TableCache(std::string dbname, FileSystem* fs, const InternalKeyComp
 TableCache::~TableCache() = default;
 
 Status TableCache::Open(uint64_t number, uint64_t file_size, int level,
+                        SequenceNumber global_seqno,
                         std::shared_ptr<const CachedTable>* table) const {
   const std::string path = TableFileName(dbname_, number);
   std::unique_ptr<RandomAccessFile> file;
@@ -34,6 +35,7 @@ Status TableCache::Open(uint64_t number, uint64_t file_size, int level,
   if (!s.ok()) return s;
   TableReaderOptions options = reader_options_;
   if (level == 0 && pin_l0_index_and_filter_) options.pin_index_and_filter = true;
+  options.global_seqno = global_seqno;
   auto cached = std::make_shared<CachedTable>();
   s = TableReader::Open(options, std::move(file), file_size, path, cache_id_prefix_ | number,
                         icmp_, block_source_, &cached->reader);
@@ -76,6 +78,7 @@ bool TableCache::ShrinkForDescriptorLimitLocked(Dropped* dropped) {
 }
 
 Status TableCache::OpenWithRetry(uint64_t number, uint64_t file_size, int level,
+                                 SequenceNumber global_seqno,
                                  std::shared_ptr<const CachedTable>* table) {
   using Clock = std::chrono::steady_clock;
   std::chrono::milliseconds wait;
@@ -88,7 +91,7 @@ Status TableCache::OpenWithRetry(uint64_t number, uint64_t file_size, int level,
   std::chrono::milliseconds pause(1);
   Status s;
   for (;;) {
-    s = Open(number, file_size, level, table);
+    s = Open(number, file_size, level, global_seqno, table);
     if (s.ok() || !IsTooManyOpenFiles(s)) break;
     Dropped dropped;
     bool closed_one;
@@ -114,7 +117,8 @@ Status TableCache::OpenWithRetry(uint64_t number, uint64_t file_size, int level,
 }
 
 Status TableCache::Find(uint64_t number, uint64_t file_size,
-                        std::shared_ptr<const CachedTable>* table, int level) {
+                        std::shared_ptr<const CachedTable>* table, int level,
+                        SequenceNumber global_seqno) {
   {
     MutexLock lock(&mu_);
     auto it = index_.find(number);
@@ -125,7 +129,7 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
     }
   }
   std::shared_ptr<const CachedTable> opened;
-  Status s = OpenWithRetry(number, file_size, level, &opened);
+  Status s = OpenWithRetry(number, file_size, level, global_seqno, &opened);
   if (!s.ok()) return s;
   const size_t memory = opened->reader->ApproximateMemoryUsage();
   Dropped dropped;  // released after the lock: closes their files unless a reader holds them
@@ -146,9 +150,10 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
 
 std::unique_ptr<InternalIterator> TableCache::NewIterator(const TableReadOptions& options,
                                                           uint64_t number, uint64_t file_size,
-                                                          int level) {
+                                                          int level,
+                                                          SequenceNumber global_seqno) {
   std::shared_ptr<const CachedTable> table;
-  Status s = Find(number, file_size, &table, level);
+  Status s = Find(number, file_size, &table, level, global_seqno);
   if (!s.ok()) return NewEmptyInternalIterator(s);
   std::unique_ptr<InternalIterator> iter = table->reader->NewIterator(options);
   return NewHoldingIterator(std::move(table), std::move(iter));

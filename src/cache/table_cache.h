@@ -77,14 +77,18 @@ class TableCache {
 
   // The open table with file number `number` (its size is `file_size`, from the MANIFEST),
   // opening it on a miss. `level` is the table's level in the version asking (-1: unknown);
-  // it matters only when the table is opened. Errors name the file.
+  // it matters only when the table is opened. `global_seqno` is the file's
+  // FileMetaData::global_seqno (0 for every file that was not ingested with one); a file
+  // number's global sequence never changes. Errors name the file.
   [[nodiscard]] Status Find(uint64_t number, uint64_t file_size,
-                            std::shared_ptr<const CachedTable>* table, int level = -1);
+                            std::shared_ptr<const CachedTable>* table, int level = -1,
+                            SequenceNumber global_seqno = 0);
 
   // An iterator over the point entries of the table; it keeps the table open while it lives.
   // On error, an empty iterator carrying the error.
   std::unique_ptr<InternalIterator> NewIterator(const TableReadOptions& options, uint64_t number,
-                                                uint64_t file_size, int level = -1);
+                                                uint64_t file_size, int level = -1,
+                                                SequenceNumber global_seqno = 0);
 
   // Forgets the table (its file is being deleted). Holders of it keep it until they let go.
   void Evict(uint64_t number);
@@ -118,9 +122,11 @@ class TableCache {
 
   // Opens the table once.
   [[nodiscard]] Status Open(uint64_t number, uint64_t file_size, int level,
+                            SequenceNumber global_seqno,
                             std::shared_ptr<const CachedTable>* table) const;
   // Opens the table, applying the EMFILE policy above.
   [[nodiscard]] Status OpenWithRetry(uint64_t number, uint64_t file_size, int level,
+                                     SequenceNumber global_seqno,
                                      std::shared_ptr<const CachedTable>* table)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Steps 1 and 2 of the policy after an open failed with too many open files. True when a

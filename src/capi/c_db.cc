@@ -145,4 +145,8 @@ int shale_property_int(shale_t* db, const char* propname, uint64_t* out_val) {
   return db->rep->GetIntProperty(propname, out_val) ? 0 : -1;
 }
 
+uint64_t shale_get_latest_sequence_number(shale_t* db) {
+  return db->rep->GetLatestSequenceNumber();
+}
+
 }  // extern "C"

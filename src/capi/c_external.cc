@@ -35,6 +35,13 @@ void shale_sstfilewriter_delete(shale_sstfilewriter_t* writer, const char* key, 
   SaveError(errptr, writer->rep->Delete(View(key, keylen)));
 }
 
+void shale_sstfilewriter_delete_range(shale_sstfilewriter_t* writer, const char* begin_key,
+                                      size_t begin_keylen, const char* end_key,
+                                      size_t end_keylen, char** errptr) {
+  SaveError(errptr,
+            writer->rep->DeleteRange(View(begin_key, begin_keylen), View(end_key, end_keylen)));
+}
+
 void shale_sstfilewriter_finish(shale_sstfilewriter_t* writer, char** errptr) {
   SaveError(errptr, writer->rep->Finish());
 }
@@ -54,6 +61,36 @@ void shale_ingestexternalfileoptions_destroy(shale_ingestexternalfileoptions_t* 
 void shale_ingestexternalfileoptions_set_move_files(shale_ingestexternalfileoptions_t* options,
                                                     unsigned char move_files) {
   options->rep.move_files = move_files != 0;
+}
+
+void shale_ingestexternalfileoptions_set_snapshot_consistency(shale_ingestexternalfileoptions_t* options,
+    unsigned char snapshot_consistency) {
+  options->rep.snapshot_consistency = snapshot_consistency != 0;
+}
+
+void shale_ingestexternalfileoptions_set_allow_global_seqno(shale_ingestexternalfileoptions_t* options,
+    unsigned char allow_global_seqno) {
+  options->rep.allow_global_seqno = allow_global_seqno != 0;
+}
+
+void shale_ingestexternalfileoptions_set_allow_blocking_flush(shale_ingestexternalfileoptions_t* options,
+    unsigned char allow_blocking_flush) {
+  options->rep.allow_blocking_flush = allow_blocking_flush != 0;
+}
+
+void shale_ingestexternalfileoptions_set_ingest_behind(shale_ingestexternalfileoptions_t* options,
+    unsigned char ingest_behind) {
+  options->rep.ingest_behind = ingest_behind != 0;
+}
+
+void shale_ingestexternalfileoptions_set_verify_checksums_before_ingest(shale_ingestexternalfileoptions_t* options,
+    unsigned char verify_checksums_before_ingest) {
+  options->rep.verify_checksums_before_ingest = verify_checksums_before_ingest != 0;
+}
+
+void shale_ingestexternalfileoptions_set_write_global_seqno(shale_ingestexternalfileoptions_t* options,
+    unsigned char write_global_seqno) {
+  options->rep.write_global_seqno = write_global_seqno != 0;
 }
 
 void shale_ingest_external_file(shale_t* db, const char* const* file_list, size_t list_len,

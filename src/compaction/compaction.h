@@ -17,7 +17,9 @@
 //     than the inputs is itself an input, so the output, placed at output_level, sits below
 //     everything newer and above everything older.
 //  3. `bottommost`: no file outside the inputs holds an older version of any key in the span, so
-//     deletions visible to every reader may be dropped with what they hide.
+//     deletions visible to every reader may be dropped with what they hide. Never set with
+//     Options::allow_ingest_behind: older versions may be ingested behind later
+//     (compaction/reserved_level.h).
 //
 // Lifetime and thread-safety: created by a picker under the DB mutex, which marks the inputs
 // being_compacted (MarkFilesBeingCompacted) and references input_version. The job reads the

@@ -225,7 +225,7 @@ Status CompactionJob::BuildTombstones() {
     for (const FileMetaData* f : in.files) {
       if (f->num_range_deletions == 0) continue;
       std::shared_ptr<const CachedTable> table;
-      Status s = ctx_.table_cache->Find(f->number, f->file_size, &table);
+      Status s = ctx_.table_cache->Find(f->number, f->file_size, &table, -1, f->global_seqno);
       if (!s.ok()) return s;
       if (tombstones_ == nullptr) {
         tombstones_ = std::make_unique<RangeTombstones>(c_->icmp().user_comparator());
@@ -248,7 +248,7 @@ std::unique_ptr<InternalIterator> CompactionJob::NewInputIterator() const {
   for (const CompactionInputLevel& in : c_->inputs()) {
     if (in.level == 0) {
       for (const FileMetaData* f : in.files) {
-        children.push_back(cache->NewIterator(topts, f->number, f->file_size));
+        children.push_back(cache->NewIterator(topts, f->number, f->file_size, -1, f->global_seqno));
       }
       continue;
     }
@@ -257,7 +257,7 @@ std::unique_ptr<InternalIterator> CompactionJob::NewInputIterator() const {
         &c_->icmp(), std::make_unique<VersionLevelFiles>(files),
         [cache, files, topts](size_t i, Status*) {
           const FileMetaData* f = (*files)[i];
-          return cache->NewIterator(topts, f->number, f->file_size);
+          return cache->NewIterator(topts, f->number, f->file_size, -1, f->global_seqno);
         }));
   }
   return NewMergingIterator(&c_->icmp(), std::move(children));
@@ -275,7 +275,7 @@ std::vector<std::string> CompactionJob::SplitPoints(size_t n) const {
   for (const CompactionInputLevel& in : c_->inputs()) {
     for (const FileMetaData* f : in.files) {
       std::shared_ptr<const CachedTable> table;
-      if (!ctx_.table_cache->Find(f->number, f->file_size, &table).ok()) continue;
+      if (!ctx_.table_cache->Find(f->number, f->file_size, &table, -1, f->global_seqno).ok()) continue;
       std::vector<std::string> keys = table->reader->SampleKeys(128);
       if (keys.empty()) continue;
       const double each = static_cast<double>(f->file_size) / static_cast<double>(keys.size());

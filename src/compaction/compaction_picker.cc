@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compaction/level_targets.h"
+#include "compaction/reserved_level.h"
 
 namespace shale {
 
@@ -39,14 +40,19 @@ void CompactionPicker::SetOutputOptions(const Version& v, const Options& o,
                                         uint64_t target_file_size, Compaction* c) const {
   c->target_file_size = target_file_size;
   const int out = c->output_level();
-  if (out > 0 && out + 1 < v.num_levels()) {
+  const int last = LastWritableLevel(o, v.num_levels());
+  // Reserved-level files are never compacted: no reason to cut outputs at their boundaries.
+  if (out > 0 && out + 1 <= last) {
     v.GetOverlappingInputs(out + 1, FirstInternalKeyOf(c->smallest_user_key()),
                            LastInternalKeyOf(c->largest_user_key()), &c->grandparents);
     c->max_grandparent_overlap_bytes = target_file_size * 10;
   }
   c->compression = o.compression;
   c->compression_level = o.compression_level;
-  if (c->bottommost && o.bottommost_compression != kDisableCompressionOption) {
+  // Bottommost compression goes where the bulk of the data sits: the bottommost output, or, with
+  // a reserved last level (where nothing counts as bottommost), the last writable level.
+  const bool bottom_data = c->bottommost || (ReservesLastLevel(o, v.num_levels()) && out == last);
+  if (bottom_data && o.bottommost_compression != kDisableCompressionOption) {
     c->compression = o.bottommost_compression;
   }
   c->max_subcompactions = std::max<uint32_t>(1, o.max_subcompactions);
@@ -58,7 +64,9 @@ std::unique_ptr<Compaction> CompactionPicker::PickManualCompaction(
     bool force_bottommost, uint32_t max_subcompactions, bool* conflict) {
   *conflict = false;
   const Comparator* ucmp = icmp_->user_comparator();
-  const int n = v->num_levels();
+  // The output level; with a reserved last level (never an input, never written) the level
+  // above it.
+  const int bottom = LastWritableLevel(o, v->num_levels());
   std::optional<std::string> lo, hi;
   if (begin) lo = std::string(*begin);
   if (end) hi = std::string(*end);
@@ -67,7 +75,7 @@ std::unique_ptr<Compaction> CompactionPicker::PickManualCompaction(
   for (bool widened = true; widened;) {
     widened = false;
     inputs.clear();
-    for (int level = 0; level < n; level++) {
+    for (int level = 0; level <= bottom; level++) {
       CompactionInputLevel in;
       in.level = level;
       std::optional<std::string_view> b, e;
@@ -91,7 +99,7 @@ std::unique_ptr<Compaction> CompactionPicker::PickManualCompaction(
     }
   }
   if (inputs.empty()) return nullptr;
-  if (inputs.size() == 1 && inputs[0].level == n - 1 && !force_bottommost) return nullptr;
+  if (inputs.size() == 1 && inputs[0].level == bottom && !force_bottommost) return nullptr;
   for (const CompactionInputLevel& in : inputs) {
     for (const FileMetaData* f : in.files) {
       if (f->being_compacted) {
@@ -101,16 +109,19 @@ std::unique_ptr<Compaction> CompactionPicker::PickManualCompaction(
     }
   }
   auto c = std::make_unique<Compaction>(v, icmp_, CompactionReason::kManual, std::move(inputs),
-                                        n - 1);
+                                        bottom);
   c->MarkFilesBeingCompacted(true);
-  if (OverlapsPending(pending, n - 1, c->smallest_user_key(), c->largest_user_key())) {
+  if (OverlapsPending(pending, bottom, c->smallest_user_key(), c->largest_user_key())) {
     *conflict = true;
     c->ReleaseInputs();
     return nullptr;
   }
-  c->bottommost = true;
+  // Every older version of the span is an input, unless a reserved last level lies below (it
+  // may hold, or later receive, older data).
+  c->bottommost = !ReservesLastLevel(o, v->num_levels());
   const LevelTargets targets = ComputeLevelTargets(*v, o);
-  SetOutputOptions(*v, o, TargetFileSizeForLevel(o, n - 1, std::min(targets.base_level, n - 1)),
+  SetOutputOptions(*v, o,
+                   TargetFileSizeForLevel(o, bottom, std::min(targets.base_level, bottom)),
                    c.get());
   c->max_subcompactions = std::max<uint32_t>(1, max_subcompactions);
   return c;

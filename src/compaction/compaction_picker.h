@@ -9,7 +9,8 @@
 // A pick marks its input files being_compacted and references the Version; files already being
 // compacted are never picked, and an output is never sent into a range of a level where a
 // running flush or compaction will add files (PendingOutputRange), so compactions may run
-// side by side.
+// side by side. With Options::allow_ingest_behind no picker reads from or writes to the last
+// level, and no pick is bottommost (compaction/reserved_level.h).
 //
 // Thread-safety: stateless apart from construction; call under the DB mutex.
 #ifndef SHALE_COMPACTION_COMPACTION_PICKER_H_
@@ -49,7 +50,8 @@ class CompactionPicker {
 
   // DB::CompactRange over user keys [begin, end] (a missing bound is open): every file that
   // overlaps the range, widened until no file outside the set overlaps it, merged in one pass
-  // into the bottom level. Null with *conflict = false when there is nothing to do (no file
+  // into the bottom level (with allow_ingest_behind: num_levels - 2; the reserved last level
+  // is never an input, see compaction/reserved_level.h). Null with *conflict = false when there is nothing to do (no file
   // overlaps, or only bottom-level files do and !force_bottommost); null with *conflict = true
   // when a file it needs is being compacted or a pending output lands in its way (wait and
   // retry). FIFO picks its deletions instead.

@@ -3,10 +3,14 @@
 // with ttl > 0 tables written more than ttl seconds ago are deleted too. Files in levels below
 // L0 (left by an earlier compaction style) are older than every L0 file and go first.
 // Data older than the newest deleted table may vanish: FIFO is for data that ages out.
+// With allow_ingest_behind the reserved last level is left alone: its files are neither
+// counted against max_table_files_size nor deleted (by size or by ttl); they stay until the
+// user removes them (compaction/reserved_level.h).
 #include <algorithm>
 #include <ctime>
 
 #include "compaction/compaction_picker.h"
+#include "compaction/reserved_level.h"
 
 namespace shale {
 namespace {
@@ -18,7 +22,7 @@ class FifoCompactionPicker final : public CompactionPicker {
   std::unique_ptr<Compaction> PickCompaction(Version* v, const Options& o,
                                              const std::vector<PendingOutputRange>&,
                                              uint64_t now) override {
-    std::vector<FileMetaData*> oldest_first = OldestFirst(*v);
+    std::vector<FileMetaData*> oldest_first = OldestFirst(*v, o);
     for (const FileMetaData* f : oldest_first) {
       if (f->being_compacted) return nullptr;
     }
@@ -58,10 +62,10 @@ class FifoCompactionPicker final : public CompactionPicker {
   }
 
   bool NeedsCompaction(const Version& v, const Options& o, uint64_t now) const override {
+    const std::vector<FileMetaData*> files = OldestFirst(v, o);
     uint64_t total = 0;
-    for (int level = 0; level < v.num_levels(); level++) total += v.NumLevelBytes(level);
+    for (const FileMetaData* f : files) total += f->file_size;
     if (total > o.compaction_options_fifo.max_table_files_size) return true;
-    const std::vector<FileMetaData*> files = OldestFirst(v);
     return !files.empty() && Expired(*files.front(), o, now);
   }
 
@@ -82,10 +86,11 @@ class FifoCompactionPicker final : public CompactionPicker {
     return o.ttl > 0 && f.creation_time > 0 && f.creation_time + o.ttl < now;
   }
 
-  // Every file, oldest first: the bottom level up to L1, then L0 from its oldest file.
-  static std::vector<FileMetaData*> OldestFirst(const Version& v) {
+  // Every file FIFO may delete, oldest first: the bottom (last writable) level up to L1, then
+  // L0 from its oldest file.
+  static std::vector<FileMetaData*> OldestFirst(const Version& v, const Options& o) {
     std::vector<FileMetaData*> files;
-    for (int level = v.num_levels() - 1; level >= 1; level--) {
+    for (int level = LastWritableLevel(o, v.num_levels()); level >= 1; level--) {
       for (FileMetaData* f : v.files(level)) files.push_back(f);
     }
     const std::vector<FileMetaData*>& l0 = v.files(0);

@@ -2,12 +2,16 @@
 // compacted into the next one, except that L0 always goes first when it is due, and a level
 // whose compaction would collide with a due L0 -> base compaction waits, so L0 is never starved
 // by deeper work. Within a level the file whose overlap with the next level is smallest
-// relative to its own size is chosen (least rewriting per byte moved down).
+// relative to its own size is chosen (least rewriting per byte moved down). With
+// allow_ingest_behind the tree ends one level early: nothing is picked from or compacted into
+// the reserved last level (compaction/reserved_level.h).
 #include <algorithm>
+#include <cassert>
 #include <limits>
 
 #include "compaction/compaction_picker.h"
 #include "compaction/level_targets.h"
+#include "compaction/reserved_level.h"
 
 namespace shale {
 namespace {
@@ -27,7 +31,7 @@ class LevelCompactionPicker final : public CompactionPicker {
     if (v->num_levels() < 2) return nullptr;
     const LevelTargets t = ComputeLevelTargets(*v, o);
     std::vector<int> order;
-    for (int level = 0; level + 1 < v->num_levels(); level++) {
+    for (int level = 0; level < LastWritableLevel(o, v->num_levels()); level++) {
       if (t.scores[level] >= 1.0) order.push_back(level);
     }
     // L0 first, then by score, highest first.
@@ -53,7 +57,7 @@ class LevelCompactionPicker final : public CompactionPicker {
   bool NeedsCompaction(const Version& v, const Options& o, uint64_t now) const override {
     if (v.num_levels() < 2) return false;
     const LevelTargets t = ComputeLevelTargets(v, o);
-    for (int level = 0; level + 1 < v.num_levels(); level++) {
+    for (int level = 0; level < LastWritableLevel(o, v.num_levels()); level++) {
       if (t.scores[level] >= 1.0) return true;
       for (const FileMetaData* f : v.files(level)) {
         if (Expired(*f, o, now)) return true;
@@ -79,8 +83,9 @@ class LevelCompactionPicker final : public CompactionPicker {
     return Finish(v, o, t, pending, std::move(inputs), out, CompactionReason::kL0FileCount);
   }
 
-  // ttl: a file above the bottom level written more than ttl seconds ago (creation_time)
-  // moves down one level, so old data keeps flowing to the bottom even without new writes.
+  // ttl: a file above the bottom (last writable) level written more than ttl seconds ago
+  // (creation_time) moves down one level, so old data keeps flowing to the bottom even without
+  // new writes.
   static bool Expired(const FileMetaData& f, const Options& o, uint64_t now) {
     return o.ttl > 0 && f.creation_time > 0 && f.creation_time + o.ttl < now &&
            !f.being_compacted;
@@ -90,7 +95,7 @@ class LevelCompactionPicker final : public CompactionPicker {
                                           const std::vector<PendingOutputRange>& pending,
                                           uint64_t now) {
     if (o.ttl == 0) return nullptr;
-    for (int level = 0; level + 1 < v->num_levels(); level++) {
+    for (int level = 0; level < LastWritableLevel(o, v->num_levels()); level++) {
       for (FileMetaData* f : v->files(level)) {
         if (!Expired(*f, o, now)) continue;
         std::vector<CompactionInputLevel> inputs(1);
@@ -177,6 +182,7 @@ class LevelCompactionPicker final : public CompactionPicker {
                                      const std::vector<PendingOutputRange>& pending,
                                      std::vector<CompactionInputLevel> inputs, int out,
                                      CompactionReason reason) {
+    assert(out <= LastWritableLevel(o, v->num_levels()));
     const Comparator* ucmp = icmp_->user_comparator();
     std::string lo, hi;
     bool first = true;
@@ -201,7 +207,8 @@ class LevelCompactionPicker final : public CompactionPicker {
     }
     if (!next.files.empty()) inputs.push_back(std::move(next));
     auto c = std::make_unique<Compaction>(v, icmp_, reason, std::move(inputs), out);
-    c->bottommost = !OverlapsBelow(*v, out, lo, hi);
+    // With a reserved last level, older data may be ingested behind at any time.
+    c->bottommost = !ReservesLastLevel(o, v->num_levels()) && !OverlapsBelow(*v, out, lo, hi);
     SetOutputOptions(*v, o, TargetFileSizeForLevel(o, out, t.base_level), c.get());
     c->MarkFilesBeingCompacted(true);
     return c;

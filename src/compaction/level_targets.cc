@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "compaction/reserved_level.h"
+
 namespace shale {
 namespace {
 
@@ -22,17 +24,17 @@ uint64_t BytesNotBeingCompacted(const Version& v, int level) {
   return n;
 }
 
-// Fills base_level and max_bytes for dynamic level sizes. The bottom level's size is taken to
-// be everything below L0 (flushes of sorted data may have placed files at any level; they
-// are on their way down), and each level above targets a multiplier-th of the one below until
-// a target would be at most max_bytes_for_level_base: that level is the base level.
-void ComputeDynamicTargets(const Version& v, const Options& o, LevelTargets* t) {
-  const int n = v.num_levels();
+// Fills base_level and max_bytes for dynamic level sizes. The bottom level is `last` (the last
+// writable level) and its size is taken to be everything in L1..last (flushes of sorted data
+// may have placed files at any level; they are on their way down). Each level above targets a
+// multiplier-th of the one below until a target would be at most max_bytes_for_level_base:
+// that level is the base level.
+void ComputeDynamicTargets(const Version& v, const Options& o, int last, LevelTargets* t) {
   const double mult = o.max_bytes_for_level_multiplier;
   const uint64_t base_max = o.max_bytes_for_level_base;
   uint64_t total = 0;
-  for (int level = 1; level < n; level++) total += v.NumLevelBytes(level);
-  int base = n - 1;
+  for (int level = 1; level <= last; level++) total += v.NumLevelBytes(level);
+  int base = last;
   double size = static_cast<double>(total);
   while (base > 1 && size > static_cast<double>(base_max)) {
     base--;
@@ -40,7 +42,7 @@ void ComputeDynamicTargets(const Version& v, const Options& o, LevelTargets* t) 
   }
   t->base_level = base;
   uint64_t level_size = static_cast<uint64_t>(size);
-  for (int level = base; level < n; level++) {
+  for (int level = base; level <= last; level++) {
     if (level > base) level_size = SaturatingMultiply(level_size, mult);
     // Never below max_bytes_for_level_base: an hourglass-shaped tree would score deep levels
     // above L0 and starve it.
@@ -52,17 +54,18 @@ void ComputeDynamicTargets(const Version& v, const Options& o, LevelTargets* t) 
 
 LevelTargets ComputeLevelTargets(const Version& v, const Options& o) {
   const int n = v.num_levels();
+  const int last = LastWritableLevel(o, n);
   LevelTargets t;
   t.max_bytes.assign(n, 0);
   t.scores.assign(n, 0.0);
   if (n == 1) {
     t.base_level = 0;
   } else if (o.level_compaction_dynamic_level_bytes) {
-    ComputeDynamicTargets(v, o, &t);
+    ComputeDynamicTargets(v, o, last, &t);
   } else {
     t.base_level = 1;
     uint64_t size = o.max_bytes_for_level_base;
-    for (int level = 1; level < n; level++) {
+    for (int level = 1; level <= last; level++) {
       if (level > 1) size = SaturatingMultiply(size, o.max_bytes_for_level_multiplier);
       t.max_bytes[level] = size;
     }
@@ -77,7 +80,7 @@ LevelTargets ComputeLevelTargets(const Version& v, const Options& o) {
   const double byte_score = static_cast<double>(BytesNotBeingCompacted(v, 0)) /
                             static_cast<double>(std::max<uint64_t>(1, o.max_bytes_for_level_base));
   t.scores[0] = l0_files == 0 ? 0.0 : std::max(count_score, byte_score);
-  for (int level = 1; level + 1 < n; level++) {
+  for (int level = 1; level < last; level++) {
     const uint64_t bytes = BytesNotBeingCompacted(v, level);
     if (bytes == 0) continue;
     if (level < t.base_level) {
@@ -94,6 +97,7 @@ LevelTargets ComputeLevelTargets(const Version& v, const Options& o) {
 uint64_t EstimateLevelPendingBytes(const Version& v, const Options& o, const LevelTargets& t) {
   const int n = v.num_levels();
   if (n == 1) return 0;
+  const int last = LastWritableLevel(o, n);
   uint64_t pending = 0;
   // Bytes flowing into the next level from the compaction of the level above.
   uint64_t incoming = 0;
@@ -103,7 +107,7 @@ uint64_t EstimateLevelPendingBytes(const Version& v, const Options& o, const Lev
     pending += l0_bytes + v.NumLevelBytes(t.base_level);
     incoming = l0_bytes;
   }
-  for (int level = std::max(1, std::min(t.base_level, n - 1)); level + 1 < n; level++) {
+  for (int level = std::max(1, std::min(t.base_level, last)); level < last; level++) {
     const uint64_t size = v.NumLevelBytes(level) + incoming;
     incoming = 0;
     const uint64_t target = t.max_bytes[level];

@@ -12,10 +12,15 @@
 // and gains levels upward as it grows; about 90% of the data always sits in the bottom level,
 // and space amplification stays near 1.11.
 //
+// With Options::allow_ingest_behind the last level is reserved (compaction/reserved_level.h):
+// "the bottom level" above is then num_levels - 2, and the reserved level has no target and
+// scores 0.
+//
 // Scores: L0 scores its file count over level0_file_num_compaction_trigger (and its bytes over
-// max_bytes_for_level_base, so a few huge L0 files also compact); L1..L(n-2) score their bytes
-// over their target. A level above the base level that holds files (a flush can place files
-// there) scores at least 1, so its files move down. A score >= 1 means "compaction due".
+// max_bytes_for_level_base, so a few huge L0 files also compact); the levels from L1 to the
+// one above the bottom level score their bytes over their target. A level above the base level
+// that holds files (a flush can place files there) scores at least 1, so its files move down.
+// A score >= 1 means "compaction due".
 // Files already being compacted do not count.
 //
 // Thread-safety: a plain function of its arguments; call with the Version referenced and the
@@ -33,8 +38,9 @@ namespace shale {
 
 struct LevelTargets {
   int base_level = 1;                 // where L0 compacts to
-  std::vector<uint64_t> max_bytes;    // per level; 0 for L0 and levels above base_level
-  std::vector<double> scores;         // per level; the bottom level always 0
+  std::vector<uint64_t> max_bytes;    // per level; 0 for L0, levels above base_level and a
+                                      // reserved last level
+  std::vector<double> scores;         // per level; the bottom (and a reserved) level always 0
 };
 
 LevelTargets ComputeLevelTargets(const Version& v, const Options& options);

@@ -10,10 +10,15 @@
 // The merged runs are consecutive, so their output goes just above the next older run (or to
 // the bottom level when the oldest run is included) and the order of runs stays the order of
 // age. One universal compaction runs at a time.
+//
+// With allow_ingest_behind the reserved last level is not a run at all: its files are never
+// picked, the bottom level is num_levels - 2, and no merge counts as bottommost
+// (compaction/reserved_level.h).
 #include <algorithm>
 #include <climits>
 
 #include "compaction/compaction_picker.h"
+#include "compaction/reserved_level.h"
 
 namespace shale {
 namespace {
@@ -24,12 +29,13 @@ struct SortedRun {
   uint64_t bytes = 0;
 };
 
-std::vector<SortedRun> SortedRuns(const Version& v) {
+// The runs of L0..LastWritableLevel, newest first.
+std::vector<SortedRun> SortedRuns(const Version& v, const Options& o) {
   std::vector<SortedRun> runs;
   for (FileMetaData* f : v.files(0)) {
     runs.push_back(SortedRun{0, {f}, f->file_size});
   }
-  for (int level = 1; level < v.num_levels(); level++) {
+  for (int level = 1; level <= LastWritableLevel(o, v.num_levels()); level++) {
     if (v.files(level).empty()) continue;
     SortedRun r;
     r.level = level;
@@ -47,7 +53,7 @@ class UniversalCompactionPicker final : public CompactionPicker {
   std::unique_ptr<Compaction> PickCompaction(Version* v, const Options& o,
                                              const std::vector<PendingOutputRange>& pending,
                                              uint64_t) override {
-    const std::vector<SortedRun> runs = SortedRuns(*v);
+    const std::vector<SortedRun> runs = SortedRuns(*v, o);
     if (!Due(runs, o)) return nullptr;
     for (const SortedRun& r : runs) {
       for (const FileMetaData* f : r.files) {
@@ -91,11 +97,11 @@ class UniversalCompactionPicker final : public CompactionPicker {
   }
 
   bool NeedsCompaction(const Version& v, const Options& o, uint64_t) const override {
-    return Due(SortedRuns(v), o);
+    return Due(SortedRuns(v, o), o);
   }
 
   uint64_t EstimatePendingCompactionBytes(const Version& v, const Options& o) const override {
-    const std::vector<SortedRun> runs = SortedRuns(v);
+    const std::vector<SortedRun> runs = SortedRuns(v, o);
     if (!Due(runs, o)) return 0;
     // Everything but the oldest run will be rewritten at least once more.
     uint64_t bytes = 0;
@@ -114,7 +120,7 @@ class UniversalCompactionPicker final : public CompactionPicker {
                                    const std::vector<PendingOutputRange>& pending,
                                    const std::vector<SortedRun>& runs, size_t start, size_t end,
                                    CompactionReason reason) {
-    const int bottom = v->num_levels() - 1;
+    const int bottom = LastWritableLevel(o, v->num_levels());
     int out;
     if (end == runs.size()) {
       out = bottom;
@@ -145,7 +151,8 @@ class UniversalCompactionPicker final : public CompactionPicker {
       c->ReleaseInputs();
       return nullptr;
     }
-    c->bottommost = !older_overlap;
+    // With a reserved last level, older data may be ingested behind at any time.
+    c->bottommost = !ReservesLastLevel(o, v->num_levels()) && !older_overlap;
     // An L0 output stays one file, so its sequence range keeps L0's newest-first order simple.
     SetOutputOptions(*v, o, out == 0 ? 0 : o.target_file_size_base, c.get());
     return c;

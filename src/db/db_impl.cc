@@ -201,11 +201,6 @@ Status DBImpl::Flush(const FlushOptions& options) {
   return s;
 }
 
-Status DBImpl::IngestExternalFile(const std::vector<std::string>&,
-                                  const IngestExternalFileOptions&) {
-  return Status::NotSupported("IngestExternalFile: ingestion is not supported yet");
-}
-
 Status DBImpl::SetOptions(const std::unordered_map<std::string, std::string>& changes) {
   if (changes.empty()) return Status::InvalidArgument("SetOptions: no options given");
   std::string text;
@@ -272,7 +267,7 @@ Status DBImpl::GetApproximateSizes(const Range* ranges, int n, uint64_t* sizes) 
           continue;
         }
         std::shared_ptr<const CachedTable> table;
-        s = table_cache_->Find(f->number, f->file_size, &table);
+        s = table_cache_->Find(f->number, f->file_size, &table, -1, f->global_seqno);
         if (!s.ok()) break;
         const uint64_t a = table->reader->ApproximateOffsetOf(start);
         const uint64_t b = table->reader->ApproximateOffsetOf(limit);

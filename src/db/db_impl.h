@@ -54,6 +54,7 @@
 #include "compaction/compaction.h"
 #include "compaction/compaction_job.h"
 #include "compaction/compaction_picker.h"
+#include "db/external_file.h"
 #include "db/info_log.h"
 #include "db/snapshot_list.h"
 #include "db/super_version.h"
@@ -103,6 +104,21 @@ class DBImpl final : public DB {
   Status GetApproximateSizes(const Range* ranges, int n, uint64_t* sizes) override;
   Options GetOptions() const override;
   const std::string& GetName() const override { return dbname_; }
+  uint64_t GetLatestSequenceNumber() const override { return versions_->LastSequence(); }
+
+  // ---- db_impl_checkpoint.cc (what Checkpoint, shale/checkpoint.h, needs of the DB)
+  // Builds an openable copy of the DB in checkpoint_dir: Checkpoint::CreateCheckpoint.
+  [[nodiscard]] Status CreateCheckpoint(const std::string& checkpoint_dir,
+                                        uint64_t log_size_for_flush) ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  // CreateCheckpoint's steps (db_impl_checkpoint.cc). A plan holds a reference to a Version.
+  struct CheckpointPlan;
+  // Flushes or lists the WALs to copy (per log_size_for_flush), then captures the plan.
+  [[nodiscard]] Status PlanCheckpoint(uint64_t log_size_for_flush, CheckpointPlan* plan)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void CapturePlanLocked(CheckpointPlan* plan) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ReleasePlan(CheckpointPlan* plan) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   // A caller waiting in the write queue.
@@ -224,6 +240,37 @@ class DBImpl final : public DB {
   // Threads for compactions: max_background_jobs minus the flush thread, at least 1.
   int MaxCompactionThreadsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string CompactionStatsString() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- db_impl_ingest.cc (IngestExternalFile's steps)
+  // One file of an IngestExternalFile call as it goes through the steps.
+  struct IngestedFile {
+    ExternalFileInfo info;   // what inspection found
+    uint64_t number = 0;     // its number in the DB (0 until assigned)
+    bool in_dir = false;     // the DB directory holds it (linked or copied)
+    bool linked = false;     // hard-linked rather than copied
+    bool maybe_logged = false;  // a failed MANIFEST write may still have recorded it
+    int level = 0;           // where it goes
+    SequenceNumber seqno = 0;  // its global sequence number (0: none)
+  };
+  [[nodiscard]] Status InspectExternalFiles(const std::vector<std::string>& paths,
+                                            const IngestExternalFileOptions& options,
+                                            std::vector<IngestedFile>* files);
+  [[nodiscard]] Status AddExternalFilesToDir(const IngestExternalFileOptions& options,
+                                             std::vector<IngestedFile>* files)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Takes the write queue's front, flushes as needed, places the files and logs the edit.
+  [[nodiscard]] Status InstallExternalFiles(const IngestExternalFileOptions& options,
+                                            std::vector<IngestedFile>* files)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Flushes the memtables that hold keys in the files' ranges. REQUIRES: the writer queue's
+  // front.
+  [[nodiscard]] Status FlushForIngestionLocked(const IngestExternalFileOptions& options,
+                                               const std::vector<IngestedFile>& files)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Chooses each file's level and sequence number (see db_impl_ingest.cc).
+  [[nodiscard]] Status PlaceExternalFilesLocked(const IngestExternalFileOptions& options,
+                                                std::vector<IngestedFile>* files)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- db_impl.cc
   [[nodiscard]] Status CloseImpl(bool check_snapshots);

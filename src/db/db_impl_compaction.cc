@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "base/filename.h"
 #include "compaction/level_targets.h"
+#include "compaction/reserved_level.h"
 #include "db/db_impl.h"
 
 namespace shale {
@@ -43,6 +44,8 @@ std::vector<PendingOutputRange> DBImpl::PendingRangesLocked() const {
 int DBImpl::PickFlushLevelLocked(std::string_view smallest, std::string_view largest) const {
   const bool lower_levels = options_.compaction_style != kCompactionStyleFIFO;
   int level = versions_->current()->PickLevelForMemTableOutput(smallest, largest, lower_levels);
+  // A reserved last level is for ingest_behind files only.
+  level = std::min(level, LastWritableLevel(options_, versions_->num_levels()));
   const Comparator* ucmp = icmp_.user_comparator();
   for (const auto& [id, p] : pending_ranges_) {
     if (level == 0) break;
@@ -240,6 +243,14 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::strin
           absl::StrCat(options.target_level, " is not below num_levels = ",
                        versions_->num_levels()));
     }
+    if (options.change_level &&
+        options.target_level > LastWritableLevel(options_, versions_->num_levels())) {
+      return Status::InvalidArgument(
+          "CompactRange: target_level",
+          absl::StrCat(options.target_level,
+                       " is the last level, reserved for ingest_behind files "
+                       "(allow_ingest_behind = true)"));
+    }
   }
   // The memtables' data is compacted too.
   Status s = Flush(FlushOptions());
@@ -284,11 +295,13 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::strin
   if (s.ok() && c != nullptr) {
     s = RunCompactionLocked(c.get());
     if (s.ok() && options.change_level && !c->deletion_only) {
-      const int target = options.target_level < 0 ? versions_->num_levels() - 1
-                                                  : options.target_level;
+      const int target = options.target_level < 0
+                             ? LastWritableLevel(options_, versions_->num_levels())
+                             : options.target_level;
       if (target != c->output_level()) {
-        // Nothing else overlaps the output now (the compaction took every overlapping file), so
-        // its files may move to any level.
+        // Nothing else overlaps the output now (the compaction took every overlapping file but
+        // those of a reserved last level, which are older and stay below), so its files may
+        // move to any writable level.
         VersionEdit edit;
         std::vector<FileMetaData*> moved;
         versions_->current()->GetOverlappingInputs(

@@ -172,7 +172,7 @@ Status DBImpl::GetFromVersion(const ReadOptions& options, Version* v, const Look
   // Looks in one file; sets *done when the file decides the outcome.
   auto search_file = [&](const FileMetaData* f, int level) -> Status {
     std::shared_ptr<const CachedTable> table;
-    Status s = table_cache_->Find(f->number, f->file_size, &table, level);
+    Status s = table_cache_->Find(f->number, f->file_size, &table, level, f->global_seqno);
     if (!s.ok()) return s;
     if (!table->tombstones->empty()) {
       *max_tombstone =
@@ -257,7 +257,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
     for (const FileMetaData* f : v->files(level)) {
       if (f->num_range_deletions == 0) continue;
       std::shared_ptr<const CachedTable> table;
-      Status s = table_cache_->Find(f->number, f->file_size, &table, level);
+      Status s = table_cache_->Find(f->number, f->file_size, &table, level, f->global_seqno);
       if (!s.ok()) {
         if (status.ok()) status = s;
         continue;
@@ -267,7 +267,8 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
     }
   }
   for (const FileMetaData* f : v->files(0)) {
-    children.push_back(table_cache_->NewIterator(topts, f->number, f->file_size, /*level=*/0));
+    children.push_back(table_cache_->NewIterator(topts, f->number, f->file_size, /*level=*/0,
+                                                 f->global_seqno));
   }
   TableCache* cache = table_cache_.get();
   for (int level = 1; level < v->num_levels(); level++) {
@@ -277,7 +278,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
         &icmp_, std::make_unique<VersionLevelFiles>(files),
         [cache, files, topts, level](size_t i, Status*) {
           const FileMetaData* f = (*files)[i];
-          return cache->NewIterator(topts, f->number, f->file_size, level);
+          return cache->NewIterator(topts, f->number, f->file_size, level, f->global_seqno);
         }));
   }
   std::unique_ptr<InternalIterator> merged;

@@ -54,6 +54,11 @@ void CheckLevels(const Options& o, RuleChecker* c) {
   c->Require(o.num_levels >= 1, "num_levels", "must be at least 1");
   c->Require(o.compaction_style != kCompactionStyleLevel || o.num_levels >= 2, "num_levels",
              "must be at least 2 with kCompactionStyleLevel");
+  // The last level is reserved for ingest_behind files; L0 and a sorted level must remain.
+  c->Require(!o.allow_ingest_behind || o.num_levels >= 3, "allow_ingest_behind",
+             absl::StrCat("true requires num_levels >= 3 (the last level is reserved for "
+                          "ingest_behind files); num_levels is ",
+                          o.num_levels));
   c->Require(o.level0_file_num_compaction_trigger >= 1, "level0_file_num_compaction_trigger",
              "must be at least 1");
   c->Require(o.level0_slowdown_writes_trigger >= o.level0_file_num_compaction_trigger,
@@ -163,7 +168,6 @@ struct NotSupportedYet {
 const Options kDefaults;
 
 const NotSupportedYet kNotSupportedYet[] = {
-    {"allow_ingest_behind", [](const Options& o) { return o.allow_ingest_behind; }},
     {"max_successive_merges", [](const Options& o) { return o.max_successive_merges != 0; }},
     {"min_write_buffer_number_to_merge",
      [](const Options& o) { return o.min_write_buffer_number_to_merge != kDefaults.min_write_buffer_number_to_merge; }},

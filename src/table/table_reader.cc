@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "table/global_seqno_iterator.h"
 #include "table/two_level_iterator.h"
 
 namespace shale {
@@ -111,8 +112,10 @@ std::unique_ptr<InternalIterator> TableReader::NewIterator(
   };
   std::optional<uint64_t> index_offset;
   if (!two_level_index_) index_offset = index_handle_.offset();
-  return std::make_unique<TwoLevelIterator>(NewIndexIterator(options), std::move(open),
-                                            comparator_, path_, index_offset);
+  auto it = std::make_unique<TwoLevelIterator>(NewIndexIterator(options), std::move(open),
+                                               comparator_, path_, index_offset);
+  if (global_seqno_ == 0) return it;
+  return std::make_unique<GlobalSeqnoIterator>(std::move(it), comparator_, global_seqno_);
 }
 
 std::vector<std::string> TableReader::SampleKeys(size_t max_keys) const {
@@ -136,7 +139,9 @@ std::vector<std::string> TableReader::SampleKeys(size_t max_keys) const {
 
 std::unique_ptr<InternalIterator> TableReader::NewRangeTombstoneIterator() const {
   if (range_del_block_ == nullptr) return NewEmptyInternalIterator();
-  return range_del_block_->NewIterator(comparator_);
+  std::unique_ptr<InternalIterator> it = range_del_block_->NewIterator(comparator_);
+  if (global_seqno_ == 0) return it;
+  return std::make_unique<GlobalSeqnoIterator>(std::move(it), comparator_, global_seqno_);
 }
 
 bool TableReader::KeyMayMatch(const TableReadOptions& options, std::string_view internal_key,
@@ -190,6 +195,23 @@ Status TableReader::SearchDataBlock(const TableReadOptions& options, const Block
 
 Status TableReader::Get(const TableReadOptions& options, std::string_view internal_key,
                         TableGetCallback callback) const {
+  Status s;
+  if (global_seqno_ != 0) {
+    // Every entry reads as sequence global_seqno_: invisible below it; otherwise found by the
+    // stored keys (sequence 0, visible to any snapshot) and handed on rewritten.
+    if (ExtractSequence(internal_key) < global_seqno_) return s;
+    std::string rewritten;
+    auto rewrite = [&](std::string_view stored_key, std::string_view value) {
+      RewriteSequence(stored_key, global_seqno_, &rewritten);
+      return callback(rewritten, value);
+    };
+    return GetStored(options, internal_key, rewrite);
+  }
+  return GetStored(options, internal_key, callback);
+}
+
+Status TableReader::GetStored(const TableReadOptions& options, std::string_view internal_key,
+                              TableGetCallback callback) const {
   Status s;
   if (!KeyMayMatch(options, internal_key, &s)) return s;
   const Comparator* ucmp = comparator_->user_comparator();

@@ -60,6 +60,10 @@ struct TableReaderOptions {
   // reader's life. The table cache sets it for L0 tables when
   // TableOptions::pin_l0_filter_and_index_blocks_in_cache asks. Default: false.
   bool pin_index_and_filter = false;
+  // Non-zero for a table ingested with a global sequence number (FileMetaData::global_seqno):
+  // every entry, stored with sequence 0, is read with this sequence instead (iterators, Get,
+  // range deletions). Default: 0 (the stored sequences).
+  SequenceNumber global_seqno = 0;
 };
 
 // Per-read choices.
@@ -91,7 +95,8 @@ class TableReader {
 
   // Point lookup of `internal_key` (a user key + the reader's snapshot, as a LookupKey gives
   // it): calls `callback` for each entry of that user key at or below the snapshot, newest
-  // first, until it returns false or the versions end. OK when the lookup finished, whether or
+  // first, until it returns false or the versions end. With a global sequence number the
+  // entries are passed with it, and none when it is above the snapshot. OK when the lookup finished, whether or
   // not anything matched. REQUIRES: internal_key is at least 8 bytes (a LookupKey's is).
   Status Get(const TableReadOptions& options, std::string_view internal_key,
              TableGetCallback callback) const;
@@ -154,6 +159,9 @@ class TableReader {
   // False when the filter proves that `internal_key`'s user key is not in the table.
   bool KeyMayMatch(const TableReadOptions& options, std::string_view internal_key,
                    Status* status) const;
+  // Get over the stored keys (no global sequence applied).
+  Status GetStored(const TableReadOptions& options, std::string_view internal_key,
+                   TableGetCallback callback) const;
   // Searches one data block; *done when the versions of the key cannot continue past it.
   Status SearchDataBlock(const TableReadOptions& options, const BlockHandle& handle,
                          std::string_view internal_key, TableGetCallback callback,
@@ -195,6 +203,7 @@ class TableReader {
   BlockHandle range_del_handle_;
   std::unique_ptr<Block> range_del_block_;    // null when the table has no range deletions
   BlockHandle properties_handle_;
+  SequenceNumber global_seqno_ = 0;  // TableReaderOptions::global_seqno
 };
 
 }  // namespace shale

@@ -194,6 +194,7 @@ class TableReader::Opener {
 
   Status LoadFilter() {
     r_->use_filter_ = options_.use_filter;
+    r_->global_seqno_ = options_.global_seqno;
     if (auto it = meta_.find(kFullFilterBlockName); it != meta_.end()) {
       r_->filter_kind_ = FilterKind::kFull;
       r_->filter_handle_ = it->second;

@@ -33,7 +33,7 @@ bool FileMetaData::SamePersistentFields(const FileMetaData& o) const {
          largest_seqno == o.largest_seqno && num_entries == o.num_entries &&
          num_deletions == o.num_deletions && num_range_deletions == o.num_range_deletions &&
          raw_key_size == o.raw_key_size && raw_value_size == o.raw_value_size &&
-         creation_time == o.creation_time;
+         creation_time == o.creation_time && global_seqno == o.global_seqno;
 }
 
 std::string FileMetaData::DebugString() const {
@@ -41,7 +41,8 @@ std::string FileMetaData::DebugString() const {
                       KeyDebugString(largest), "] seq=[", smallest_seqno, ",", largest_seqno,
                       "] entries=", num_entries, " dels=", num_deletions,
                       " range_dels=", num_range_deletions, " raw_key=", raw_key_size,
-                      " raw_value=", raw_value_size, " created=", creation_time);
+                      " raw_value=", raw_value_size, " created=", creation_time,
+                      global_seqno != 0 ? absl::StrCat(" global_seq=", global_seqno) : "");
 }
 
 FileMetaData* NewSharedFileMetaData(const FileMetaData& f) {

@@ -44,6 +44,12 @@ struct FileMetaData {
   uint64_t raw_value_size = 0;
   // When the file was written, in seconds since the Unix epoch (0: unknown).
   uint64_t creation_time = 0;
+  // For a file ingested with IngestExternalFile: the sequence number every entry of the file
+  // is read with (the file itself stores 0 in every entry, as SstFileWriter writes them); then
+  // smallest_seqno == largest_seqno == global_seqno. 0: entries are read with the sequence
+  // numbers stored in the file (every flushed or compacted file, and ingested files that were
+  // given sequence 0).
+  SequenceNumber global_seqno = 0;
 
   // ---- Runtime only: never written. ----
   // The number of Versions that list this file.

@@ -32,6 +32,9 @@ enum FileFieldTag : uint32_t {
   kRawKeySize = 4,
   kRawValueSize = 5,
   kCreationTime = 6,
+  // Not safe to ignore: a reader that did not apply it would see the file's entries at
+  // sequence 0 instead of the one ingestion assigned.
+  kGlobalSeqno = 7,
 };
 
 Status EditCorruption(std::string_view what) {
@@ -75,6 +78,7 @@ void EncodeFileBody(const FileMetaData& f, std::string* dst) {
   PutFileField(dst, kRawKeySize, f.raw_key_size);
   PutFileField(dst, kRawValueSize, f.raw_value_size);
   PutFileField(dst, kCreationTime, f.creation_time);
+  PutFileField(dst, kGlobalSeqno, f.global_seqno);
 }
 
 // The field of FileMetaData that an optional file-field tag sets, or nullptr if unknown.
@@ -86,6 +90,7 @@ uint64_t* FileField(FileMetaData* f, uint32_t tag) {
     case kRawKeySize: return &f->raw_key_size;
     case kRawValueSize: return &f->raw_value_size;
     case kCreationTime: return &f->creation_time;
+    case kGlobalSeqno: return &f->global_seqno;
     default: return nullptr;
   }
 }

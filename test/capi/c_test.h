@@ -91,5 +91,7 @@ void TestCompaction(void);
 void TestStatistics(void);
 void TestCorruption(void);
 void TestExternalFiles(void);
+void TestCheckpoint(void);
+void TestBulkLoader(void);
 
 #endif /* SHALE_TEST_CAPI_C_TEST_H_ */

@@ -113,6 +113,8 @@ int main(int argc, char** argv) {
   TestStatistics();
   TestCorruption();
   TestExternalFiles();
+  TestCheckpoint();
+  TestBulkLoader();
 
   if (rmdir(dir) != 0) Fail(__FILE__, __LINE__, "work directory not empty at the end", dir);
   printf("c_test: all checks passed\n");

@@ -1,7 +1,8 @@
 // The pickers on hand-built Versions: level (L0 first, busy files skipped, pending output
 // ranges respected, trivial moves), universal (size amplification, size ratio, run count), FIFO
 // (size bound, ttl) and the manual pick of CompactRange (widened until closed, into the bottom
-// level, conflicts).
+// level, conflicts); and each of them with the last level reserved by allow_ingest_behind
+// (never read, never written, never bottommost).
 #include "compaction/compaction_picker.h"
 
 #include <gtest/gtest.h>
@@ -316,6 +317,119 @@ TEST_F(PickerTest, FifoTtlDeletesExpiredFiles) {
   EXPECT_EQ(Inputs(*c), "L0:1,2");
 }
 
+// ---------------------------------------------------------------- Reserved last level
+
+// With allow_ingest_behind (num_levels = 4 here) L3 belongs to ingest_behind files: L2 is the
+// bottom. Each test also runs the same tree without the option where that shows the
+// difference.
+
+TEST_F(PickerTest, ReservedLevelTheLastWritableLevelIsTheBottom) {
+  auto picker = NewLevelCompactionPicker(&icmp_);
+  // L2 is 5x over its static target (10000): due only when L3 is writable.
+  Build({{2, File("a", "m", 50000)}, {3, File("a", "z", 10)}});
+  ASSERT_TRUE(picker->NeedsCompaction(*v(), options_, 0));
+  options_.allow_ingest_behind = true;
+  EXPECT_FALSE(picker->NeedsCompaction(*v(), options_, 0));
+  EXPECT_EQ(Pick(picker.get()), nullptr);
+  EXPECT_EQ(picker->EstimatePendingCompactionBytes(*v(), options_), 0u);
+}
+
+TEST_F(PickerTest, ReservedLevelCompactionsAreNeverBottommost) {
+  auto picker = NewLevelCompactionPicker(&icmp_);
+  // Nothing lies below the output: bottommost, unless older data may be ingested behind.
+  Build({{1, File("a", "c", 2000)}, {2, File("b", "c", 100)}});
+  Compaction* c = Pick(picker.get());
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(c->bottommost);
+  Release();
+  options_.allow_ingest_behind = true;
+  c = Pick(picker.get());
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(Inputs(*c), "L1:1 L2:2");
+  EXPECT_EQ(c->output_level(), 2);
+  EXPECT_FALSE(c->bottommost);
+}
+
+TEST_F(PickerTest, ReservedLevelBottommostCompressionGoesToTheLastWritableLevel) {
+  auto picker = NewLevelCompactionPicker(&icmp_);
+  options_.allow_ingest_behind = true;
+  options_.compression = kNoCompression;
+  options_.bottommost_compression = kZSTD;
+  Build({{1, File("a", "c", 2000)}, {2, File("b", "c", 100)}});
+  Compaction* c = Pick(picker.get());
+  ASSERT_NE(c, nullptr);
+  EXPECT_FALSE(c->bottommost);
+  EXPECT_EQ(c->compression, kZSTD);
+  EXPECT_TRUE(c->grandparents.empty()) << "reserved files are no grandparents";
+  Release();
+  Build({{0, File("a", "c", 10)}, {0, File("a", "c", 10)}, {0, File("a", "c", 10)},
+         {0, File("a", "c", 10)}, {1, File("a", "b", 10)}});
+  c = Pick(picker.get());
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->output_level(), 1);
+  EXPECT_EQ(c->compression, kNoCompression);
+}
+
+TEST_F(PickerTest, ReservedLevelTtlStopsAboveIt) {
+  auto picker = NewLevelCompactionPicker(&icmp_);
+  options_.ttl = 100;
+  options_.allow_ingest_behind = true;
+  Build({{2, File("a", "c", 10, 500)}, {3, File("a", "c", 10, 500)}});
+  EXPECT_FALSE(picker->NeedsCompaction(*v(), options_, 1000));
+  EXPECT_EQ(Pick(picker.get(), 1000), nullptr);
+  options_.allow_ingest_behind = false;
+  ASSERT_TRUE(picker->NeedsCompaction(*v(), options_, 1000));
+  Release();
+  options_.allow_ingest_behind = true;
+  Build({{1, File("a", "c", 10, 500)}, {3, File("a", "c", 10, 500)}});
+  Compaction* c = Pick(picker.get(), 1000);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->reason(), CompactionReason::kTtl);
+  EXPECT_EQ(Inputs(*c), "L1:3");
+  EXPECT_EQ(c->output_level(), 2);
+}
+
+TEST_F(PickerTest, ReservedLevelUniversalIsNoRun) {
+  auto picker = NewUniversalCompactionPicker(&icmp_);
+  options_.allow_ingest_behind = true;
+  // Three L0 runs and an L3 file: four runs without the option, three (below the trigger)
+  // with it.
+  Build({{3, File("a", "z", 100)}, {0, File("a", "z", 100)}, {0, File("a", "z", 100)},
+         {0, File("a", "z", 100)}});
+  EXPECT_FALSE(picker->NeedsCompaction(*v(), options_, 0));
+  EXPECT_EQ(Pick(picker.get()), nullptr);
+  // Size amplification merges everything into L2, not L3, and is not bottommost.
+  Build({{3, File("a", "z", 100000)}, {2, File("a", "z", 100)}, {0, File("a", "z", 100)},
+         {0, File("a", "z", 100)}, {0, File("a", "z", 100)}});
+  Compaction* c = Pick(picker.get());
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->reason(), CompactionReason::kUniversalSizeAmp);
+  EXPECT_EQ(Inputs(*c), "L0:7,8,9 L2:6");
+  EXPECT_EQ(c->output_level(), 2);
+  EXPECT_FALSE(c->bottommost);
+}
+
+TEST_F(PickerTest, ReservedLevelFifoNeitherCountsNorDeletesIt) {
+  auto picker = NewFifoCompactionPicker(&icmp_);
+  options_.compaction_options_fifo.max_table_files_size = 250;
+  options_.ttl = 100;
+  options_.allow_ingest_behind = true;
+  // 200 bytes in L0: under the bound, although the expired L3 file is huge.
+  Build({{3, File("a", "z", 100000, 500)}, {0, File("a", "z", 100, 950)},
+         {0, File("a", "z", 100, 990)}});
+  EXPECT_FALSE(picker->NeedsCompaction(*v(), options_, 1000));
+  EXPECT_EQ(Pick(picker.get(), 1000), nullptr);
+  options_.allow_ingest_behind = false;
+  EXPECT_TRUE(picker->NeedsCompaction(*v(), options_, 1000));
+  options_.allow_ingest_behind = true;
+  // Over the bound: the oldest file above L3 goes.
+  Build({{3, File("a", "z", 100000)}, {2, File("a", "z", 100)}, {0, File("a", "z", 100)},
+         {0, File("a", "z", 100)}});
+  Compaction* c = Pick(picker.get());
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(Inputs(*c), "L2:5");
+}
+
 // ---------------------------------------------------------------- Convergence
 
 // Random trees, compacted pick after pick (the "job" merges the inputs into one file at the
@@ -359,6 +473,14 @@ class PickerConvergenceTest : public PickerTest {
 
   // The invariants of a fresh pick `c` of version v().
   void CheckPick(const Compaction& c) {
+    if (options_.allow_ingest_behind) {
+      const int reserved = v()->num_levels() - 1;
+      EXPECT_FALSE(c.bottommost) << "bottommost with a reserved last level";
+      EXPECT_LT(c.output_level(), reserved) << c.InputSummary();
+      for (const CompactionInputLevel& in : c.inputs()) {
+        EXPECT_LT(in.level, reserved) << "reserved-level input in " << c.InputSummary();
+      }
+    }
     std::set<uint64_t> inputs;
     int last_level = -1;
     SequenceNumber newest_l0_input = 0;
@@ -451,8 +573,18 @@ class PickerConvergenceTest : public PickerTest {
     return next;
   }
 
+  // The numbers of the files in the last level of `files`.
+  std::set<uint64_t> LastLevel(const Files& files) const {
+    std::set<uint64_t> r;
+    for (const auto& [level, f] : files) {
+      if (level == options_.num_levels - 1) r.insert(f.number);
+    }
+    return r;
+  }
+
   void Converge(CompactionPicker* picker, Random* rnd) {
     Files files = RandomTree(rnd);
+    const std::set<uint64_t> last_level_before = LastLevel(files);
     Build(files);
     int picks = 0;
     for (; picks < 300 && picker->NeedsCompaction(*v(), options_, 0); picks++) {
@@ -470,6 +602,9 @@ class PickerConvergenceTest : public PickerTest {
     }
     EXPECT_FALSE(picker->NeedsCompaction(*v(), options_, 0))
         << "still due after " << picks << " picks:\n" << v()->DebugString();
+    if (options_.allow_ingest_behind) {
+      EXPECT_EQ(LastLevel(files), last_level_before) << "the reserved last level changed";
+    }
   }
 };
 
@@ -498,6 +633,53 @@ TEST_F(PickerConvergenceTest, UniversalStyle) {
     options_.compaction_options_universal.max_size_amplification_percent =
         50 + static_cast<unsigned>(rnd.Uniform(300));
     Converge(picker.get(), &rnd);
+  }
+}
+
+// The same random trees (with files in the last level, as ingest_behind leaves them) converge
+// without reading or writing the reserved level.
+TEST_F(PickerConvergenceTest, LevelStyleWithReservedLastLevel) {
+  auto picker = NewLevelCompactionPicker(&icmp_);
+  options_.num_levels = 5;
+  options_.allow_ingest_behind = true;
+  options_.max_bytes_for_level_base = 100000;
+  options_.max_bytes_for_level_multiplier = 4;
+  Random rnd(27);
+  for (int round = 0; round < 200 && !HasFailure(); round++) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    options_.level_compaction_dynamic_level_bytes = rnd.OneIn(2);
+    options_.level0_file_num_compaction_trigger = 1 + static_cast<int>(rnd.Uniform(4));
+    Converge(picker.get(), &rnd);
+  }
+}
+
+TEST_F(PickerConvergenceTest, UniversalStyleWithReservedLastLevel) {
+  auto picker = NewUniversalCompactionPicker(&icmp_);
+  options_.num_levels = 5;
+  options_.allow_ingest_behind = true;
+  Random rnd(28);
+  for (int round = 0; round < 200 && !HasFailure(); round++) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    options_.level0_file_num_compaction_trigger = 2 + static_cast<int>(rnd.Uniform(4));
+    options_.compaction_options_universal.size_ratio = static_cast<unsigned>(rnd.Uniform(50));
+    options_.compaction_options_universal.max_size_amplification_percent =
+        50 + static_cast<unsigned>(rnd.Uniform(300));
+    Converge(picker.get(), &rnd);
+  }
+}
+
+TEST_F(PickerConvergenceTest, FifoStyleWithReservedLastLevel) {
+  auto picker = NewFifoCompactionPicker(&icmp_);
+  options_.num_levels = 5;
+  options_.allow_ingest_behind = true;
+  Random rnd(29);
+  for (int round = 0; round < 200 && !HasFailure(); round++) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    options_.compaction_options_fifo.max_table_files_size = rnd.Uniform(300000);
+    Converge(picker.get(), &rnd);
+    uint64_t total = 0;  // the bound holds for the levels FIFO owns
+    for (int level = 0; level + 1 < v()->num_levels(); level++) total += v()->NumLevelBytes(level);
+    EXPECT_LE(total, options_.compaction_options_fifo.max_table_files_size);
   }
 }
 
@@ -588,6 +770,45 @@ TEST_F(ManualPickTest, NothingToDo) {
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(Inputs(*c), "L3:8");
   EXPECT_EQ(c->output_level(), 3);
+}
+
+TEST_F(ManualPickTest, ReservedLevelIsNeitherInputNorOutput) {
+  options_.allow_ingest_behind = true;
+  bool conflict = true;
+  // [c, c] widens through #1, #5 and #4 to h, but not into L3's #7.
+  Compaction* c = Manual("c", "c", false, &conflict);
+  ASSERT_NE(c, nullptr);
+  EXPECT_FALSE(conflict);
+  EXPECT_EQ(Inputs(*c), "L0:1 L1:3,4 L2:5");
+  EXPECT_EQ(c->output_level(), 2);
+  EXPECT_EQ(c->largest_user_key(), "h");
+  EXPECT_FALSE(c->bottommost);
+  Release();
+  c = Manual(std::nullopt, std::nullopt, false, &conflict);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(Inputs(*c), "L0:1 L1:2,3,4 L2:5,6");
+  EXPECT_EQ(c->output_level(), 2);
+  EXPECT_FALSE(c->bottommost);
+  Release();
+  // Only reserved files overlap: nothing to do, forced or not.
+  EXPECT_EQ(Manual("p", "p", true, &conflict), nullptr);
+  EXPECT_FALSE(conflict);
+  // Only the last writable level overlaps: as for the bottom level.
+  EXPECT_EQ(Manual("x", "x", false, &conflict), nullptr);
+  EXPECT_FALSE(conflict);
+  c = Manual("x", "x", true, &conflict);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(Inputs(*c), "L2:6");
+  EXPECT_EQ(c->output_level(), 2);
+  // A pending output in the reserved level is no conflict; one in L2 is.
+  Release();
+  pending_ = {PendingOutputRange{3, "a", "z"}};
+  c = Manual("c", "c", false, &conflict);
+  EXPECT_NE(c, nullptr);
+  Release();
+  pending_ = {PendingOutputRange{2, "h", "h"}};
+  EXPECT_EQ(Manual("c", "c", false, &conflict), nullptr);
+  EXPECT_TRUE(conflict);
 }
 
 TEST_F(ManualPickTest, FifoManualPicksItsDeletions) {

@@ -158,6 +158,42 @@ TEST_F(LevelTargetsTest, PendingBytesCountTheExcessAndItsShareOfTheNextLevel) {
   }
 }
 
+// allow_ingest_behind: L6 is reserved, L5 is the bottom. The reserved level's bytes do not
+// size the tree, it has no target, and the bottom (L5) never scores.
+TEST_F(LevelTargetsTest, ReservedLastLevelMovesTheBottomUp) {
+  options_.allow_ingest_behind = true;
+  auto v = Make({{6, File("a", "z", 90000000)}, {5, File("a", "z", 500000)}});
+  LevelTargets t = ComputeLevelTargets(*v->get(), options_);
+  EXPECT_EQ(t.base_level, 3) << "sized from L5's 500000 bytes, not L6's";
+  EXPECT_EQ(t.max_bytes[3], 10000u);
+  EXPECT_EQ(t.max_bytes[4], 50000u);
+  EXPECT_EQ(t.max_bytes[5], 500000u);
+  EXPECT_EQ(t.max_bytes[6], 0u);
+  EXPECT_EQ(t.scores[5], 0.0);
+  EXPECT_EQ(t.scores[6], 0.0);
+  EXPECT_EQ(Pending(*v->get()), 0u);
+
+  // Static sizes: targets stop at L5, and an over-full L5 is not due.
+  options_.level_compaction_dynamic_level_bytes = false;
+  auto s = Make({{5, File("a", "z", 900000000)}, {6, File("a", "z", 10)}});
+  t = ComputeLevelTargets(*s->get(), options_);
+  EXPECT_EQ(t.max_bytes[5], 100000000u);
+  EXPECT_EQ(t.max_bytes[6], 0u);
+  EXPECT_EQ(t.scores[5], 0.0);
+  auto over = Make({{4, File("a", "z", 90000000)}, {6, File("a", "z", 10)}});
+  t = ComputeLevelTargets(*over->get(), options_);
+  EXPECT_DOUBLE_EQ(t.scores[4], 9.0);
+  EXPECT_GT(Pending(*over->get()), 0u);
+
+  // Three levels: L0 compacts into L1, the only sorted level.
+  options_.level_compaction_dynamic_level_bytes = true;
+  options_.num_levels = 3;
+  auto three = Make({{1, File("a", "z", 90000000)}, {2, File("a", "z", 90000000)}});
+  t = ComputeLevelTargets(*three->get(), options_);
+  EXPECT_EQ(t.base_level, 1);
+  EXPECT_EQ(t.scores[1], 0.0);
+}
+
 TEST_F(LevelTargetsTest, TargetFileSizeGrowsBelowTheBaseLevel) {
   options_.target_file_size_base = 1000;
   options_.target_file_size_multiplier = 2;

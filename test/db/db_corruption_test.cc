@@ -622,7 +622,11 @@ TEST_F(DBCorruptionTest, InvalidOptionsAreRefusedNamingTheOption) {
        }},
       // Accepted later, refused now.
       {"use_fsync", [](Options* o) { o->use_fsync = true; }},
-      {"allow_ingest_behind", [](Options* o) { o->allow_ingest_behind = true; }},
+      {"allow_ingest_behind",
+       [](Options* o) {
+         o->allow_ingest_behind = true;  // needs a level to reserve below the others
+         o->num_levels = 2;
+       }},
       {"max_successive_merges", [](Options* o) { o->max_successive_merges = 2; }},
       {"min_write_buffer_number_to_merge",
        [](Options* o) { o->min_write_buffer_number_to_merge = 2; }},

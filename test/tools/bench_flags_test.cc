@@ -38,7 +38,8 @@ TEST(BenchmarkListTest, EveryBenchmarkOfTheIssueExists) {
        {"fillseq", "fillrandom", "fillsync", "fillbatch", "overwrite", "updaterandom",
         "readrandom", "multireadrandom", "readseq", "readreverse", "seekrandom",
         "readwhilewriting", "readrandomwriterandom", "deleteseq", "deleterandom", "flush",
-        "compact", "waitforcompaction", "stats", "levelstats", "sstables", "bulkload"}) {
+        "compact", "waitforcompaction", "stats", "levelstats", "sstables", "bulkload",
+        "bulkload_sorted", "bulkload_external"}) {
     const BenchmarkSpec* spec = FindBenchmark(name);
     ASSERT_NE(spec, nullptr) << name;
     EXPECT_NE(spec->workload == nullptr, spec->admin == nullptr) << name;
@@ -227,6 +228,14 @@ TEST_F(FlagsTest, MalformedValuesAreRejected) {
   absl::SetFlag(&FLAGS_compression_ratio, 0.5);
   absl::SetFlag(&FLAGS_universal_max_merge_width, -1);
   EXPECT_NE(CheckFlags().ToString().find("--universal_max_merge_width"), std::string::npos);
+  absl::SetFlag(&FLAGS_universal_max_merge_width, 0);
+  absl::SetFlag(&FLAGS_bulkload_memory_budget, 1000);
+  EXPECT_NE(CheckFlags().ToString().find("--bulkload_memory_budget"), std::string::npos);
+  absl::SetFlag(&FLAGS_bulkload_memory_budget, 64 << 10);
+  absl::SetFlag(&FLAGS_bulkload_threads, -1);
+  EXPECT_NE(CheckFlags().ToString().find("--bulkload_threads"), std::string::npos);
+  absl::SetFlag(&FLAGS_bulkload_threads, 3);
+  EXPECT_OK(CheckFlags());
 }
 
 TEST_F(FlagsTest, FlagsMapOntoOptions) {

@@ -27,7 +27,8 @@ ALL_BENCHMARKS = [
     "fillseq", "fillrandom", "fillsync", "fillbatch", "overwrite", "updaterandom", "readrandom",
     "multireadrandom", "readseq", "readreverse", "seekrandom", "readwhilewriting",
     "readrandomwriterandom", "deleteseq", "deleterandom", "flush", "compact",
-    "waitforcompaction", "stats", "levelstats", "sstables", "bulkload"]
+    "waitforcompaction", "stats", "levelstats", "sstables", "bulkload", "bulkload_sorted",
+    "bulkload_external"]
 ADMIN_STEPS = {"flush", "waitforcompaction", "stats", "levelstats", "sstables"}
 
 # db_bench's report line (RocksDB 7.8), e.g.
@@ -49,6 +50,24 @@ LEVELSTATS_ROW = re.compile(r"(?m)^L(?P<level>\d+) +(?P<files>\d+) ")
 WAITED_LINE = re.compile(
     r"(?m)^waitforcompaction\((?P<db>.+)\): waited (?P<secs>\d+\.\d{3}) seconds "
     r"\(done at unix time (?P<at>\d+\.\d{6})\)$")
+# The report lines of each multi-phase benchmark, in order; the phases that time no operation
+# one by one have no latencies.
+PHASES = {
+    "bulkload": ["bulkload.fill", "bulkload.compact", "bulkload"],
+    "bulkload_sorted": ["bulkload_sorted.add", "bulkload_sorted.merge", "bulkload_sorted.ingest",
+                        "bulkload_sorted"],
+    "bulkload_external": ["bulkload_external.prepare", "bulkload_external.write",
+                          "bulkload_external.ingest", "bulkload_external"],
+}
+UNTIMED_PHASES = {"compact", "bulkload.compact", "bulkload_sorted.merge", "bulkload_sorted.ingest",
+                  "bulkload_external.prepare", "bulkload_external.write",
+                  "bulkload_external.ingest", "bulkload_external"}
+BULKLOAD_SORTED_TOTAL = re.compile(
+    r"^ \((?P<distinct>\d+) distinct keys; sort \d+\.\d{3} s, spill \d+\.\d{3} s, "
+    r"add waited \d+\.\d{3} s; files per level (?P<levels>L0:\d+( L\d:\d+)*)\)$")
+BULKLOAD_EXTERNAL_TOTAL = re.compile(
+    r"^ \((?P<distinct>\d+) distinct keys of (?P<num>\d+); "
+    r"files per level (?P<levels>L0:\d+( L\d:\d+)*)\)$")
 BULKLOAD_TOTAL = re.compile(
     r"^ \(write amplification (?P<wa>\d+\.\d\d); files per level (?P<levels>L0:\d+( L\d:\d+)*)\)$")
 
@@ -206,9 +225,55 @@ class BenchTest(unittest.TestCase):
         p, _, _ = self.bulkload("--use_existing_db")
         self.assertRegex(p.stdout, r"(?m)^bulkload +: skipped \(--use_existing_db is true\)$")
 
+    def bulk_ingest(self, name, *flags):
+        json_path = os.path.join(self.tmp, "bulk.json")
+        p = self.bench(f"--benchmarks={name},readrandom", "--num=20000", f"--json={json_path}",
+                       *flags)
+        lines = {m.group("name"): m for m in map(REPORT_LINE.match, p.stdout.splitlines()) if m}
+        self.assertEqual(list(lines), PHASES[name] + ["readrandom"], p.stdout)
+        with open(json_path) as f:
+            names = [b["name"] for b in json.load(f)["benchmarks"]]
+        self.assertEqual(names, PHASES[name] + ["readrandom"])
+        # fillrandom's 20000 keys hold about 12,600 distinct ones; every one is found.
+        m = re.match(r"^ \((?P<found>\d+) of 20000 found\)$", lines["readrandom"].group("msg"))
+        self.assertIsNotNone(m, lines["readrandom"].group("msg"))
+        self.assertGreater(int(m.group("found")), 10000)
+        return p, lines
+
+    def test_bulkload_sorted_spills_and_ends_in_the_bottom_level(self):
+        p, lines = self.bulk_ingest("bulkload_sorted", "--bulkload_memory_budget=262144",
+                                    "--bulkload_threads=2", "--target_file_size_base=262144")
+        self.assertIn("memory budget 262144 bytes (0.2 MiB), 2 threads", p.stdout)
+        add, merge, total = (lines["bulkload_sorted.add"], lines["bulkload_sorted.merge"],
+                             lines["bulkload_sorted"])
+        self.assertEqual(add.group("ops"), "20000")
+        self.assertEqual(total.group("ops"), "20000")
+        self.assertIsNotNone(total.group("mbs"))
+        self.assertGreaterEqual(float(total.group("secs")) + 0.0015,
+                                float(add.group("secs")) + float(merge.group("secs")))
+        runs = re.match(r"^ \((?P<runs>\d+) runs spilled, [\d.]+ MiB; (?P<files>\d+) files, ",
+                        merge.group("msg"))
+        self.assertIsNotNone(runs, merge.group("msg"))
+        self.assertGreater(int(runs.group("runs")), 3)
+        m = BULKLOAD_SORTED_TOTAL.match(total.group("msg"))
+        self.assertIsNotNone(m, total.group("msg"))
+        self.assertEqual(merge.group("ops"), m.group("distinct"))
+        self.assertRegex(m.group("levels"), r"^L0:0 L1:0 L2:0 L3:0 L4:0 L5:0 L6:[1-9]\d*$")
+        self.assertEqual(m.group("levels").split(":")[-1], runs.group("files"))
+
+    def test_bulkload_external_ingests_sorted_files(self):
+        p, lines = self.bulk_ingest("bulkload_external", "--target_file_size_base=262144")
+        m = BULKLOAD_EXTERNAL_TOTAL.match(lines["bulkload_external"].group("msg"))
+        self.assertIsNotNone(m, lines["bulkload_external"].group("msg"))
+        self.assertEqual(m.group("num"), "20000")
+        self.assertEqual(lines["bulkload_external"].group("ops"), m.group("distinct"))
+        self.assertRegex(m.group("levels"), r"^L0:0 L1:0 L2:0 L3:0 L4:0 L5:0 L6:[2-9]\d*$")
+        self.assertFalse(os.path.exists(os.path.join(self.db, "external.tmp")))
+
     def test_help_lists_the_flags(self):
         p = run(BENCH, "--help", expect=1)  # absl exits 1 after --help
-        for flag in ("--benchmarks", "--num", "--compression_ratio", "--json", "--bloom_bits"):
+        for flag in ("--benchmarks", "--num", "--compression_ratio", "--json", "--bloom_bits",
+                     "--bulkload_memory_budget", "--bulkload_threads"):
             self.assertIn(flag, p.stdout + p.stderr)
 
     def test_every_benchmark_once(self):
@@ -228,9 +293,7 @@ class BenchTest(unittest.TestCase):
                 skipped.append(m.group("name"))
                 seen.append(m.group("name"))
                 self.assertIn("not supported yet", m.group("why"))
-        timed = [n for b in timed
-                 for n in (["bulkload.fill", "bulkload.compact", "bulkload"] if b == "bulkload"
-                           else [b])]
+        timed = [n for b in timed for n in PHASES.get(b, [b])]
         self.assertEqual(seen, timed, p.stdout)
         self.assertEqual(skipped, [])
         by_name = {m.group("name"): m for m in reported}
@@ -265,7 +328,7 @@ class BenchTest(unittest.TestCase):
             self.assertGreater(b["peak_rss_bytes"], 1 << 20)
             self.assertLessEqual(b["p50_micros"], b["p99_micros"])
             self.assertLessEqual(b["p99_micros"], b["p999_micros"])
-            if b["name"] not in ("compact", "bulkload.compact"):  # one untimed call each
+            if b["name"] not in UNTIMED_PHASES:  # one untimed call each, or phases
                 self.assertGreater(b["p999_micros"], 0, b["name"])
             self.assertGreaterEqual(b["write_amplification"], 0)
             self.assertAlmostEqual(b["ops_per_sec"], b["ops"] / b["seconds"],
@@ -383,6 +446,99 @@ class AdminCliTest(unittest.TestCase):
         self.assertRegex(self.shale("verify", self.db).stdout, r"^OK: \d+ table files and 100 keys")
         p = self.shale("ingest", self.db, os.path.join(self.tmp, "missing.sst"), expect=1)
         self.assertIn("shale: ingest:", p.stderr)
+
+    def scan_hex(self, db, *flags):
+        """{key hex: value hex} of db."""
+        rows = self.shale("scan", db, "--hex", *flags).stdout.splitlines()
+        return dict(r.split(" : ") for r in rows)
+
+    def test_transfer_commands_help(self):
+        out = self.shale("--help").stdout
+        for command in ("ingest", "write-sst", "checkpoint"):
+            self.assertIn(command, out)
+            self.assertIn(f"usage: shale {command}", self.shale(command, "--help").stdout)
+        help_text = self.shale("ingest", "--help").stdout
+        for flag in ("--move", "--ingest_behind", "--verify_checksums", "--no_allow_global_seqno",
+                     "--no_allow_blocking_flush"):
+            self.assertIn(flag, help_text)
+        self.assertIn("missing arguments", self.shale("checkpoint", self.db, expect=2).stderr)
+        self.assertIn("missing arguments", self.shale("ingest", self.db, expect=2).stderr)
+        self.assertIn("--bogus", self.shale("ingest", self.db, "f.sst", "--bogus", expect=2).stderr)
+
+    def test_checkpoint(self):
+        dest = os.path.join(self.tmp, "checkpoint")
+        self.assertRegex(self.shale("checkpoint", self.db, dest).stdout, r"^OK: checkpoint of ")
+        self.assertFalse(os.path.exists(dest + ".tmp"))
+        self.assertEqual(self.scan_hex(dest), self.scan_hex(self.db))
+        tables = self.tables(dest)
+        self.assertTrue(tables)
+        for table in tables:  # hard links to the source's tables
+            self.assertGreaterEqual(os.stat(os.path.join(dest, table)).st_nlink, 2, table)
+        # The copy is a database of its own.
+        self.shale("put", dest, "only-in-copy", "1")
+        self.shale("get", self.db, "only-in-copy", expect=1)
+        self.assertRegex(self.shale("verify", dest).stdout, r"^OK: \d+ table files and 101 keys")
+        # Errors: an existing destination, a missing parent, a missing database.
+        p = self.shale("checkpoint", self.db, dest, expect=1)
+        self.assertIn("shale: checkpoint: Invalid argument", p.stderr)
+        self.assertIn("exists", p.stderr)
+        p = self.shale("checkpoint", self.db, os.path.join(self.tmp, "no", "such", "dest"),
+                       expect=1)
+        self.assertIn("shale: checkpoint:", p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "no")))
+        p = self.shale("checkpoint", os.path.join(self.tmp, "nope"),
+                       os.path.join(self.tmp, "cp2"), expect=1)
+        self.assertIn("no such directory", p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "cp2")))
+
+    def test_write_sst_errors(self):
+        sst = os.path.join(self.tmp, "empty_range.sst")
+        p = self.shale("write-sst", self.db, sst, "--from=zzzz", "--to=zzzzz", expect=1)
+        self.assertIn("no keys in the range", p.stderr)
+        self.assertFalse(os.path.exists(sst))
+        p = self.shale("write-sst", self.db, sst, "--hex", "--from=XYZ", expect=1)
+        self.assertIn("--from", p.stderr)
+        p = self.shale("write-sst", os.path.join(self.tmp, "nope"), sst, expect=1)
+        self.assertIn("no such directory", p.stderr)
+
+    def test_ingest(self):
+        """Needs DB::IngestExternalFile (issue 9)."""
+        source = self.scan_hex(self.db, f"--to={key_hex(100)}")  # keys 0..99
+        # The target holds keys 0..9 (shale_bench's values) and its own value for key 5.
+        target = os.path.join(self.tmp, "ingest_target")
+        run(BENCH, f"--db={target}", "--benchmarks=fillseq", "--num=10", "--seed=9", expect=0)
+        self.shale("put", target, "--hex", key_hex(5), "6C6F63616C")  # "local"
+        low, high = (os.path.join(self.tmp, n) for n in ("low.sst", "high.sst"))
+        p = self.shale("write-sst", self.db, low, "--hex", f"--to={key_hex(50)}")
+        self.assertEqual(p.stdout, f"OK: 50 entries written to {low}\n")
+        self.shale("write-sst", self.db, high, "--hex", f"--from={key_hex(50)}",
+                   f"--to={key_hex(100)}")
+
+        # Errors leave the database as it was: a missing file (named), a missing database, a
+        # file that overlaps the database's keys without a sequence number allowed, a
+        # bottommost ingestion the database was not opened for.
+        before = self.scan_hex(target)
+        p = self.shale("ingest", target, high, os.path.join(self.tmp, "missing.sst"), expect=1)
+        self.assertIn("missing.sst", p.stderr)
+        self.assertIn("no such file", p.stderr)
+        p = self.shale("ingest", os.path.join(self.tmp, "nope"), high, expect=1)
+        self.assertIn("no such directory", p.stderr)
+        p = self.shale("ingest", target, low, "--no_allow_global_seqno", expect=1)
+        self.assertRegex(p.stderr, r"^shale: ingest: \S.*")
+        p = self.shale("ingest", target, high, "--ingest_behind", expect=1)
+        self.assertRegex(p.stderr, r"^shale: ingest: \S.*")
+        self.assertEqual(self.scan_hex(target), before)
+        self.assertTrue(os.path.exists(low) and os.path.exists(high))
+
+        # Keys above the database's: copied (the file stays), checksums verified first.
+        self.assertEqual(self.shale("ingest", target, high, "--verify_checksums").stdout,
+                         "OK: 1 files ingested\n")
+        self.assertTrue(os.path.exists(high))
+        # Overlapping keys: the file's values win; --move takes the file away.
+        self.shale("ingest", target, low, "--move")
+        self.assertFalse(os.path.exists(low))
+        self.assertEqual(self.scan_hex(target), source)
+        self.assertRegex(self.shale("verify", target).stdout, r"^OK: \d+ table files and 100 keys")
 
     def test_missing_and_corrupt_databases(self):
         missing = os.path.join(self.tmp, "nope")

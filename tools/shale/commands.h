@@ -39,9 +39,12 @@ int DeleteCommand(const CliArgs& args);
 int ScanCommand(const CliArgs& args);
 int VerifyCommand(const CliArgs& args);
 int CompactCommand(const CliArgs& args);
-int IngestCommand(const CliArgs& args);
 int StatsCommand(const CliArgs& args);
 int OptionsCommand(const CliArgs& args);
+// Moving data in, out and between databases (transfer_commands.cc).
+int IngestCommand(const CliArgs& args);
+int WriteSstCommand(const CliArgs& args);
+int CheckpointCommand(const CliArgs& args);
 // Commands that read the files directly (dump_sst.cc, dump_manifest.cc).
 int DumpSstCommand(const CliArgs& args);
 int DumpManifestCommand(const CliArgs& args);

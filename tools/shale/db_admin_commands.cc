@@ -1,5 +1,5 @@
-// verify, compact, ingest, stats and options: maintenance through the public API (verify also
-// checks every table file's blocks directly).
+// verify, compact, stats and options: maintenance through the public API (verify also checks
+// every table file's blocks directly).
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -86,22 +86,6 @@ int CompactCommand(const CliArgs& args) {
   }
   if (!s.ok()) return ReportError("compact", s);
   std::printf("OK\n");
-  return kExitOk;
-}
-
-int IngestCommand(const CliArgs& args) {
-  const std::vector<std::string> files(args.positional().begin() + 1, args.positional().end());
-  IngestExternalFileOptions options;
-  options.move_files = args.Has("move");
-  std::unique_ptr<DB> db;
-  Status s = OpenExisting(args.positional()[0], &db);
-  if (s.ok()) s = db->IngestExternalFile(files, options);
-  if (db != nullptr) {
-    Status c = db->Close();
-    if (s.ok()) s = c;
-  }
-  if (!s.ok()) return ReportError("ingest", s);
-  std::printf("OK: %zu files ingested\n", files.size());
   return kExitOk;
 }
 

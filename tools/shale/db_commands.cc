@@ -18,14 +18,6 @@ Status Bytes(const CliArgs& args, size_t i, std::string_view what, std::string* 
   return Status::OK();
 }
 
-// The value of option `name` as bytes, like Bytes.
-Status OptionBytes(const CliArgs& args, std::string_view name, std::string* out) {
-  const std::string v = args.Get(name);
-  if (args.Has("hex")) return ParseHex(v, "--" + std::string(name), out);
-  *out = v;
-  return Status::OK();
-}
-
 }  // namespace
 
 int ReportError(std::string_view command, const Status& s) {

@@ -94,4 +94,11 @@ Status ParseHex(std::string_view s, std::string_view what, std::string* out) {
   return Status::OK();
 }
 
+Status OptionBytes(const CliArgs& args, std::string_view name, std::string* out) {
+  const std::string v = args.Get(name);
+  if (args.Has("hex")) return ParseHex(v, "--" + std::string(name), out);
+  *out = v;
+  return Status::OK();
+}
+
 }  // namespace shale::cli

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "cli_args.h"
 #include "shale/db.h"
 #include "shale/options.h"
 #include "shale/status.h"
@@ -29,6 +30,9 @@ Status LatestOptionsFile(const std::string& dir, std::string* path);
 std::string Printable(std::string_view s, bool hex);
 // Decodes hex digits (either case); InvalidArgument naming `what` if `s` is not hex.
 Status ParseHex(std::string_view s, std::string_view what, std::string* out);
+// The value of option `name` of `args` as bytes (empty when absent): verbatim, or decoded
+// from hex digits when the command was given --hex.
+Status OptionBytes(const CliArgs& args, std::string_view name, std::string* out);
 
 }  // namespace shale::cli
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "commands.h"
@@ -40,9 +41,37 @@ const Command kCommands[] = {
      VerifyCommand},
     {"compact", "compact DIR", "compact the whole key range",
      "Runs a manual compaction over every key (DB::CompactRange).", {}, 1, 1, CompactCommand},
-    {"ingest", "ingest DIR FILE... [--move]", "ingest table files written by SstFileWriter",
-     "  --move   move the files into the database instead of copying them", {{}, {"move"}}, 2,
-     SIZE_MAX, IngestCommand},
+    {"ingest",
+     "ingest DIR FILE... [--move] [--ingest_behind] [--verify_checksums] "
+     "[--no_allow_global_seqno] [--no_allow_blocking_flush]",
+     "ingest table files written by SstFileWriter (or write-sst)",
+     "Adds the files to the database in one atomic step (DB::IngestExternalFile): all of them\n"
+     "or none. Each goes to the lowest level where it overlaps nothing; files that overlap the\n"
+     "database's keys get a sequence number above every key already there, so they win.\n"
+     "  --move                     hard-link the files into the database and remove the\n"
+     "                             originals on success (default: copy them)\n"
+     "  --ingest_behind            put the files in the bottommost level, below every key; older\n"
+     "                             than the database's data (needs allow_ingest_behind=true in\n"
+     "                             the database's options)\n"
+     "  --verify_checksums         verify every block checksum of the files first\n"
+     "  --no_allow_global_seqno    fail instead of assigning a sequence number to files that\n"
+     "                             overlap the database\n"
+     "  --no_allow_blocking_flush  fail instead of flushing a memtable that the files overlap",
+     {{}, {"move", "ingest_behind", "verify_checksums", "no_allow_global_seqno",
+           "no_allow_blocking_flush"}},
+     2, SIZE_MAX, IngestCommand},
+    {"write-sst", "write-sst DIR FILE [--from=KEY] [--to=KEY] [--hex]",
+     "write the database's keys to a table file for ingest",
+     "Writes the keys in [--from, --to) with their values to FILE with SstFileWriter, using the\n"
+     "database's table options, compression and comparator. Fails if the range is empty.\n"
+     "  --hex   --from and --to are given as hex digits", {{"from", "to"}, {"hex"}}, 2, 2,
+     WriteSstCommand},
+    {"checkpoint", "checkpoint DIR DEST", "make an openable copy of the database in DEST",
+     "Flushes the memtables, then builds in DEST (which must not exist; its parent must) a\n"
+     "database of hard links to the table files (copies across file systems) with a fresh\n"
+     "MANIFEST, CURRENT and OPTIONS file (Checkpoint::CreateCheckpoint). DEST appears only once\n"
+     "complete. The copy is independent: either database may be changed or deleted.", {}, 2, 2,
+     CheckpointCommand},
     {"stats", "stats DIR", "print the database's statistics and levels",
      "Prints the shale.stats and shale.levelstats properties.", {}, 1, 1, StatsCommand},
     {"options", "options DIR", "print the options of the database",
@@ -52,8 +81,13 @@ const Command kCommands[] = {
 
 void PrintUsage(std::FILE* out) {
   std::fprintf(out, "usage: shale <command> [arguments]\n\ncommands:\n");
+  constexpr size_t kUsageWidth = 55;
   for (const Command& c : kCommands) {
-    std::fprintf(out, "  %-55.*s %.*s\n", static_cast<int>(c.usage.size()), c.usage.data(),
+    if (c.usage.size() > kUsageWidth) {  // the summary goes on a line of its own
+      std::fprintf(out, "  %.*s\n", static_cast<int>(c.usage.size()), c.usage.data());
+    }
+    const std::string_view usage = c.usage.size() > kUsageWidth ? "" : c.usage;
+    std::fprintf(out, "  %-55.*s %.*s\n", static_cast<int>(usage.size()), usage.data(),
                  static_cast<int>(c.summary.size()), c.summary.data());
   }
   std::fprintf(out, "\nshale <command> --help prints a command's help.\n");

@@ -125,6 +125,13 @@ Status Benchmark::RunOne(const BenchmarkSpec& spec) {
   Status s;
   if (spec.variant == Variant::kBulkLoad) {
     s = RunBulkLoad(spec);  // makes its own DB
+  } else if (spec.variant == Variant::kBulkLoadSorted ||
+             spec.variant == Variant::kBulkLoadExternal) {
+    s = RecreateDb(options_);
+    if (s.ok()) {
+      s = spec.variant == Variant::kBulkLoadSorted ? RunBulkLoadSorted(spec)
+                                                   : RunBulkLoadExternal(spec);
+    }
   } else {
     if (spec.fresh_db) s = RecreateDb(options_);
     if (s.ok()) s = spec.admin != nullptr ? spec.admin(db_.get(), db_path_) : RunTimed(spec);

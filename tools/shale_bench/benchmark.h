@@ -5,7 +5,9 @@
 //
 // bulkload (bulk_load.cc) is a procedure of its own: it reopens the DB with
 // Options::PrepareForBulkLoad(), fills it, compacts it, reports each phase and the total, and
-// reopens the DB with the flags' options for the benchmarks after it.
+// reopens the DB with the flags' options for the benchmarks after it. bulkload_sorted and
+// bulkload_external (bulk_ingest.cc) load a fresh DB through BulkLoader and through
+// SstFileWriter + IngestExternalFile, reporting each phase and the total.
 //
 // A benchmark that fails with NotSupported (a feature ShaleDB has not built yet) is reported as
 // skipped and the run goes on; any other error stops the run with a message and a failing exit
@@ -51,6 +53,9 @@ class Benchmark {
   Status BulkLoadFill(const BenchmarkSpec& spec, const WorkloadEnv& env, BenchResult* fill,
                       std::unique_ptr<ThreadStats>* merged);
   Status BulkLoadCompact(BenchResult* compact);
+  // bulkload_sorted and bulkload_external, on the fresh DB (bulk_ingest.cc).
+  Status RunBulkLoadSorted(const BenchmarkSpec& spec);
+  Status RunBulkLoadExternal(const BenchmarkSpec& spec);
   // Starts `n` threads running `spec`'s workload over `env`, waits for them, and returns their
   // merged stats in *merged (null-initialized by the caller).
   Status RunThreads(const BenchmarkSpec& spec, const WorkloadEnv& env, int n,

@@ -36,6 +36,9 @@ const std::array kBenchmarks = {
     Timed("fillrandom", WriteRandom, kW, true),
     Timed("fillsync", WriteRandom, kW, true, Variant::kSync),
     Timed("bulkload", WriteRandom, kW, true, Variant::kBulkLoad),
+    // fillrandom's pairs (WriteRandom's keys), loaded by bulk_ingest.cc.
+    Timed("bulkload_sorted", WriteRandom, kW, true, Variant::kBulkLoadSorted),
+    Timed("bulkload_external", WriteRandom, kW, true, Variant::kBulkLoadExternal),
     Timed("overwrite", WriteRandom, kW),
     Timed("updaterandom", UpdateRandom, kR),
     Timed("readrandom", ReadRandom, kR),

@@ -1,8 +1,9 @@
 // The benchmarks shale_bench knows, by db_bench's names, and how each is run: a timed workload
 // run by --threads threads (reported with db_bench's line), or an untimed admin step (flush,
-// waitforcompaction, stats, levelstats, sstables) that prints what it did. One is ShaleDB's own:
-// bulkload, the bulk-load procedure (PrepareForBulkLoad, fillrandom, CompactRange) timed as a
-// whole.
+// waitforcompaction, stats, levelstats, sstables) that prints what it did. Three are ShaleDB's
+// own: bulkload, the bulk-load procedure (PrepareForBulkLoad, fillrandom, CompactRange) timed as
+// a whole; bulkload_sorted, fillrandom's pairs through shale::BulkLoader; bulkload_external,
+// the same pairs sorted in memory, written with SstFileWriter and ingested.
 #ifndef SHALE_TOOLS_SHALE_BENCH_BENCHMARK_LIST_H_
 #define SHALE_TOOLS_SHALE_BENCH_BENCHMARK_LIST_H_
 
@@ -26,6 +27,8 @@ enum class Variant {
   kBatch1000,    // fillbatch: 1000 entries per batch
   kExtraWriter,  // readwhilewriting: one more thread, which writes
   kBulkLoad,     // bulkload: the bulk-load procedure around a fillrandom (bulk_load.cc)
+  kBulkLoadSorted,    // bulkload_sorted: BulkLoader over fillrandom's pairs (bulk_ingest.cc)
+  kBulkLoadExternal,  // bulkload_external: SstFileWriter + ingestion (bulk_ingest.cc)
 };
 
 // Which flag-derived count a workload's threads each perform.

@@ -16,8 +16,12 @@ ABSL_FLAG(std::string, benchmarks,
           "fillrandom, fillsync, fillbatch, overwrite, updaterandom, readrandom, "
           "multireadrandom, readseq, readreverse, seekrandom, readwhilewriting, "
           "readrandomwriterandom, deleteseq, deleterandom, flush, compact, waitforcompaction, "
-          "stats, levelstats, sstables, and bulkload (ShaleDB addition: the bulk-load procedure "
-          "in one benchmark: PrepareForBulkLoad, fillrandom without WAL, CompactRange)");
+          "stats, levelstats, sstables, and ShaleDB's additions: bulkload (the bulk-load "
+          "procedure in one benchmark: PrepareForBulkLoad, fillrandom without WAL, "
+          "CompactRange), bulkload_sorted (fillrandom's pairs through shale::BulkLoader: sort, "
+          "merge, write table files, ingest; see --bulkload_memory_budget and "
+          "--bulkload_threads) and bulkload_external (the same pairs sorted in memory, written "
+          "with SstFileWriter into files of --target_file_size_base, then ingested)");
 ABSL_FLAG(int64_t, num, 1000000, "Number of key/values to place in database");
 ABSL_FLAG(int64_t, reads, -1,
           "Number of read operations to do. If negative, do FLAGS_num reads.");
@@ -167,6 +171,13 @@ ABSL_FLAG(bool, prepare_for_bulk_load, false,
 ABSL_FLAG(uint64_t, optimize_for_point_lookup, 0,
           "If non-zero, apply Options::OptimizeForPointLookup(this many MiB of block cache) "
           "(ShaleDB addition).");
+ABSL_FLAG(uint64_t, bulkload_memory_budget, 512ull << 20,
+          "bulkload_sorted: bytes of memory the bulk loader sorts in (two buffers of half each; "
+          "runs are spilled to <db>/bulkload.tmp when they fill). At least 65536 (ShaleDB "
+          "addition).");
+ABSL_FLAG(int32_t, bulkload_threads, 0,
+          "bulkload_sorted: threads that merge the sorted runs and write table files, each over "
+          "its own key range; 0: max_background_jobs, at least 2 (ShaleDB addition).");
 
 // ---------------------------------------------------------------- Reporting
 

@@ -86,6 +86,8 @@ ABSL_DECLARE_FLAG(int32_t, min_write_buffer_number_to_merge);
 ABSL_DECLARE_FLAG(bool, use_fsync);
 ABSL_DECLARE_FLAG(bool, prepare_for_bulk_load);
 ABSL_DECLARE_FLAG(uint64_t, optimize_for_point_lookup);
+ABSL_DECLARE_FLAG(uint64_t, bulkload_memory_budget);
+ABSL_DECLARE_FLAG(int32_t, bulkload_threads);
 
 // Reporting.
 ABSL_DECLARE_FLAG(bool, histogram);

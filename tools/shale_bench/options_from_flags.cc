@@ -75,6 +75,12 @@ Status CheckWorkloadShape() {
     return Malformed("value_size_distribution_type",
                      "must be fixed, uniform or normal; got " + dist);
   }
+  if (absl::GetFlag(FLAGS_bulkload_memory_budget) < (64 << 10)) {
+    return Malformed("bulkload_memory_budget", "must be at least 65536");
+  }
+  if (absl::GetFlag(FLAGS_bulkload_threads) < 0) {
+    return Malformed("bulkload_threads", "must be >= 0 (0: max_background_jobs, at least 2)");
+  }
   const int32_t lo = absl::GetFlag(FLAGS_value_size_min);
   const int32_t hi = absl::GetFlag(FLAGS_value_size_max);
   if (dist != "fixed" && (lo < 0 || hi < lo)) {

@@ -1,0 +1,41 @@
+#include "bulk/temp_files.h"
+
+#include <utility>
+
+namespace shale::bulk {
+
+TempFiles::TempFiles(FileSystem* fs, std::string dir, bool remove_dir)
+    : fs_(fs), dir_(std::move(dir)), remove_dir_(remove_dir) {}
+
+void TempFiles::Add(const std::string& path) {
+  MutexLock lock(&mu_);
+  files_.push_back(path);
+}
+
+void TempFiles::Add(const std::vector<std::string>& paths) {
+  MutexLock lock(&mu_);
+  files_.insert(files_.end(), paths.begin(), paths.end());
+}
+
+Status TempFiles::RemoveAll() {
+  std::vector<std::string> files;
+  {
+    MutexLock lock(&mu_);
+    files.swap(files_);
+  }
+  Status result;
+  for (const std::string& path : files) {
+    Status s = fs_->DeleteFile(path);
+    if (!s.ok() && !s.IsPathNotFound() && !s.IsNotFound() && result.ok()) result = s;
+  }
+  if (remove_dir_) {
+    std::vector<std::string> left;
+    Status s = fs_->GetChildren(dir_, &left);
+    if (s.ok() && left.empty()) s = fs_->DeleteDir(dir_);
+    if (s.ok()) remove_dir_ = false;  // another loader's files keep it otherwise
+    if (!s.ok() && !s.IsPathNotFound() && !s.IsNotFound() && result.ok()) result = s;
+  }
+  return result;
+}
+
+}  // namespace shale::bulk
