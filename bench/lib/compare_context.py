@@ -89,6 +89,7 @@ def step_json(step):
     factor, measured = compare_suites.release_factor(step)
     return {"name": step.name, "kind": step.kind, "benchmarks": list(step.benchmarks),
             "rocksdb_benchmarks": list(step.benchmarks_for("rocksdb")), "flags": step.flags,
+            "engine_flags": step.engine_flags, "rocksdb_tool": step.rocksdb_tool or None,
             "use_existing_db": step.existing, "release_factor": factor,
             "factor_measured": measured, "until_compacted": step.until_compacted}
 
@@ -119,9 +120,9 @@ def header_lines(context, info, flags):
     ]
 
 
-def markdown(context, info, flags, rows, notes, have_rocksdb, compaction_rows=()):
+def markdown(context, info, flags, rows, notes, have_rocksdb, compaction_rows=(), extra=()):
     """A section for bench/RESULTS.md: header bullets, the table (and the compaction table when
-    there are compaction rows), numbered notes."""
+    there are compaction rows, then each block of `extra`: Markdown text), numbered notes."""
     lines = [f"### `{context['suite']}` suite: commit {context['commit']}, {context['date']}", ""]
     lines.extend(f"- {h}" for h in header_lines(context, info, flags)[1:])
     lines.append(f"- Command: `{context['command']}`")
@@ -130,6 +131,9 @@ def markdown(context, info, flags, rows, notes, have_rocksdb, compaction_rows=()
     lines.append("")
     if compaction_rows:
         lines.append(compare_report.format_compaction_markdown(compaction_rows, have_rocksdb))
+        lines.append("")
+    for block in extra:
+        lines.append(block)
         lines.append("")
     lines.extend(f"{i}. {n}" for i, n in enumerate(notes, 1))
     return "\n".join(lines) + "\n"

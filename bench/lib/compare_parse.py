@@ -11,7 +11,8 @@ Both tools print the same text (shale_bench copies db_bench's formats), so one p
   - on stderr, the version banner ("RocksDB:    version 7.8.3", "ShaleDB:    version 0.1.0");
   - shale_bench's waitforcompaction line "waitforcompaction(DB): waited 1.234 seconds (done at
     unix time 1795272240.495887)".
-And /usr/bin/time -v's "Maximum resident set size (kbytes): N", /proc/<pid>/io, and RocksDB's
+And dd's summary on stderr ("2147483648 bytes (2.1 GB, 2.0 GiB) copied, 4.95 s, 434 MB/s"),
+/usr/bin/time -v's "Maximum resident set size (kbytes): N", /proc/<pid>/io, and RocksDB's
 info LOG, whose EVENT_LOG_v1 lines say when each flush and compaction finished:
   ... EVENT_LOG_v1 {"time_micros": 1795272240495887, "job": 6, "event": "compaction_finished", ...
 
@@ -35,6 +36,8 @@ _MAX_RSS = re.compile(r"Maximum resident set size \(kbytes\): (?P<kib>\d+)")
 _VERSION = re.compile(r"^(?:RocksDB|ShaleDB):\s+version (?P<version>\S+)", re.MULTILINE)
 _WAITED = re.compile(r"^waitforcompaction\(.*\): waited (?P<secs>[0-9.]+) seconds "
                      r"\(done at unix time (?P<at>[0-9.]+)\)\s*$", re.MULTILINE)
+_DD_SUMMARY = re.compile(r"^(?P<bytes>\d+) bytes .*copied, (?P<secs>[0-9.]+(?:e-?\d+)?) s,",
+                         re.MULTILINE)
 _LOG_EVENT = re.compile(r'EVENT_LOG_v1 \{"time_micros": (?P<micros>\d+), .*?"event": '
                         r'"(?P<event>flush_finished|compaction_finished)"')
 
@@ -213,3 +216,12 @@ def throughput_shape(series):
             "last_tenth_ops_per_sec": tenths[-1],
             "last_first_ratio": tenths[-1] / tenths[0] if tenths[0] > 0 else None,
             "longest_zero_seconds": longest * interval}
+
+
+def parse_dd(text):
+    """{"bytes", "seconds"} of dd's summary line (LC_ALL=C), or None."""
+    matches = list(_DD_SUMMARY.finditer(text or ""))
+    if not matches:
+        return None
+    m = matches[-1]
+    return {"bytes": int(m["bytes"]), "seconds": float(m["secs"])}

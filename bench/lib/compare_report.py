@@ -8,7 +8,9 @@ the same two as ratios of time (ShaleDB seconds / RocksDB seconds, x the factor 
 
 Steps with compaction_figures also get a second table (format_compaction_text): the step's total
 time, the fill's own ops/s, the bytes written to storage per user byte, how throughput held up
-(last tenth of the run over the first) and the longest stretch without progress.
+(last tenth of the run over the first) and the longest stretch without progress. Steps with
+ingest_figures get the ingest suite's two tables (format_ingest, format_targets): user-data MB/s
+against the disk's bandwidth, and issue 9's targets.
 
 Pure functions over plain dicts and lists.
 """
@@ -230,6 +232,8 @@ def footnotes(steps, rows, repeat, have_rocksdb):
     notes.extend(s.note for s in steps if s.note)
     if any(s.compaction_figures for s in steps):
         notes.extend(compaction_notes())
+    if any(s.ingest_figures for s in steps):
+        notes.extend(ingest_notes())
     if repeat > 1:
         notes.append(f"Each figure is the median of {repeat} rounds (engine order alternated "
                      "every round); the JSON holds every run.")
@@ -244,3 +248,167 @@ def footnotes(steps, rows, repeat, have_rocksdb):
 
 def format_notes(notes):
     return "\n".join(f"[{i}] {n}" for i, n in enumerate(notes, 1))
+
+
+# ------------------------------------------------------------------ The ingest suite's tables
+#
+# Bulk-load table: per (step, engine) of the steps with ingest_figures, the step's time, its
+# user-data MB/s (the tool's own figure), that over the disk's sequential write bandwidth (dd),
+# and the bytes the process wrote to storage per user byte. Targets table: the issue's two
+# targets for each bulk-load step (compare_suites.TARGET_STEPS): its time over RocksDB's
+# fillrandom + compact (the bulkload step), raw and x the bulk-load release factor, and its
+# MB/s over the same engine's fillseq MB/s.
+
+INGEST_HEADER = ("engine", "benchmark", "total (s)", "user MB/s", "MB/s / dd",
+                 "disk write / user byte")
+TARGET_HEADER = ("engine", "bulk load", "time (s)", "time / RocksDB fillrandom+compact",
+                 "vs release est.", "time target", "MB/s / own fillseq MB/s", "MB/s target")
+
+
+def ingest_rows(steps, rows):
+    """The summary rows of the steps with ingest figures, in order."""
+    names = {s.name for s in steps if s.ingest_figures}
+    return [r for r in rows if r["step"] in names]
+
+
+def _user_bytes(row):
+    if row.get("mb_per_sec") is None or not row.get("seconds"):
+        return None
+    return row["mb_per_sec"] * 1048576.0 * row["seconds"]
+
+
+def _not_run(row):
+    """The cells of a row that did not run: engine, step, the reason (spanning the rest)."""
+    label = "n/a" if row["status"] == "n/a" else "error"
+    return [row["engine"], row["step"], f"{label} ({row['reason']})"]
+
+
+def _ingest_cells(row, dd_mb):
+    if row["status"] != "ok":
+        return _not_run(row)
+    mb = row.get("mb_per_sec")
+    user = _user_bytes(row)
+    disk = row.get("disk_write_bytes")
+    return [row["engine"], row["step"], _num(row.get("seconds"), 2), _num(mb, 1),
+            f"{mb / dd_mb:.3f}" if mb is not None and dd_mb else "-",
+            f"{disk / user:.2f}" if disk and user else "-"]
+
+
+def _table(header, cells, markdown):
+    """Rows of cells under `header`, aligned (or as Markdown); a row shorter than the header
+    (a step that did not run) spans its last cell over the remaining columns."""
+    if markdown:
+        def line(values):
+            values = values + ["-"] * (len(header) - len(values))
+            return "| " + " | ".join(v.replace("|", "\\|") for v in values) + " |"
+        return "\n".join([line(list(header)), "|" + "|".join("---" for _ in header) + "|"] +
+                         [line(c) for c in cells])
+    full = [c for c in cells if len(c) == len(header)]
+    widths = [max([len(h)] + [len(c[i]) for c in full] +
+                  [len(c[i]) for c in cells if i < len(c) - 1]) for i, h in enumerate(header)]
+    out = [" | ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip(),
+           "-+-".join("-" * w for w in widths)]
+    out.extend(" | ".join(v.ljust(w) for v, w in zip(c, widths)).rstrip() for c in cells)
+    return "\n".join(out)
+
+
+def disk_line(dd):
+    """The line saying what dd measured (or why it did not)."""
+    if dd is None:
+        return "Disk: sequential write bandwidth not measured (--dd_mib=0)"
+    if "error" in dd:
+        return f"Disk: dd failed ({dd['error']}): MB/s / dd not computed"
+    return (f"Disk: {dd['mb_per_sec']:,.1f} MB/s sequential write ({dd['command']}: "
+            f"{dd['bytes'] / (1 << 20):,.0f} MiB in {dd['seconds']:.2f} s, {dd['mode']})")
+
+
+def format_ingest(rows, dd, markdown=False):
+    """The bulk-load table (INGEST_HEADER)."""
+    dd_mb = dd.get("mb_per_sec") if dd else None
+    return _table(INGEST_HEADER, [_ingest_cells(r, dd_mb) for r in rows], markdown)
+
+
+def _row(rows, step, engine):
+    return next((r for r in rows if r["step"] == step and r["engine"] == engine), None)
+
+
+def target_rows(rows):
+    """Per bulk-load step and engine: its time over RocksDB's fillrandom + compact (raw; and x
+    the bulk-load release factor for ShaleDB, whose denominator a release RocksDB shrinks), and
+    its MB/s over its own engine's fillseq MB/s; whether ShaleDB meets each target."""
+    rocks_bulk = _row(rows, "bulkload", "RocksDB")
+    base_seconds = rocks_bulk.get("seconds") if rocks_bulk and rocks_bulk["status"] == "ok" \
+        else None
+    factor = compare_suites.MEASURED_FACTORS["bulkload"]
+    out = []
+    for step in compare_suites.TARGET_STEPS:
+        for engine in ("RocksDB", "ShaleDB"):
+            row = _row(rows, step, engine)
+            if row is None:
+                continue
+            t = {"engine": engine, "step": step, "status": row["status"],
+                 "reason": row["reason"], "seconds": row.get("seconds"), "release_factor": factor}
+            fillseq = _row(rows, "fillseq", engine)
+            if row["status"] == "ok" and base_seconds:
+                t["time_ratio"] = row["seconds"] / base_seconds
+                if engine == "ShaleDB":
+                    t["time_ratio_release_estimate"] = t["time_ratio"] * factor
+                    t["time_target_met"] = (t["time_ratio_release_estimate"] <=
+                                            compare_suites.TARGET_TIME_VS_ROCKSDB_BULKLOAD)
+            if row["status"] == "ok" and fillseq and fillseq["status"] == "ok" and \
+                    row.get("mb_per_sec") is not None and fillseq.get("mb_per_sec"):
+                t["mb_ratio_fillseq"] = row["mb_per_sec"] / fillseq["mb_per_sec"]
+                if engine == "ShaleDB":
+                    t["mb_target_met"] = (t["mb_ratio_fillseq"] >=
+                                          compare_suites.TARGET_MB_VS_FILLSEQ)
+            out.append(t)
+    return out
+
+
+def _met(flag, target):
+    if flag is None:
+        return "-"
+    return f"{'yes' if flag else 'NO'} ({target})"
+
+
+def _target_cells(t, have_rocksdb):
+    if t["status"] != "ok":
+        return _not_run(t)
+    missing = "n/a (no db_bench)" if not have_rocksdb else "n/a"
+    ratio = t.get("time_ratio")
+    release = t.get("time_ratio_release_estimate")
+    mb = t.get("mb_ratio_fillseq")
+    return [t["engine"], t["step"], _num(t["seconds"], 2),
+            missing if ratio is None else f"{ratio:.3f}",
+            "-" if release is None else f"{release:.3f} (x{t['release_factor']:.2f})",
+            _met(t.get("time_target_met"),
+                 f"<= {compare_suites.TARGET_TIME_VS_ROCKSDB_BULKLOAD}"),
+            "-" if mb is None else f"{mb:.2f}",
+            _met(t.get("mb_target_met"), f">= {compare_suites.TARGET_MB_VS_FILLSEQ}")]
+
+
+def format_targets(targets, have_rocksdb, markdown=False):
+    """The targets table (TARGET_HEADER)."""
+    return _table(TARGET_HEADER, [_target_cells(t, have_rocksdb) for t in targets], markdown)
+
+
+def ingest_notes():
+    """The notes of the ingest suite's two tables."""
+    f = compare_suites.MEASURED_FACTORS["bulkload"]
+    return [
+        "Bulk-load table: total = the step's time (fillseq: its report line; bulkload: fill + "
+        "compact; bulkload_external: write + ingest; bulkload_sorted: the whole load); user "
+        "MB/s = the tool's MB/s of user data (key + value bytes of the pairs the step counts) "
+        "over that time; MB/s / dd = that over the disk's sequential write bandwidth measured "
+        "with dd before the first step; disk write / user byte = /proc/<pid>/io write_bytes of "
+        "the step's process over its user bytes (MB/s x seconds).",
+        "Targets table (issue 9): time / RocksDB fillrandom+compact = the step's seconds over "
+        "RocksDB's bulkload step (fillrandom,compact with PrepareForBulkLoad's options) as "
+        f"measured with Debian's db_bench; 'vs release est.' multiplies it by {f:.2f}, the "
+        "measured release/Debian factor of that step (a release RocksDB would take that many "
+        "times less time). Target: at most "
+        f"{compare_suites.TARGET_TIME_VS_ROCKSDB_BULKLOAD} against the release estimate. MB/s / "
+        "own fillseq MB/s: the step's user MB/s over the same engine's fillseq MB/s (ShaleDB's "
+        f"target: at least {compare_suites.TARGET_MB_VS_FILLSEQ}). The issue's bulk loader is "
+        "ShaleDB's bulkload_sorted; the other rows are for comparison.",
+    ]

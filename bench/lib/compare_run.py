@@ -11,6 +11,10 @@ once it has exited but before it is reaped: by then the kernel has added in the 
 child it reaped (the tool under /usr/bin/time) and of every thread. The same count for both
 engines: WAL, flushes, compactions, MANIFEST and logs, counted when the pages are dirtied.
 
+A step with a rocksdb_tool runs that program (from `tools`, e.g. bench/rocksdb_ingest_bench) on
+RocksDB instead of db_bench, with the same flags plus the step's RocksDB-only ones; where the
+program was not built the run is n/a with the reason.
+
 A step with until_compacted is timed from the spawn until the engine's background work was done
 (shale_bench's waitforcompaction line; RocksDB's LOG events), see _until_compacted().
 
@@ -69,8 +73,9 @@ def _wait(pid, timeout):
 class Runner:
     """Runs steps for a suite whose flags are `flags`, with files under `work_dir`."""
 
-    def __init__(self, work_dir, flags, timeout):
+    def __init__(self, work_dir, flags, timeout, tools=None):
         self.work_dir = work_dir
+        self.tools = tools or {}  # rocksdb_tool name -> binary path, or None when not built
         self.flags = flags
         self.timeout = timeout
         self.logs = os.path.join(work_dir, "logs")
@@ -80,9 +85,15 @@ class Runner:
     def db_path(self, engine, step):
         return os.path.join(self.work_dir, engine.key, step.db)
 
+    def binary(self, engine, step):
+        """The program the step runs on `engine`; None when it was not built."""
+        if engine.key == "rocksdb" and step.rocksdb_tool:
+            return self.tools.get(step.rocksdb_tool)
+        return engine.binary
+
     def command(self, engine, step, stem):
         flags = dict(self.flags)
-        flags.update(step.flags)
+        flags.update(step.flags_for(engine.key))
         flags.update({
             "benchmarks": ",".join(step.benchmarks_for(engine.key)),
             "db": self.db_path(engine, step),
@@ -90,10 +101,15 @@ class Runner:
             "report_interval_seconds": 1,
             "report_file": stem + ".csv",
         })
-        return [engine.binary] + _flag_args(flags)
+        return [self.binary(engine, step)] + _flag_args(flags)
 
     def run(self, engine, step, round_index):
         """Runs `step` on `engine`; returns the run's record (a dict, see result())."""
+        if self.binary(engine, step) is None:
+            return {"engine": engine.name, "step": step.name, "status": "n/a",
+                    "reason": f"{step.rocksdb_tool} not built: apt-get install -y "
+                              f"librocksdb-dev, then ninja -C build/release {step.rocksdb_tool}",
+                    "round": round_index + 1, "wall_seconds": 0.0}
         stem = os.path.join(self.logs, f"r{round_index + 1}-{step.slug}-{engine.key}")
         argv = self.command(engine, step, stem)
         full = ([TIME_BIN, "-v", "-o", stem + ".time"] if self.use_time else []) + argv

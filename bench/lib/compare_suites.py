@@ -7,6 +7,10 @@ name (ShaleDB's `bulkload` is db_bench's `fillrandom,compact` with PrepareForBul
 
 Read steps open the DB a fill step left in the same engine's directory (--use_existing_db=1).
 
+A step with rocksdb_tool runs, on RocksDB, that program (built from bench/, e.g.
+rocksdb_ingest_bench) instead of db_bench; engine_flags adds flags for one engine only (where
+the two tools name the same setting differently, e.g. the bulk load's writer threads).
+
 A step with until_compacted=True is timed from the start of the tool's process until the
 engine's background work (flushes and compactions) is done, not by its report lines alone (see
 compare_run.py); its figures also go to the compaction table (compaction_figures=True).
@@ -68,11 +72,18 @@ class Step:
     note: str = ""  # footnote explaining how the step is measured
     until_compacted: bool = False  # timed until background compactions are done
     compaction_figures: bool = False  # listed in the compaction table too
+    ingest_figures: bool = False  # listed in the ingest suite's bulk-load tables too
+    rocksdb_tool: str = ""  # a bench/ program run instead of db_bench on RocksDB
+    engine_flags: dict = dataclasses.field(default_factory=dict)  # engine key -> extra flags
 
     def benchmarks_for(self, engine_key):
         if engine_key == "rocksdb" and self.rocksdb_benchmarks:
             return self.rocksdb_benchmarks
         return self.benchmarks
+
+    def flags_for(self, engine_key):
+        """The step's own flags for one engine (the suite's common flags come first)."""
+        return dict(self.flags, **self.engine_flags.get(engine_key, {}))
 
     def timed_for(self, engine_key):
         if engine_key == "rocksdb" and self.rocksdb_timed:
@@ -126,12 +137,12 @@ _OVERWRITE = Step(name="overwrite", kind="write", benchmarks=("overwrite",), tim
                   existing=True)
 
 
-def _bulkload(compaction_figures=False):
+def _bulkload(compaction_figures=False, ingest_figures=False):
     return Step(
         name="bulkload", kind="write", benchmarks=("bulkload",), timed=("bulkload",),
         flags=dict(_BULK_LOAD_FLAGS), db="bulk",
         rocksdb_benchmarks=("fillrandom", "compact"), rocksdb_timed=("fillrandom", "compact"),
-        compaction_figures=compaction_figures,
+        compaction_figures=compaction_figures, ingest_figures=ingest_figures,
         note="bulkload: the bulk-load procedure, with PrepareForBulkLoad's options and no WAL as "
              "flags to both tools: ShaleDB runs its `bulkload` benchmark (PrepareForBulkLoad, "
              "fillrandom, CompactRange); RocksDB runs fillrandom,compact. ops/s is num / (fill + "
@@ -200,6 +211,58 @@ def _cache_steps(num):
     ]
 
 
+# Issue 9: loading random-order pairs into a fully compacted DB. ShaleDB's bulk loader and its
+# SstFileWriter + IngestExternalFile path beside RocksDB's (bench/rocksdb_ingest_bench.cc),
+# RocksDB's fillrandom + full compaction (the bulkload step) and both engines' fillseq.
+INGEST_TOOL = "rocksdb_ingest_bench"
+INGEST_TARGET_FILE_SIZE = 64 << 20  # RocksDB's default target_file_size_base
+INGEST_THREADS = 2  # bulkload_sorted's table-writing threads, on both engines
+# The issue's targets: the bulk load takes at most this share of the time of (release)
+# RocksDB's fillrandom + full compaction, and reaches at least this share of ShaleDB's
+# fillseq MB/s.
+TARGET_TIME_VS_ROCKSDB_BULKLOAD = 0.25
+TARGET_MB_VS_FILLSEQ = 0.5
+# The steps the targets are computed for; the first is the issue's bulk loader.
+TARGET_STEPS = ("bulkload_sorted", "bulkload_external")
+
+
+def _ingest_step(name, what, rocksdb_threads, shaledb_flags):
+    return Step(
+        name=name, kind="write", benchmarks=(name,), timed=(name,),
+        flags={"target_file_size_base": INGEST_TARGET_FILE_SIZE}, db="ingest",
+        rocksdb_tool=INGEST_TOOL, ingest_figures=True,
+        engine_flags={"rocksdb": {"threads": rocksdb_threads}, "shaledb": shaledb_flags},
+        note=f"{name}: {what} Files are cut at --target_file_size_base="
+             f"{INGEST_TARGET_FILE_SIZE} and ingested with move_files into an empty DB. "
+             f"RocksDB's side is bench/{INGEST_TOOL}.cc, linked to Debian's librocksdb 7.8.3 "
+             "(the library db_bench uses), built only where librocksdb-dev is installed; no "
+             "release factor was measured for it: the generic write factor applies.")
+
+
+def _ingest_steps(num):
+    return [
+        dataclasses.replace(_fill("fillseq"), ingest_figures=True),
+        _bulkload(ingest_figures=True),
+        _ingest_step(
+            "bulkload_external",
+            "--num pairs in random order (fillrandom's keys, duplicates included), sorted in "
+            "memory before the clock starts, duplicates dropped (the last one wins); timed: "
+            "SstFileWriter + IngestExternalFile; ops and MB/s count the distinct pairs. One "
+            "writer thread on both engines (shale_bench's bulkload_external uses one "
+            f"SstFileWriter; {INGEST_TOOL} --threads=1).", 1, {}),
+        _ingest_step(
+            "bulkload_sorted",
+            "the whole load from random-order input: ShaleDB's BulkLoader (Add of --num pairs "
+            "in random order, then Finish: sort in runs under its memory budget, spill, merge, "
+            f"write on --bulkload_threads={INGEST_THREADS}, ingest); RocksDB, which has no bulk "
+            f"loader, does the same in {INGEST_TOOL} --threads={INGEST_THREADS}: generate the "
+            "pairs into one buffer in memory (all of them: no memory budget), sort an index of "
+            f"them on {INGEST_THREADS} threads, write on {INGEST_THREADS} threads, ingest. ops "
+            "and MB/s count the --num pairs given.",
+            INGEST_THREADS, {"bulkload_threads": INGEST_THREADS}),
+    ]
+
+
 SUITES = {
     "selftest": (2000, "a tiny check of the script itself (seconds)",
                  lambda num: [_fill("fillseq"), _read("readrandom")]),
@@ -213,6 +276,9 @@ SUITES = {
     "cache": (20_000_000, "issue 8: readrandom on 2 threads with a cache of 1/10 of the data, "
                           "and with an 8 MiB cache (peak RSS: what open tables cost)",
               _cache_steps),
+    "ingest": (20_000_000, "issue 9: bulk load of 20M random-order pairs (bulk loader, "
+                           "SstFileWriter + ingest) beside fillseq, RocksDB's fillrandom + "
+                           "compact, and dd", _ingest_steps),
 }
 
 

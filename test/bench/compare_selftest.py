@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Tests of bench/compare: its parsers and summary on canned tool output, its `selftest`
-suite end to end (2000 keys, fillseq and readrandom; a few seconds), and the ShaleDB side of
-its `compaction` suite end to end at 2000 keys (about a second).
+suite end to end (2000 keys, fillseq and readrandom; a few seconds), the ShaleDB side of
+its `compaction` suite end to end at 2000 keys (about a second), and its `ingest` suite end to
+end at 2000 keys with a 4 MiB dd (RocksDB's side too where db_bench and rocksdb_ingest_bench
+exist; n/a rows otherwise).
 
 Usage: compare_selftest.py --compare bench/compare --shale_bench PATH --dir WORK_DIR
-                           [--db_bench /usr/bin/db_bench]
+                           [--db_bench /usr/bin/db_bench] [--rocksdb_ingest_bench PATH]
 
 The end-to-end test checks that the printed table parses and carries both ratios (against the
 Debian db_bench as measured and against an estimated release build). When db_bench is absent it
@@ -68,6 +70,22 @@ waitforcompaction(/tmp/db): finished
 """
 
 
+# Canned output of bench/rocksdb_ingest_bench (trimmed) and of dd (LC_ALL=C).
+INGEST_BENCH_OUT = """\
+DB path: [/tmp/x]
+bulkload_external.prepare :       0.066 micros/op 15111104 ops/sec 0.007 seconds 100000 operations; (generate 0.002 s, sort 0.005 s; 63240 distinct keys)
+bulkload_external.write :       0.998 micros/op 1002294 ops/sec 0.063 seconds 63240 operations;  110.9 MB/s (8 files, 7.4 MiB, 2 threads)
+bulkload_external.ingest :    5213.781 micros/op 191 ops/sec 0.042 seconds 8 operations;
+bulkload_external :       1.657 micros/op 603403 ops/sec 0.105 seconds 63240 operations;   66.8 MB/s (63240 distinct keys of 100000; files per level L0:0 L6:8)
+bulkload_sorted :       1.114 micros/op 897479 ops/sec 0.111 seconds 100000 operations;   99.3 MB/s (prepare 0.007 s, write 0.063 s, ingest 0.042 s)
+"""
+DD_OUT = """\
+2048+0 records in
+2048+0 records out
+2147483648 bytes (2.1 GB, 2.0 GiB) copied, 4.95121 s, 434 MB/s
+"""
+
+
 def load_lib():
     sys.dont_write_bytecode = True  # no __pycache__ in the source tree
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(ARGS.compare)), "lib"))
@@ -75,6 +93,100 @@ def load_lib():
     import compare_report
     import compare_suites
     return compare_parse, compare_report, compare_suites
+
+
+class IngestTest(unittest.TestCase):
+    """The ingest suite's steps, the RocksDB tool's lines, dd, and the two tables."""
+
+    def setUp(self):
+        self.parse, self.report, self.suites = load_lib()
+        import compare_run
+        self.run_mod = compare_run
+        self.steps = self.suites.suite_steps("ingest", 1000)[1]
+
+    def test_parse_tool_lines_and_dd(self):
+        lines, skipped = self.parse.parse_report(INGEST_BENCH_OUT)
+        self.assertEqual(skipped, {})
+        self.assertEqual(lines["bulkload_external"].ops, 63240)
+        self.assertEqual(lines["bulkload_external"].mb_per_sec, 66.8)
+        self.assertEqual(lines["bulkload_sorted"].ops, 100000)
+        self.assertIsNone(lines["bulkload_external.ingest"].mb_per_sec)
+        self.assertEqual(self.parse.parse_dd(DD_OUT), {"bytes": 2147483648, "seconds": 4.95121})
+        self.assertIsNone(self.parse.parse_dd("dd: failed to open 'x': Invalid argument\n"))
+
+    def test_steps_tools_and_engine_flags(self):
+        self.assertEqual([s.name for s in self.steps],
+                         ["fillseq", "bulkload", "bulkload_external", "bulkload_sorted"])
+        self.assertTrue(all(s.ingest_figures for s in self.steps))
+        bulk, external, loader = self.steps[1:]
+        self.assertEqual(bulk.benchmarks_for("rocksdb"), ("fillrandom", "compact"))
+        self.assertEqual(bulk.flags["disable_wal"], 1)
+        runner = self.run_mod.Runner(os.path.join(ARGS.dir, "unit"), {"num": 1000, "threads": 1},
+                                     60, {"rocksdb_ingest_bench": "/x/rocksdb_ingest_bench"})
+        rocks = self.run_mod.Engine("RocksDB", "rocksdb", "/usr/bin/db_bench")
+        shale = self.run_mod.Engine("ShaleDB", "shaledb", "/x/shale_bench")
+        argv = runner.command(rocks, loader, "/tmp/stem")
+        self.assertEqual(argv[0], "/x/rocksdb_ingest_bench")
+        self.assertIn("--threads=2", argv)
+        self.assertIn("--benchmarks=bulkload_sorted", argv)
+        self.assertIn("--target_file_size_base=67108864", argv)
+        self.assertIn("--threads=1", runner.command(rocks, external, "/tmp/stem"))
+        argv = runner.command(shale, loader, "/tmp/stem")
+        self.assertEqual(argv[0], "/x/shale_bench")
+        self.assertIn("--bulkload_threads=2", argv)
+        self.assertIn("--threads=1", argv)  # the suite's, not RocksDB's writer threads
+        self.assertEqual(runner.command(rocks, bulk, "/tmp/stem")[0], "/usr/bin/db_bench")
+        missing = self.run_mod.Runner(os.path.join(ARGS.dir, "unit"), {}, 60,
+                                      {"rocksdb_ingest_bench": None})
+        record = missing.run(rocks, loader, 0)
+        self.assertEqual(record["status"], "n/a")
+        self.assertIn("rocksdb_ingest_bench not built", record["reason"])
+
+    def record(self, engine, step, seconds, mb):
+        return {"engine": engine, "step": step, "status": "ok", "reason": "", "round": 1,
+                "ops_per_sec": 1000 / seconds, "mb_per_sec": mb, "seconds": seconds,
+                "disk_write_bytes": mb * 1048576 * seconds * 1.5}
+
+    def test_tables_and_targets(self):
+        runs = [self.record("RocksDB", "fillseq", 10.0, 20.0),
+                self.record("ShaleDB", "fillseq", 5.0, 40.0),
+                self.record("RocksDB", "bulkload", 100.0, 2.0),
+                self.record("ShaleDB", "bulkload", 50.0, 4.0),
+                self.record("RocksDB", "bulkload_external", 8.0, 30.0),
+                self.record("ShaleDB", "bulkload_external", 4.0, 60.0),
+                self.record("ShaleDB", "bulkload_sorted", 20.0, 15.0),
+                {"engine": "RocksDB", "step": "bulkload_sorted", "status": "n/a",
+                 "reason": "rocksdb_ingest_bench not built: x", "round": 1}]
+        rows = self.report.summarize(self.steps, ["RocksDB", "ShaleDB"], runs)
+        dd = {"mb_per_sec": 300.0, "bytes": 1 << 30, "seconds": 3.41, "mode": "O_DIRECT",
+              "command": "dd ..."}
+        text = self.report.format_ingest(self.report.ingest_rows(self.steps, rows), dd)
+        self.assertRegex(text, r"(?m)^ShaleDB \| bulkload_sorted +\| 20\.00 +\| 15\.0 +\| "
+                               r"0\.050 +\| 1\.50$")
+        self.assertRegex(text, r"(?m)^RocksDB \| bulkload_sorted +\| n/a \(rocksdb_ingest_bench "
+                               r"not built: x\)$")
+        targets = {(t["engine"], t["step"]): t for t in self.report.target_rows(rows)}
+        loader = targets[("ShaleDB", "bulkload_sorted")]
+        self.assertAlmostEqual(loader["time_ratio"], 0.2)
+        self.assertAlmostEqual(loader["time_ratio_release_estimate"], 0.2 * 1.31)
+        self.assertFalse(loader["time_target_met"])  # 0.262 > 0.25 against release RocksDB
+        self.assertAlmostEqual(loader["mb_ratio_fillseq"], 15.0 / 40.0)
+        self.assertFalse(loader["mb_target_met"])
+        external = targets[("ShaleDB", "bulkload_external")]
+        self.assertTrue(external["time_target_met"])  # 0.04 x 1.31
+        self.assertTrue(external["mb_target_met"])  # 60 / 40
+        rocks = targets[("RocksDB", "bulkload_external")]
+        self.assertAlmostEqual(rocks["mb_ratio_fillseq"], 1.5)  # over RocksDB's own fillseq
+        self.assertNotIn("time_target_met", rocks)
+        table = self.report.format_targets(list(targets.values()), True)
+        self.assertRegex(table, r"(?m)^ShaleDB \| bulkload_sorted +\| 20\.00 +\| 0\.200 +\| "
+                                r"0\.262 \(x1\.31\) +\| NO \(<= 0\.25\) +\| 0\.38 +\| "
+                                r"NO \(>= 0\.5\)$")
+        self.assertIn("| ShaleDB | bulkload_external | 4.00 | 0.040 | 0.052 (x1.31) | yes (<= "
+                      "0.25) | 1.50 | yes (>= 0.5) |",
+                      self.report.format_targets(list(targets.values()), True, markdown=True))
+        self.assertIn("434", self.report.disk_line(
+            dict(dd, mb_per_sec=434.0)))
 
 
 class ParseTest(unittest.TestCase):
@@ -321,6 +433,43 @@ class EndToEndTest(unittest.TestCase):
         self.assertEqual(rows[0][-1], "n/a (no db_bench)")
         self.assertIn("| engine | benchmark | total (s) |", md)
 
+    def test_ingest_suite(self):
+        have_db_bench = os.access(ARGS.db_bench, os.X_OK)
+        have_tool = os.access(ARGS.rocksdb_ingest_bench, os.X_OK)
+        stdout, doc, md = self.compare(
+            "ingest", "--db_bench", ARGS.db_bench, "--no_install", "--num=2000", "--dd_mib=4",
+            "--rocksdb_ingest_bench", ARGS.rocksdb_ingest_bench, suite="ingest")
+        steps = ["fillseq", "bulkload", "bulkload_external", "bulkload_sorted"]
+        status = {(r["engine"], r["step"]): (r["status"], r["reason"]) for r in doc["runs"]}
+        for step in steps:
+            self.assertEqual(status[("ShaleDB", step)][0], "ok", status)
+            if not have_db_bench:
+                self.assertNotIn(("RocksDB", step), status)
+            elif step.startswith("bulkload_") and not have_tool:
+                self.assertEqual(status[("RocksDB", step)][0], "n/a")
+                self.assertIn("rocksdb_ingest_bench not built", status[("RocksDB", step)][1])
+            else:
+                self.assertEqual(status[("RocksDB", step)][0], "ok", status)
+        self.assertGreater(doc["disk"]["mb_per_sec"], 0, doc["disk"])
+        self.assertEqual(doc["disk"]["bytes"], 4 << 20)
+        self.assertFalse(os.path.exists(os.path.join(ARGS.dir, "ingest", "dd.tmp")))
+        self.assertRegex(stdout, r"(?m)^Disk: [\d,.]+ MB/s sequential write \(dd ")
+        lines = stdout.splitlines()
+        start = lines.index(next(l for l in lines if l.startswith("engine ") and "MB/s / dd" in l))
+        end = lines.index("", start)
+        rows = [[c.strip() for c in l.split(" | ")] for l in lines[start + 2:end]]
+        shale = {r[1]: r for r in rows if r[0] == "ShaleDB"}
+        self.assertEqual(sorted(shale), sorted(steps))
+        for r in shale.values():
+            self.assertGreater(number(r[3]), 0, r)  # user MB/s
+            self.assertRegex(r[4], r"^\d+\.\d{3}$")  # over dd's
+        loader = next(t for t in doc["targets"]
+                      if (t["engine"], t["step"]) == ("ShaleDB", "bulkload_sorted"))
+        self.assertGreater(loader["mb_ratio_fillseq"], 0)
+        self.assertEqual("time_ratio" in loader, have_db_bench)
+        self.assertIn("| engine | bulk load | time (s) | time / RocksDB fillrandom+compact |", md)
+        self.assertIn("| MB/s / dd |", md)
+
     def test_missing_db_bench_skips_rocksdb(self):
         stdout, doc, md = self.compare("no_db_bench", "--db_bench", "/nonexistent/db_bench")
         self.assertIn("db_bench not found: RocksDB column skipped", stdout)
@@ -335,6 +484,7 @@ def main():
     p.add_argument("--shale_bench", required=True)
     p.add_argument("--dir", required=True)
     p.add_argument("--db_bench", default="/usr/bin/db_bench")
+    p.add_argument("--rocksdb_ingest_bench", default="/nonexistent/rocksdb_ingest_bench")
     ARGS, rest = p.parse_known_args()
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
 

@@ -5,17 +5,23 @@
         db.put(b"key", b"value")
         db.get(b"key")  # b"value"
 
-See DB, WriteBatch, Iterator and Snapshot. The library is found through the environment
-variable SHALE_LIBRARY or the in-tree build (see shale._library); it is loaded on first use.
+See DB, WriteBatch, Iterator and Snapshot; for bulk loads, BulkLoader (pairs in any order),
+and SstFileWriter with DB.ingest_external_file (table files built elsewhere, e.g. by a Spark
+job). The library is found through the environment variable SHALE_LIBRARY or the in-tree
+build (see shale._library); it is loaded on first use.
 """
 
+from ._bulk_loader import BulkLoader
 from ._db import DB, Iterator, Snapshot, WriteBatch, destroy_db
 from ._errors import (CorruptionError, Error, InvalidArgumentError, IOError,
                       NotSupportedError)
+from ._external import SstFileInfo, SstFileWriter
 from ._library import LibraryNotFoundError
 
 __all__ = [
-    "DB", "Iterator", "Snapshot", "WriteBatch", "destroy_db", "Error", "InvalidArgumentError",
-    "IOError", "CorruptionError", "NotSupportedError", "LibraryNotFoundError",
+    "DB", "Iterator", "Snapshot", "WriteBatch", "destroy_db", "SstFileWriter", "SstFileInfo",
+    "BulkLoader",
+    "Error", "InvalidArgumentError", "IOError", "CorruptionError", "NotSupportedError",
+    "LibraryNotFoundError",
 ]
 __version__ = "0.1.0"

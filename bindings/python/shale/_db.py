@@ -4,7 +4,7 @@ import ctypes
 import os
 import weakref
 
-from . import _errors, _library
+from . import _errors, _external, _library, _options
 from ._batch import WriteBatch
 from ._iterator import Iterator
 
@@ -13,41 +13,10 @@ from ._iterator import Iterator
 _BOTTOMMOST = ("skip", "if_have_compaction_filter", "force", "force_optimized")
 
 
-def _option_value(value):
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict):
-        return "{" + _options_string(value) + "}"
-    return str(value)
-
-
-def _options_string(options):
-    """{"write_buffer_size": 1 << 20, "block_based_table_factory": {"block_size": "8K"}} as
-    the engine's options string "write_buffer_size=1048576;block_based_table_factory={...}"."""
-    return ";".join(f"{name}={_option_value(value)}" for name, value in options.items())
-
-
-def _new_options(lib, options):
-    """A new shale_options_t with `options` (RocksDB names) applied; the caller destroys it."""
-    base = lib.shale_options_create()
-    if not options:
-        return base
-    out = lib.shale_options_create()
-    try:
-        _errors.call(lib.shale_get_options_from_string, base,
-                     _options_string(options).encode(), out)
-    except BaseException:
-        lib.shale_options_destroy(out)
-        raise
-    finally:
-        lib.shale_options_destroy(base)
-    return out
-
-
 def destroy_db(path, **options):
     """Deletes the DB in directory `path` (an error while it is open)."""
     lib = _library.lib()
-    handle = _new_options(lib, options)
+    handle = _options.new_options(lib, options)
     try:
         _errors.call(lib.shale_destroy_db, handle, os.fsencode(path))
     finally:
@@ -109,8 +78,9 @@ class DB:
         self._handle = None
         self._iterators = weakref.WeakSet()
         self._snapshots = weakref.WeakSet()
+        self._loaders = weakref.WeakSet()  # BulkLoaders, which borrow the DB
         self.path = os.fspath(path)
-        handle = _new_options(self._lib, options)
+        handle = _options.new_options(self._lib, options)
         try:
             self._handle = _errors.call(self._lib.shale_open, handle, os.fsencode(self.path))
         finally:
@@ -258,6 +228,42 @@ class DB:
         finally:
             self._lib.shale_compactoptions_destroy(co)
 
+    def ingest_external_file(self, files, *, move_files=False, snapshot_consistency=True,
+                             allow_global_seqno=True, allow_blocking_flush=True,
+                             ingest_behind=False, verify_checksums_before_ingest=False,
+                             write_global_seqno=False):
+        """Links the table files `files` (paths written by shale.SstFileWriter) into the DB, all
+        or none. Each file goes to the lowest level where it overlaps nothing. The options are
+        RocksDB's IngestExternalFileOptions: move_files hard-links the files (copies across file
+        systems) and removes the originals after success; allow_global_seqno=False fails
+        instead of giving files that overlap the DB a new sequence number;
+        allow_blocking_flush=False fails instead of flushing an overlapping memtable;
+        ingest_behind puts the files below all data (needs allow_ingest_behind=True at open);
+        verify_checksums_before_ingest reads every block first."""
+        _external.ingest(self._lib, self._checked_handle(), files, {
+            "move_files": move_files,
+            "snapshot_consistency": snapshot_consistency,
+            "allow_global_seqno": allow_global_seqno,
+            "allow_blocking_flush": allow_blocking_flush,
+            "ingest_behind": ingest_behind,
+            "verify_checksums_before_ingest": verify_checksums_before_ingest,
+            "write_global_seqno": write_global_seqno,
+        })
+
+    def create_checkpoint(self, checkpoint_dir, *, log_size_for_flush=0):
+        """Makes an openable copy of the DB in `checkpoint_dir` (which must not exist; its
+        parent must): table files hard-linked (copied across file systems) plus a fresh
+        MANIFEST and CURRENT. With log_size_for_flush=0 the memtables are flushed first;
+        above 0, WALs smaller than that many bytes are copied instead of flushing."""
+        create = _errors.need("shale_checkpoint_object_create", "DB.create_checkpoint")
+        make = _errors.need("shale_checkpoint_create", "DB.create_checkpoint")
+        destroy = _errors.need("shale_checkpoint_object_destroy", "DB.create_checkpoint")
+        checkpoint = _errors.call(create, self._checked_handle())
+        try:
+            _errors.call(make, checkpoint, os.fsencode(checkpoint_dir), int(log_size_for_flush))
+        finally:
+            destroy(checkpoint)
+
     def set_options(self, options):
         """Changes dynamic options of the open DB, all or none: a dict of RocksDB names to
         values ({"disable_auto_compactions": False, "write_buffer_size": "8M"}); values are
@@ -266,7 +272,7 @@ class DB:
         if not isinstance(options, dict):
             raise TypeError(f"shale: set_options takes a dict, not {type(options).__name__}")
         names = [str(name).encode() for name in options]
-        values = [_option_value(value).encode() for value in options.values()]
+        values = [_options.option_value(value).encode() for value in options.values()]
         count = len(names)
         _errors.call(self._lib.shale_set_options, self._checked_handle(), count,
                      (ctypes.c_char_p * count)(*names), (ctypes.c_char_p * count)(*values))
@@ -289,9 +295,12 @@ class DB:
     # ------------------------------------------------------------ Lifetime
 
     def close(self):
-        """Closes the iterators, releases the snapshots, then closes the DB. Idempotent."""
+        """Closes the iterators and bulk loaders (abandoning unfinished loads), releases the
+        snapshots, then closes the DB. Idempotent."""
         if not getattr(self, "_handle", None):
             return
+        for loader in list(self._loaders):
+            loader.close()
         for iterator in list(self._iterators):
             iterator.close()
         for snapshot in list(self._snapshots):

@@ -55,3 +55,14 @@ def call(fn, *args):
         message = _library.take_string(err.value).decode("utf-8", "replace")
         raise error_for(message)
     return result
+
+
+def need(name, what):
+    """The optional C function `name`, or NotSupportedError saying that `what` needs it and the
+    loaded library does not export it (a libshale.so older than the binding)."""
+    fn = _library.optional(name)
+    if fn is None:
+        raise NotSupportedError(
+            f"shale: {what} needs the C function {name}, which {_library.library_path()} does "
+            f"not export; rebuild libshale.so from a newer ShaleDB")
+    return fn

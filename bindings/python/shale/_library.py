@@ -122,6 +122,46 @@ _PROTOTYPES = {
                                  ctypes.POINTER(_bytes), _errptr]),
     "shale_property_value": (ctypes.c_void_p, [_handle, _bytes]),
     "shale_property_int": (_int, [_handle, _bytes, ctypes.POINTER(_u64)]),
+    "shale_sstfilewriter_create": (_handle, [_handle]),
+    "shale_sstfilewriter_open": (None, [_handle, _bytes, _errptr]),
+    "shale_sstfilewriter_put": (None, [_handle, _bytes, _size, _bytes, _size, _errptr]),
+    "shale_sstfilewriter_delete": (None, [_handle, _bytes, _size, _errptr]),
+    "shale_sstfilewriter_finish": (None, [_handle, _errptr]),
+    "shale_sstfilewriter_destroy": (None, [_handle]),
+    "shale_ingestexternalfileoptions_create": (_handle, []),
+    "shale_ingestexternalfileoptions_destroy": (None, [_handle]),
+    "shale_ingestexternalfileoptions_set_move_files": (None, [_handle, _uchar]),
+    "shale_ingest_external_file": (None, [_handle, ctypes.POINTER(_bytes), _size, _handle,
+                                          _errptr]),
+}
+
+# Functions that a newer libshale.so exports and an older one may lack: bound when present,
+# looked up with optional(); the binding raises NotSupportedError naming one that is missing
+# only when a caller needs it.
+_OPTIONAL_PROTOTYPES = {
+    "shale_sstfilewriter_delete_range": (None, [_handle, _bytes, _size, _bytes, _size,
+                                                _errptr]),
+    "shale_ingestexternalfileoptions_set_snapshot_consistency": (None, [_handle, _uchar]),
+    "shale_ingestexternalfileoptions_set_allow_global_seqno": (None, [_handle, _uchar]),
+    "shale_ingestexternalfileoptions_set_allow_blocking_flush": (None, [_handle, _uchar]),
+    "shale_ingestexternalfileoptions_set_ingest_behind": (None, [_handle, _uchar]),
+    "shale_ingestexternalfileoptions_set_verify_checksums_before_ingest": (None,
+                                                                           [_handle, _uchar]),
+    "shale_ingestexternalfileoptions_set_write_global_seqno": (None, [_handle, _uchar]),
+    "shale_checkpoint_object_create": (_handle, [_handle, _errptr]),
+    "shale_checkpoint_create": (None, [_handle, _bytes, _u64, _errptr]),
+    "shale_checkpoint_object_destroy": (None, [_handle]),
+    "shale_bulkloader_options_create": (_handle, []),
+    "shale_bulkloader_options_destroy": (None, [_handle]),
+    "shale_bulkloader_options_set_memory_budget": (None, [_handle, _u64]),
+    "shale_bulkloader_options_set_threads": (None, [_handle, _int]),
+    "shale_bulkloader_options_set_temp_dir": (None, [_handle, _bytes]),
+    "shale_bulkloader_options_set_target_file_size": (None, [_handle, _u64]),
+    "shale_bulkloader_options_set_compression": (None, [_handle, _int]),
+    "shale_bulkloader_create": (_handle, [_handle, _handle, _errptr]),
+    "shale_bulkloader_add": (None, [_handle, _bytes, _size, _bytes, _size, _errptr]),
+    "shale_bulkloader_finish": (None, [_handle, _errptr]),
+    "shale_bulkloader_destroy": (None, [_handle]),
 }
 
 _lock = threading.Lock()
@@ -142,8 +182,26 @@ def lib():
                 fn = getattr(loaded, name)
                 fn.restype = restype
                 fn.argtypes = argtypes
+            for name, (restype, argtypes) in _OPTIONAL_PROTOTYPES.items():
+                fn = getattr(loaded, name, None)  # ctypes: AttributeError when not exported
+                if fn is not None:
+                    fn.restype = restype
+                    fn.argtypes = argtypes
             _lib = loaded
         return _lib
+
+
+def optional(name):
+    """The optional C function `name` (see _OPTIONAL_PROTOTYPES), or None when the loaded
+    library does not export it."""
+    if name not in _OPTIONAL_PROTOTYPES:
+        raise KeyError(f"shale: {name} is not an optional C function of the binding")
+    return getattr(lib(), name, None)
+
+
+def library_path():
+    """The path of the loaded library (loading it if needed), for messages."""
+    return lib()._name
 
 
 def take_string(ptr, length=None):

@@ -1,0 +1,106 @@
+"""BulkLoader: loads key-value pairs given in any order into a DB as sorted table files,
+without the write path (include/shale/bulk_loader.h, c.h's shale_bulkloader_*).
+
+    with shale.BulkLoader(db, memory_budget=256 << 20, threads=2) as loader:
+        for key, value in pairs:           # any order; the last value of a key wins
+            loader.add(key, value)
+        loader.finish()                    # sorts, merges, writes and ingests: all or nothing
+"""
+
+import os
+
+from . import _errors, _library
+
+# The C ABI's compression codes (c.h: shale_no_compression, shale_zstd_compression), by the
+# RocksDB names that DB options use.
+_COMPRESSION = {"kNoCompression": 0, "kZSTD": 7}
+_DB_COMPRESSION = 0xFF  # the loader's default: the DB's own
+
+
+_FUNCTIONS = ("create", "add", "finish", "destroy", "options_create", "options_destroy",
+              "options_set_memory_budget", "options_set_threads", "options_set_temp_dir",
+              "options_set_target_file_size", "options_set_compression")
+
+
+def _functions():
+    """The shale_bulkloader_* functions by their short names; NotSupportedError naming the
+    first one the library lacks."""
+    return {name: _errors.need(f"shale_bulkloader_{name}", "shale.BulkLoader")
+            for name in _FUNCTIONS}
+
+
+class BulkLoader:
+    """Loads pairs into `db`: add(key, value) in any order, then finish() once. Nothing is
+    visible in the DB before finish, which ingests everything or nothing; into an empty DB the
+    files land in the bottom level, fully compacted.
+
+    Options (None or 0: the engine's default): memory_budget, bytes for sorting (at least
+    64 KiB; default 512 MiB; more spills sorted runs to temp_dir); threads, for merging in
+    finish (default: the DB's max_background_jobs, at least 2); temp_dir (default
+    "<db>/bulkload.tmp"); target_file_size, where table files are cut (default: the DB's
+    target_file_size_base); compression, "kNoCompression" or "kZSTD" (default: the DB's).
+
+    Errors are sticky. Use it as a context manager or call close(): an unfinished load is
+    abandoned and its temporary files removed. Closing the DB closes its loaders. Not
+    thread-safe: one thread at a time.
+    """
+
+    def __init__(self, db, *, memory_budget=None, threads=0, temp_dir=None,
+                 target_file_size=0, compression=None):
+        if compression is not None and compression not in _COMPRESSION:
+            raise ValueError(f"shale: compression must be one of {sorted(_COMPRESSION)} or "
+                             f"None (the DB's), not {compression!r}")
+        self._handle = None
+        self._fn = _functions()
+        self._db = db
+        options = self._fn["options_create"]()
+        try:
+            if memory_budget is not None:
+                self._fn["options_set_memory_budget"](options, int(memory_budget))
+            self._fn["options_set_threads"](options, int(threads))
+            if temp_dir is not None:
+                self._fn["options_set_temp_dir"](options, os.fsencode(temp_dir))
+            self._fn["options_set_target_file_size"](options, int(target_file_size))
+            self._fn["options_set_compression"](
+                options, _DB_COMPRESSION if compression is None else _COMPRESSION[compression])
+            self._handle = _errors.call(self._fn["create"], db._checked_handle(), options)
+        finally:
+            self._fn["options_destroy"](options)
+        db._loaders.add(self)
+
+    def _checked_handle(self):
+        if not self._handle:
+            raise _errors.Error("shale: the BulkLoader is closed")
+        return self._handle
+
+    def add(self, key, value):
+        """Adds key -> value (copied); a later add of the same key wins."""
+        key = _library.as_bytes(key, "key")
+        value = _library.as_bytes(value, "value")
+        _errors.call(self._fn["add"], self._checked_handle(), key, len(key), value, len(value))
+
+    def add_all(self, pairs):
+        """Adds every (key, value) of an iterable."""
+        for key, value in pairs:
+            self.add(key, value)
+
+    def finish(self):
+        """Sorts, merges, writes and ingests everything added, all or nothing, and removes the
+        temporary files. An error when called twice."""
+        _errors.call(self._fn["finish"], self._checked_handle())
+
+    def close(self):
+        """Frees the loader, abandoning an unfinished load (DB.close does it too). Idempotent."""
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle:
+            self._fn["destroy"](handle)
+            self._db._loaders.discard(self)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
