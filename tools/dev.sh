@@ -4,7 +4,8 @@
 #   tools/dev.sh run    builds Release and runs the main job: shale_bench (db_bench's benchmarks)
 #                       on 1M keys in a temp directory
 #   tools/dev.sh test   builds Release and runs the whole test suite (ctest), then builds the
-#                       libFuzzer targets (clang, ASan+UBSan) and runs each for a short fixed time
+#                       libFuzzer targets (clang, ASan+UBSan) and runs each for a short fixed time,
+#                       then the whole suite under ASan+UBSan and the concurrency tests under TSan
 # Safe to run again: installed packages and an existing build directory are reused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,10 @@ cd "$(dirname "$0")/.."
 PACKAGES=(cmake ninja-build g++ make pkg-config python3 python3-pip python3-venv python3-pytest
           libzstd-dev libxxhash-dev libabsl-dev libgtest-dev libbenchmark-dev libjemalloc-dev
           clang-14 libclang-rt-14-dev)
+
+# The tests that exercise threads against each other: what `test` runs under TSan.
+TSAN_TESTS=(db_concurrency_test lru_cache_test table_cache_test bulk_test db_checkpoint_test
+            db_ingest_test db_block_cache_test)
 
 install_missing_packages() {
   local missing=()
@@ -56,6 +61,13 @@ case "$cmd" in
       build fuzz
       echo "== running the fuzz targets (${SHALE_FUZZ_SECONDS:-20} s each)"
       ctest --preset fuzz
+      build asan
+      echo "== running the whole test suite under ASan+UBSan"
+      ctest --preset asan -j "$(nproc)"
+      echo "== building and running the concurrency tests under TSan"
+      cmake --preset tsan >/dev/null
+      cmake --build --preset tsan --target "${TSAN_TESTS[@]}"
+      ctest --preset tsan -j "$(nproc)" -R "^($(IFS='|'; echo "${TSAN_TESTS[*]}"))\$"
     fi
     ;;
   *)

@@ -180,11 +180,14 @@ class SHALE_EXPORT DB {
   //   shale.estimate-table-readers-mem bytes open table readers keep outside the block cache
   //   shale.memory-usage            the sum of size-all-mem-tables, block-cache-usage and
   //                                 estimate-table-readers-mem
+  //   shale.background-errors       background errors recorded since Open (RocksDB's
+  //                                 rocksdb.background-errors); each puts the DB in the error state
+  //   shale.background-error        the current background error as text ("" when there is none)
   virtual bool GetProperty(std::string_view property, std::string* value) = 0;
   // A numeric property (the numeric ones above: num-files-at-level<N>,
   // cur-size-all-mem-tables, estimate-num-keys, compaction-pending, num-running-compactions,
   // estimate-pending-compaction-bytes, actual-delayed-write-rate, is-write-stopped, and the
-  // memory properties) in *value;
+  // memory properties, background-errors) in *value;
   // false if unknown or not numeric.
   virtual bool GetIntProperty(std::string_view property, uint64_t* value) = 0;
 
@@ -223,6 +226,10 @@ class SHALE_EXPORT DB {
     static constexpr std::string_view kEstimateTableReadersMem =
         "shale.estimate-table-readers-mem";
     static constexpr std::string_view kMemoryUsage = "shale.memory-usage";
+    // Background errors recorded since Open (numeric), and the current one as text ("" when
+    // the DB is not in the error state).
+    static constexpr std::string_view kBackgroundErrors = "shale.background-errors";
+    static constexpr std::string_view kBackgroundError = "shale.background-error";
   };
 
   // For each of the n ranges, stores in sizes[i] the approximate bytes its keys take in table

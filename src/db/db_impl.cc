@@ -231,17 +231,18 @@ Status DBImpl::SetOptions(const std::unordered_map<std::string, std::string>& ch
 }
 
 Status DBImpl::Resume() {
+  Writer w(nullptr, WriteOptions());
   MutexLock lock(&mu_);
+  if (closed_ || shutting_down_) return Status::ShutdownInProgress("the DB is closing");
   if (bg_error_.ok()) return Status::OK();
-  if (log_ == nullptr || !log_->status().ok()) {
-    // The WAL writer itself failed: appending more could follow a partial record.
-    return bg_error_;
-  }
-  info_log_->Log("Resume: clearing background error %s", bg_error_.ToString().c_str());
-  bg_error_ = Status::OK();
-  MaybeScheduleFlushLocked();
-  MaybeScheduleCompactionLocked();
-  Status s = WaitForFlushLocked(logfile_number_);
+  // Only the write queue's front may replace log_ and mem_.
+  writers_.push_back(&w);
+  while (&w != writers_.front()) w.cv.Wait(&mu_);
+  Status s = ResumeAtFrontLocked();
+  const uint64_t up_to = logfile_number_;
+  writers_.pop_front();
+  if (!writers_.empty()) writers_.front()->cv.Signal();
+  if (s.ok()) s = WaitForFlushLocked(up_to);
   return s;
 }
 

@@ -219,6 +219,12 @@ class DBImpl final : public DB {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RecordBackgroundErrorLocked(const Status& s, const char* where)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Resume's work once it is at the write queue's front: replaces a failed WAL (see
+  // ReplaceFailedWalLocked), then clears the background error and restarts background work.
+  [[nodiscard]] Status ResumeAtFrontLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After the WAL failed: starts a new WAL and retires the memtable for flushing (its writes
+  // may not all be durable in the old WAL). REQUIRES: the write queue's front.
+  [[nodiscard]] Status ReplaceFailedWalLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DeleteObsoleteFiles() ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- db_impl_compaction.cc
@@ -333,6 +339,7 @@ class DBImpl final : public DB {
   CondVar bg_cv_;  // signalled when a flush finishes or fails
   bool flush_scheduled_ ABSL_GUARDED_BY(mu_) = false;
   Status bg_error_ ABSL_GUARDED_BY(mu_);
+  uint64_t bg_errors_recorded_ ABSL_GUARDED_BY(mu_) = 0;  // shale.background-errors
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
   // A copy of shutting_down_ that running compaction jobs poll without the mutex.
   std::atomic<bool> stop_compactions_{false};

@@ -123,11 +123,51 @@ Status DBImpl::WaitForFlushLocked(uint64_t up_to_log_number) {
 void DBImpl::RecordBackgroundErrorLocked(const Status& s, const char* where) {
   if (s.ok() || !bg_error_.ok()) return;
   bg_error_ = s;
+  bg_errors_recorded_++;
   if (info_log_) {
     info_log_->Log("background error in %s: %s; the DB is read-only until Resume()", where,
                    s.ToString().c_str());
   }
   bg_cv_.SignalAll();
+}
+
+Status DBImpl::ResumeAtFrontLocked() {
+  if (bg_error_.ok()) return Status::OK();  // another Resume got here first
+  if (log_ == nullptr || !log_->status().ok() || log_->file() == nullptr) {
+    // The WAL failed (it may end in a half-written record) or was closed by a failed switch.
+    Status s = ReplaceFailedWalLocked();
+    if (!s.ok()) return s;  // the background error stays
+  }
+  info_log_->Log("Resume: clearing background error %s", bg_error_.ToString().c_str());
+  bg_error_ = Status::OK();
+  MaybeScheduleFlushLocked();
+  MaybeScheduleCompactionLocked();
+  return Status::OK();
+}
+
+Status DBImpl::ReplaceFailedWalLocked() {
+  const uint64_t number = versions_->NewFileNumber();
+  const std::string path = WalFileName(dbname_, number);
+  std::unique_ptr<WritableFile> file;
+  mu_.Unlock();
+  Status s = fs_->NewWritableFile(path, &file);
+  if (s.ok()) s = fs_->SyncDir(dbname_);  // sync writes to the new WAL need its entry durable
+  if (!s.ok() && file != nullptr) {
+    file->Close().PermitUncheckedError();
+    fs_->DeleteFile(path).PermitUncheckedError();
+  }
+  // The old WAL is not trusted any more: the flush below makes its writes durable instead.
+  if (s.ok() && log_ != nullptr && log_->file() != nullptr) log_->Close().PermitUncheckedError();
+  mu_.Lock();
+  if (!s.ok()) return s;
+  log_ = std::make_unique<log::Writer>(std::move(file), 0, log::Writer::FlushPolicy::kManual);
+  logfile_number_ = number;
+  // Marked unlogged: only a flush saves its writes (Close flushes it if Resume could not).
+  imm_.push_front(ImmutableMemTable{mem_, number, /*has_unlogged_writes=*/true});
+  mem_ = NewMemTable();
+  mem_has_unlogged_writes_ = false;
+  ReplaceSuperVersionLocked();
+  return Status::OK();
 }
 
 void DBImpl::DeleteObsoleteFiles() {

@@ -230,7 +230,16 @@ Status DBImpl::InstallExternalFiles(const IngestExternalFileOptions& options,
     // Published before the edit is logged, so the MANIFEST records it: after a restart new
     // writes are numbered above the ingested files.
     if (last > versions_->LastSequence()) versions_->SetLastSequence(last);
+    // LogAndApply releases mu_ while it writes: until the files are in the Version, their
+    // ranges are pending outputs, so no compaction or flush picked meanwhile puts an
+    // overlapping file into their levels.
+    std::vector<uint64_t> range_ids;
+    for (const IngestedFile& f : *files) {
+      range_ids.push_back(
+          AddPendingRangeLocked(f.level, f.info.smallest_user_key, f.info.largest_user_key));
+    }
     s = versions_->LogAndApply(&edit, &mu_);
+    for (uint64_t id : range_ids) RemovePendingRangeLocked(id);
     if (!s.ok()) {
       // The edit may have reached the MANIFEST anyway (a failed sync after the write): the
       // files stay, listed as pending outputs until the DB closes; the next Open keeps them

@@ -98,6 +98,10 @@ bool DBImpl::GetIntProperty(std::string_view property, uint64_t* value) {
     *value = write_controller_.state() == WriteController::State::kStopped;
     return true;
   }
+  if (property == Properties::kBackgroundErrors) {
+    *value = bg_errors_recorded_;
+    return true;
+  }
   return false;
 }
 
@@ -115,6 +119,8 @@ bool DBImpl::GetProperty(std::string_view property, std::string* value) {
     *value = LevelStatsString();
   } else if (property == Properties::kSSTables) {
     *value = SSTablesString();
+  } else if (property == Properties::kBackgroundError) {
+    *value = bg_error_.ok() ? std::string() : bg_error_.ToString();
   } else if (property == Properties::kMemTableAllocator) {
     MemtableAllocator* a = MemtableAllocator::Get();
     *value = absl::StrCat(a->name(), " (arena ", a->jemalloc_arena_index(), "), ",
@@ -211,6 +217,8 @@ std::string DBImpl::StatsString() {
     absl::StrAppend(&out, "Block cache: none (no_block_cache)\n");
   }
   absl::StrAppend(&out, absl::StrFormat("Background error: %s\n", bg_error_.ToString()));
+  absl::StrAppend(&out, absl::StrFormat("Background errors since open: %d\n",
+                                        bg_errors_recorded_));
   absl::StrAppend(&out, "\n** Compaction **\n", CompactionStatsString());
   return out;
 }

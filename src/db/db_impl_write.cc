@@ -126,6 +126,9 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
         // The WAL may hold part of the group: nothing more may be appended after it.
         RecordBackgroundErrorLocked(wal_status, "WAL write");
         s = wal_status;
+        // The group's sequence numbers are used up: its record may be in the WAL, and a later
+        // write replayed after it must not reuse them.
+        versions_->SetLastSequence(first + count - 1);
       }
     }
     if (s.ok()) {
@@ -344,7 +347,10 @@ Status DBImpl::SwitchMemTable() {
     if (old_log.ok()) old_log = fs_->SyncDir(dbname_);
   }
   mu_.Lock();
-  if (!s.ok()) return s;
+  if (!s.ok()) {
+    RecordBackgroundErrorLocked(s, "creating a WAL at a memtable switch");
+    return s;
+  }
   if (!old_log.ok()) {
     RecordBackgroundErrorLocked(old_log, "closing the WAL at a memtable switch");
     fs_->DeleteFile(WalFileName(dbname_, new_number)).PermitUncheckedError();

@@ -1,5 +1,8 @@
 #include "table/format.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "absl/strings/str_cat.h"
 #include "util/absl_compat.h"
 #include "util/checksum.h"
@@ -34,10 +37,20 @@ Status CheckTrailer(std::string_view raw, std::string_view path, const BlockHand
   return Status::OK();
 }
 
+// The most that `stored` bytes of `type` can honestly decompress to. A zstd block yields at
+// most 128 KiB and takes at least 4 bytes (a 3-byte header and the byte of an RLE block), so a
+// frame header claiming more is a lie that must not size an allocation.
+size_t MaxHonestUncompressedSize(CompressionType type, size_t stored) {
+  if (type != kZSTD) return SIZE_MAX;
+  return (stored / 4 + 1) * (size_t{128} << 10);
+}
+
 Status Uncompress(std::string_view stored, CompressionType type, std::string_view path,
                   const BlockHandle& handle, size_t max_uncompressed_size,
                   Decompressor* decompressor, std::string* contents) {
-  Status s = decompressor->Decompress(type, stored, max_uncompressed_size, contents);
+  const size_t limit =
+      std::min(max_uncompressed_size, MaxHonestUncompressedSize(type, stored.size()));
+  Status s = decompressor->Decompress(type, stored, limit, contents);
   if (!s.ok()) return AnnotateBlockError(s, path, handle.offset());
   return Status::OK();
 }
@@ -135,7 +148,7 @@ Status ReadBlock(const RandomAccessFile* file, std::string_view path, const Bloc
     return BlockCorruption(path, handle.offset(),
                            absl::StrCat("truncated read: ", raw.size(), " of ", n, " bytes"));
   }
-  CompressionType type;
+  CompressionType type = kNoCompression;
   s = CheckTrailer(raw, path, handle, verify_checksums, &type);
   if (!s.ok()) return s;
   std::string_view stored = raw.substr(0, size);
@@ -161,7 +174,7 @@ Status DecodeRawBlock(std::string_view raw, std::string_view path, const BlockHa
   if (raw.size() != handle.size() + kBlockTrailerSize) {
     return BlockCorruption(path, handle.offset(), "block does not fit its region");
   }
-  CompressionType type;
+  CompressionType type = kNoCompression;
   Status s = CheckTrailer(raw, path, handle, verify_checksums, &type);
   if (!s.ok()) return s;
   std::string_view stored = raw.substr(0, handle.size());

@@ -600,7 +600,9 @@ TEST_F(DBIngestTest, CrashDuringIngestionIsAllOrNothing) {
       succeeded++;
     } else {
       // The edit may have reached the MANIFEST whole before the failure: all or nothing.
-      if (after != all) EXPECT_EQ(after, before);
+      if (after != all) {
+        EXPECT_EQ(after, before);
+      }
       failed++;
     }
     // Back to the starting state for the next round.

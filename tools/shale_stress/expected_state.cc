@@ -1,0 +1,165 @@
+// See expected_state.h.
+#include "expected_state.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+namespace shale::stress {
+namespace {
+
+constexpr char kMagic[8] = {'S', 'H', 'S', 'T', 'R', 'E', 'S', 'S'};
+constexpr uint32_t kFormatVersion = 1;
+constexpr size_t kHeaderSize = 64;
+constexpr size_t kSlotWords = 4;  // acked, pending, max_gen, reserved
+enum SlotField : size_t { kAcked = 0, kPending = 1, kMaxGen = 2 };
+
+// The header: magic, version, max_key; the rest is zero.
+struct Header {
+  char magic[8];
+  uint32_t version;
+  uint32_t max_key;
+};
+
+Status Errno(const std::string& path, const char* what) {
+  return Status::IOError(path + ": " + what + ": " + std::strerror(errno));
+}
+
+uint32_t Load(const uint32_t* p) {
+  return std::atomic_ref<uint32_t>(*const_cast<uint32_t*>(p)).load(std::memory_order_acquire);
+}
+void Store(uint32_t* p, uint32_t v) {
+  std::atomic_ref<uint32_t>(*p).store(v, std::memory_order_release);
+}
+
+// Writes a fresh header into an empty file of the right size (made by ftruncate: zeroes).
+Status WriteHeader(int fd, const std::string& path, uint32_t max_key) {
+  Header h{};
+  std::memcpy(h.magic, kMagic, sizeof(kMagic));
+  h.version = kFormatVersion;
+  h.max_key = max_key;
+  if (pwrite(fd, &h, sizeof(h), 0) != static_cast<ssize_t>(sizeof(h))) {
+    return Errno(path, "write header");
+  }
+  return Status::OK();
+}
+
+// A file of the right size whose header is still zeroes: a process was killed between
+// ftruncate and writing the header, before any slot was used. It is written again.
+bool HeaderIsZero(int fd, size_t file_size, size_t expected_size) {
+  char buf[sizeof(Header)];
+  if (file_size != expected_size ||
+      pread(fd, buf, sizeof(buf), 0) != static_cast<ssize_t>(sizeof(buf))) {
+    return false;
+  }
+  for (char c : buf) {
+    if (c != 0) return false;
+  }
+  return true;
+}
+
+Status CheckHeader(int fd, const std::string& path, uint32_t max_key, size_t file_size) {
+  Header h{};
+  if (file_size < kHeaderSize || pread(fd, &h, sizeof(h), 0) != static_cast<ssize_t>(sizeof(h)) ||
+      std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0 || h.version != kFormatVersion) {
+    return Status::InvalidArgument(path + ": not a shale_stress expected-state file");
+  }
+  if (h.max_key != max_key) {
+    return Status::InvalidArgument(path + ": made for --max_key=" + std::to_string(h.max_key) +
+                                   ", not " + std::to_string(max_key));
+  }
+  if (file_size != kHeaderSize + size_t{max_key} * kSlotWords * 4) {
+    return Status::InvalidArgument(path + ": wrong size " + std::to_string(file_size));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ExpectedState::Open(const std::string& path, uint32_t max_key,
+                           std::unique_ptr<ExpectedState>* result) {
+  const size_t size = kHeaderSize + size_t{max_key} * kSlotWords * 4;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno(path, "open");
+  struct stat st;
+  Status s = fstat(fd, &st) == 0 ? Status::OK() : Errno(path, "stat");
+  if (s.ok() && (st.st_size == 0 || HeaderIsZero(fd, static_cast<size_t>(st.st_size), size))) {
+    s = ftruncate(fd, static_cast<off_t>(size)) == 0 ? WriteHeader(fd, path, max_key)
+                                                      : Errno(path, "truncate");
+  } else if (s.ok()) {
+    s = CheckHeader(fd, path, max_key, static_cast<size_t>(st.st_size));
+  }
+  void* map = MAP_FAILED;
+  if (s.ok()) {
+    map = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) s = Errno(path, "mmap");
+  }
+  if (!s.ok()) {
+    ::close(fd);
+    return s;
+  }
+  result->reset(new ExpectedState(fd, map, size, max_key));
+  return Status::OK();
+}
+
+ExpectedState::ExpectedState(int fd, void* map, size_t map_size, uint32_t max_key)
+    : fd_(fd), map_(map), map_size_(map_size), max_key_(max_key) {}
+
+ExpectedState::~ExpectedState() {
+  munmap(map_, map_size_);
+  ::close(fd_);
+}
+
+uint32_t* ExpectedState::Slot(uint32_t k) const {
+  return reinterpret_cast<uint32_t*>(static_cast<char*>(map_) + kHeaderSize) + k * kSlotWords;
+}
+
+GenWord ExpectedState::Acked(uint32_t k) const { return Load(Slot(k) + kAcked); }
+GenWord ExpectedState::Pending(uint32_t k) const { return Load(Slot(k) + kPending); }
+uint32_t ExpectedState::MaxGen(uint32_t k) const { return Load(Slot(k) + kMaxGen); }
+
+GenWord ExpectedState::NextWord(uint32_t k, bool deleted) const {
+  uint32_t gen = MaxGen(k);
+  // A slot written by a process killed between stores may have max_gen behind a word.
+  if (Gen(Acked(k)) > gen) gen = Gen(Acked(k));
+  if (Gen(Pending(k)) > gen) gen = Gen(Pending(k));
+  return MakeWord(gen + 1, deleted);
+}
+
+void ExpectedState::MarkPending(uint32_t k, GenWord word) {
+  uint32_t* slot = Slot(k);
+  if (Gen(word) > Load(slot + kMaxGen)) Store(slot + kMaxGen, Gen(word));
+  Store(slot + kPending, word);
+}
+
+void ExpectedState::Commit(uint32_t k) {
+  uint32_t* slot = Slot(k);
+  Store(slot + kAcked, Load(slot + kPending));
+  Store(slot + kPending, 0);
+}
+
+void ExpectedState::Reset(uint32_t k, GenWord word) {
+  uint32_t* slot = Slot(k);
+  Store(slot + kAcked, word);
+  Store(slot + kPending, 0);
+}
+
+std::vector<GenWord> ExpectedState::AllowedAfterCrash(uint32_t k) const {
+  std::vector<GenWord> allowed = {Acked(k)};
+  const GenWord pending = Pending(k);
+  if (pending != 0) allowed.push_back(pending);
+  return allowed;
+}
+
+uint32_t ExpectedState::CountPending() const {
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < max_key_; ++k) n += Pending(k) != 0 ? 1 : 0;
+  return n;
+}
+
+}  // namespace shale::stress

@@ -1,0 +1,131 @@
+// Workload: the random operations of shale_stress, run by config.threads threads against one
+// open DB while the expected state records every write (expected_state.h).
+//
+// A write of keys K (a put, delete, range deletion, write batch or ingested file):
+//   1. lock K (KeyLocks, so the expected state of a key has at most one write in flight);
+//   2. give each key its next generation and store it as pending in the expected state;
+//   3. issue the DB write, with WriteOptions::sync per config;
+//   4. if it returns OK, commit (acked := pending) -- in power-loss mode also take a ticket and
+//      record it in the DurabilityTracker -- and unlock.
+// Checked reads lock their keys too, so what they read must be exactly what the expected state
+// allows: Get (one key), snapshot (a few keys read twice through a snapshot taken under their
+// locks: both reads allowed at that time, and equal), iterate (a small range, forward or
+// backward, within iterator bounds: every key seen allowed, every key missed allowed absent).
+// Flush and CompactRange take no key locks.
+//
+// A failed operation or check (a read that does not match: Corruption) is recorded
+// (failures()) and stops every thread, except after PowerCut(): then errors are what the power
+// loss causes and a thread just stops.
+//
+// Thread-safety: Start, Stop, PowerCut and Join may be called from one controlling thread;
+// the accessors after Join.
+#ifndef SHALE_TOOLS_SHALE_STRESS_WORKLOAD_H_
+#define SHALE_TOOLS_SHALE_STRESS_WORKLOAD_H_
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "durability.h"
+#include "expected_state.h"
+#include "key_locks.h"
+#include "shale/db.h"
+#include "stress_config.h"
+#include "util/mutex.h"
+#include "util/random.h"
+#include "verifier.h"
+
+namespace shale::stress {
+
+class Workload {
+ public:
+  // Borrows everything; `tracker` is null unless in power-loss mode.
+  Workload(const StressConfig& config, DB* db, ExpectedState* state,
+           DurabilityTracker* tracker);
+  ~Workload();
+  Workload(const Workload&) = delete;
+  Workload& operator=(const Workload&) = delete;
+
+  // Starts the threads; they run until the duration passes, each has done ops_per_thread
+  // operations, Stop() is called, or a failure.
+  void Start();
+  void Stop() { stop_.store(true); }
+  // From now on errors are expected (the file system is gone): threads stop at the first.
+  void PowerCut() { power_cut_.store(true); }
+  void Join();
+  bool Running() const;
+
+  std::vector<std::string> failures() const;
+  uint64_t ops_done() const { return ops_done_.load(); }
+  // Completed operations per OpType.
+  std::array<uint64_t, kNumOpTypes> op_counts() const;
+
+ private:
+  // One key of a write: filled by WriteKeys with the word it gets.
+  struct KeyWrite {
+    uint32_t key;
+    bool deleted;
+    GenWord word = 0;
+  };
+  using WriteFn = std::function<Status(const std::vector<KeyWrite>&, const WriteOptions&)>;
+
+  void ThreadMain(uint32_t index);
+  OpType PickOp(Random* rnd) const;
+  // Runs one operation; an error status or a check failure stops the thread.
+  Status RunOp(OpType op, uint32_t thread, Random* rnd);
+  void Fail(const std::string& what);
+
+  // ---- writes (write_ops.cc)
+  // Steps 1-4 above. `can_sync`: the write honours WriteOptions::sync (ingestion does not).
+  Status WriteKeys(std::vector<KeyWrite> writes, bool can_sync, Random* rnd, const WriteFn& fn);
+  Status DoPut(Random* rnd, bool deleted);
+  Status DoDeleteRange(Random* rnd);
+  Status DoBatch(Random* rnd);
+  Status DoIngest(uint32_t thread, Random* rnd);
+  Status DoFlush();
+  Status DoCompactRange(Random* rnd);
+  // `n` distinct random keys, sorted; clustered near one another half of the time.
+  std::vector<uint32_t> PickKeys(Random* rnd, uint32_t n) const;
+  std::string MakeValue(uint32_t key, GenWord word, const std::vector<Member>& members,
+                        Random* rnd) const;
+
+  // ---- checked reads (read_ops.cc)
+  Status DoGet(Random* rnd);
+  Status DoSnapshot(Random* rnd);
+  Status DoIterate(Random* rnd);
+  // What key k may hold now. REQUIRES: k's lock.
+  std::vector<GenWord> AllowedNow(uint32_t k) const;
+  // What a read of key k returned (status s, value) as a Found; Corruption (naming the key
+  // and the operation) when the value is damaged or the read failed.
+  static Status DecodeRead(uint32_t k, const Status& s, std::string_view value, const char* op,
+                           Found* found);
+  // Corruption naming the key, what was found and what was allowed, unless found is allowed.
+  static Status CheckAllowed(uint32_t k, const Found& found, const std::vector<GenWord>& allowed,
+                             const char* op);
+
+  const StressConfig config_;
+  DB* const db_;
+  ExpectedState* const state_;
+  DurabilityTracker* const tracker_;
+  KeyLocks locks_;
+  uint64_t total_weight_ = 0;
+
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> power_cut_{false};
+  std::atomic<uint64_t> ops_done_{0};
+  std::atomic<uint32_t> running_{0};
+  std::array<std::atomic<uint64_t>, kNumOpTypes> op_counts_{};
+  std::vector<std::thread> threads_;
+
+  mutable Mutex mu_;
+  std::vector<std::string> failures_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace shale::stress
+
+#endif  // SHALE_TOOLS_SHALE_STRESS_WORKLOAD_H_

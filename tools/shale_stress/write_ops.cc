@@ -1,0 +1,148 @@
+// See workload.h: the writes (put, delete, range deletion, write batch, ingested file) and the
+// maintenance operations (flush, compact range).
+#include <algorithm>
+
+#include "shale/sst_file_writer.h"
+#include "workload.h"
+
+namespace shale::stress {
+
+Status Workload::WriteKeys(std::vector<KeyWrite> writes, bool can_sync, Random* rnd,
+                           const WriteFn& fn) {
+  std::vector<uint32_t> keys;
+  for (const KeyWrite& w : writes) keys.push_back(w.key);
+  KeyLocks::Guard guard(&locks_, keys);
+  for (KeyWrite& w : writes) {
+    w.word = state_->NextWord(w.key, w.deleted);
+    state_->MarkPending(w.key, w.word);
+    if (tracker_ != nullptr) tracker_->Issue(w.key, w.word);
+  }
+  WriteOptions wo;
+  wo.sync = can_sync && (config_.sync || (config_.sync_one_in > 0 &&
+                                          rnd->OneIn(config_.sync_one_in)));
+  const uint64_t clock = tracker_ != nullptr ? tracker_->Clock() : 0;
+  Status s = fn(writes, wo);
+  if (!s.ok()) return s;  // the writes stay pending: they may or may not have landed
+  const uint64_t ticket = tracker_ != nullptr ? tracker_->NextTicket() : 0;
+  for (const KeyWrite& w : writes) {
+    state_->Commit(w.key);
+    if (tracker_ != nullptr) tracker_->Acknowledge(w.key, ticket, wo.sync);
+  }
+  if (tracker_ != nullptr && wo.sync) tracker_->MarkDurable(clock);
+  return Status::OK();
+}
+
+std::vector<uint32_t> Workload::PickKeys(Random* rnd, uint32_t n) const {
+  n = std::min(n, config_.max_key);
+  const bool clustered = rnd->OneIn(2) && config_.max_key > 4 * n;
+  const uint32_t base = static_cast<uint32_t>(rnd->Uniform(config_.max_key));
+  std::vector<uint32_t> keys;
+  while (keys.size() < n) {
+    const uint32_t k = clustered
+                           ? static_cast<uint32_t>((base + rnd->Uniform(4 * n)) % config_.max_key)
+                           : static_cast<uint32_t>(rnd->Uniform(config_.max_key));
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+std::string Workload::MakeValue(uint32_t key, GenWord word, const std::vector<Member>& members,
+                                Random* rnd) const {
+  return EncodeValue(key, word, members, rnd->Uniform(uint64_t{config_.max_filler} + 1));
+}
+
+Status Workload::DoPut(Random* rnd, bool deleted) {
+  const uint32_t k = static_cast<uint32_t>(rnd->Uniform(config_.max_key));
+  return WriteKeys({{k, deleted}}, true, rnd,
+                   [&](const std::vector<KeyWrite>& w, const WriteOptions& wo) {
+                     const std::string key = KeyString(k);
+                     if (deleted) return db_->Delete(wo, key);
+                     return db_->Put(wo, key, MakeValue(k, w[0].word, {}, rnd));
+                   });
+}
+
+Status Workload::DoDeleteRange(Random* rnd) {
+  const uint32_t begin = static_cast<uint32_t>(rnd->Uniform(config_.max_key));
+  const uint32_t end =
+      std::min<uint32_t>(config_.max_key, begin + 1 + static_cast<uint32_t>(rnd->Uniform(8)));
+  std::vector<KeyWrite> writes;
+  for (uint32_t k = begin; k < end; ++k) writes.push_back({k, true});
+  return WriteKeys(std::move(writes), true, rnd,
+                   [&](const std::vector<KeyWrite>&, const WriteOptions& wo) {
+                     return db_->DeleteRange(wo, KeyString(begin), KeyString(end));
+                   });
+}
+
+Status Workload::DoBatch(Random* rnd) {
+  std::vector<KeyWrite> writes;
+  for (uint32_t k : PickKeys(rnd, 2 + static_cast<uint32_t>(rnd->Uniform(7)))) {
+    writes.push_back({k, rnd->OneIn(5)});
+  }
+  return WriteKeys(std::move(writes), true, rnd,
+                   [&](const std::vector<KeyWrite>& w, const WriteOptions& wo) {
+                     std::vector<Member> members;
+                     for (const KeyWrite& x : w) members.push_back({x.key, x.word});
+                     WriteBatch batch;
+                     for (const KeyWrite& x : w) {
+                       Status s = x.deleted ? batch.Delete(KeyString(x.key))
+                                            : batch.Put(KeyString(x.key),
+                                                        MakeValue(x.key, x.word, members, rnd));
+                       if (!s.ok()) return s;
+                     }
+                     return db_->Write(wo, &batch);
+                   });
+}
+
+Status Workload::DoIngest(uint32_t thread, Random* rnd) {
+  std::vector<KeyWrite> writes;
+  for (uint32_t k : PickKeys(rnd, 1 + static_cast<uint32_t>(rnd->Uniform(8)))) {
+    writes.push_back({k, rnd->OneIn(6)});
+  }
+  const Options options = db_->GetOptions();
+  const std::string path =
+      config_.expected_dir + "/ingest-" + std::to_string(thread) + ".sst";
+  const bool move = rnd->OneIn(2);
+  Status s = WriteKeys(std::move(writes), false, rnd,
+                       [&](const std::vector<KeyWrite>& w, const WriteOptions&) {
+    std::vector<Member> members;
+    for (const KeyWrite& x : w) members.push_back({x.key, x.word});
+    SstFileWriter writer(options.table_options, options.compression, options.comparator,
+                         options.file_system);
+    Status st = writer.Open(path);
+    for (size_t i = 0; st.ok() && i < w.size(); ++i) {
+      const std::string key = KeyString(w[i].key);
+      st = w[i].deleted ? writer.Delete(key)
+                        : writer.Put(key, MakeValue(w[i].key, w[i].word, members, rnd));
+    }
+    if (st.ok()) st = writer.Finish();
+    if (!st.ok()) return st;
+    IngestExternalFileOptions io;
+    io.move_files = move;
+    return db_->IngestExternalFile({path}, io);
+  });
+  // A copied (or failed) file is still there; a moved one is gone (NotFound is fine).
+  options.file_system->DeleteFile(path).PermitUncheckedError();
+  return s;
+}
+
+Status Workload::DoFlush() {
+  const uint64_t clock = tracker_ != nullptr ? tracker_->Clock() : 0;
+  Status s = db_->Flush(FlushOptions());
+  if (s.ok() && tracker_ != nullptr) tracker_->MarkDurable(clock);
+  return s;
+}
+
+Status Workload::DoCompactRange(Random* rnd) {
+  CompactRangeOptions co;
+  co.exclusive_manual_compaction = rnd->OneIn(2);
+  if (rnd->OneIn(8)) return db_->CompactRange(co, nullptr, nullptr);
+  const uint32_t begin = static_cast<uint32_t>(rnd->Uniform(config_.max_key));
+  const uint32_t end = std::min<uint32_t>(
+      config_.max_key - 1, begin + static_cast<uint32_t>(rnd->Uniform(config_.max_key / 10 + 1)));
+  const std::string b = KeyString(begin), e = KeyString(end);
+  const std::string_view bv = b, ev = e;
+  return db_->CompactRange(co, &bv, &ev);
+}
+
+}  // namespace shale::stress
