@@ -26,6 +26,11 @@ Status AddEntries(const InternalKeyComparator& icmp, const BuildTableOptions& op
   if (range_deletions == nullptr) return Status::OK();
   for (range_deletions->SeekToFirst(); range_deletions->Valid(); range_deletions->Next()) {
     std::string_view start = range_deletions->key();
+    // An empty range [k, k) (a batch may hold one) deletes nothing; kept, it would make the
+    // file's largest key (its end) smaller than its smallest.
+    if (icmp.user_comparator()->Compare(ExtractUserKey(start), range_deletions->value()) >= 0) {
+      continue;
+    }
     builder->Add(start, range_deletions->value());
     // The file covers [start, end): its largest key is the end key with the largest trailer,
     // which sorts before every real entry of the end key.
