@@ -25,6 +25,7 @@ import tempfile
 LAYERS = (
     ("util",),
     ("base",),
+    ("merge",),
     ("fs", "compression"),
     ("wal", "memtable", "table", "cache", "iterator"),
     ("version",),

@@ -605,6 +605,78 @@ extern SHALE_LIBRARY_API void shale_bulkloader_finish(shale_bulkloader_t* loader
 /* Abandons an unfinished load (removing its temporary files) and frees the loader. */
 extern SHALE_LIBRARY_API void shale_bulkloader_destroy(shale_bulkloader_t* loader);
 
+/* ---------------------------------------------------------------- Merge */
+
+/* Read-modify-write without the read (shale/merge_operator.h): shale_merge records an operand
+ * for a key, and the DB's merge operator combines a key's operands with its existing value
+ * when the key is read, flushed or compacted. The shape and the callbacks are RocksDB's. */
+typedef struct shale_mergeoperator_t shale_mergeoperator_t;
+
+/* A merge operator made of C callbacks, as rocksdb_mergeoperator_create:
+ * - full_merge combines the key's existing value (existing_value NULL, length 0, when it has
+ *   none) with its num_operands operands, oldest first, into a new value: it returns a buffer
+ *   with the value, its length in *new_value_length, and sets *success to non-zero. Setting
+ *   *success to 0 is a failure, never a silent drop: a read of the key fails with "Corruption:
+ *   ... full_merge callback reported failure", and so does a flush or compaction that needs
+ *   the merge (it keeps its inputs and stops background writes, see shale_resume). Must not be
+ *   NULL (create returns NULL then).
+ * - partial_merge combines num_operands (two or more) consecutive operands, oldest first, into
+ *   one with the same effect; *success = 0 means "cannot combine", not an error, and the
+ *   operands are kept. NULL: operands are never combined.
+ * - A buffer returned by either is released with delete_value(state, value, length) when
+ *   delete_value is not NULL, else with free(); it may be NULL (an empty value).
+ * - name(state) is asked whenever the operator's name is needed; the name is recorded in the
+ *   OPTIONS file. NULL: "shale.CMergeOperator".
+ * - destructor(state), unless NULL, runs once, when the operator is last used: after the
+ *   handle is destroyed AND every options object and DB it was given to is gone.
+ * The engine calls the callbacks from many threads at once (readers, flush, compaction):
+ * they must be safe for concurrent calls. The views they get are valid during the call only.
+ *
+ * Ownership differs from RocksDB's, where the options take over the handle: here
+ * shale_options_set_merge_operator shares the operator (options and DBs hold their own
+ * reference) and the caller still owns its handle, to free with shale_mergeoperator_destroy
+ * whenever it likes, before or after shale_open and shale_close. Code ported from RocksDB,
+ * which never destroys a handle it gave to options, stays correct but leaks the handle and
+ * its operator (the destructor then never runs). */
+extern SHALE_LIBRARY_API shale_mergeoperator_t* shale_mergeoperator_create(
+    void* state, void (*destructor)(void*),
+    char* (*full_merge)(void*, const char* key, size_t key_length, const char* existing_value,
+                        size_t existing_value_length, const char* const* operands_list,
+                        const size_t* operands_list_length, int num_operands,
+                        unsigned char* success, size_t* new_value_length),
+    char* (*partial_merge)(void*, const char* key, size_t key_length,
+                           const char* const* operands_list, const size_t* operands_list_length,
+                           int num_operands, unsigned char* success, size_t* new_value_length),
+    void (*delete_value)(void*, const char* value, size_t value_length),
+    const char* (*name)(void*));
+/* A built-in operator by its options-string name (CreateMergeOperatorFromString):
+ * "uint64add" (8-byte little-endian unsigned integers, summed), "max", "stringappend",
+ * "stringappend:<delimiter>", "sortedset64", "sortedset64:<index_interval>". NULL for NULL,
+ * "", "nullptr", an unknown name or a bad parameter. */
+extern SHALE_LIBRARY_API shale_mergeoperator_t* shale_mergeoperator_create_builtin(
+    const char* name);
+/* Frees the caller's handle; options and DBs that share the operator keep it. NULL is
+ * ignored. */
+extern SHALE_LIBRARY_API void shale_mergeoperator_destroy(shale_mergeoperator_t* merge_operator);
+/* The options share the handle's operator (see above; the handle stays the caller's). NULL
+ * removes the operator. */
+extern SHALE_LIBRARY_API void shale_options_set_merge_operator(
+    shale_options_t* options, shale_mergeoperator_t* merge_operator);
+/* Options::max_successive_merges: when a merge finds this many operands on top of its key in
+ * the memtable, it merges them at write time and writes the value instead. 0 (the default):
+ * never. Dynamic (shale_set_options). */
+extern SHALE_LIBRARY_API void shale_options_set_max_successive_merges(shale_options_t* options,
+                                                                      size_t v);
+
+/* Adds a merge operand for `key`. Invalid argument when the DB has no merge operator. */
+extern SHALE_LIBRARY_API void shale_merge(shale_t* db, const shale_writeoptions_t* options,
+                                          const char* key, size_t keylen, const char* val,
+                                          size_t vallen, char** errptr);
+/* A merge operand in a batch (shale_write fails, writing nothing, when the DB has no merge
+ * operator). */
+extern SHALE_LIBRARY_API void shale_writebatch_merge(shale_writebatch_t* batch, const char* key,
+                                                     size_t klen, const char* val, size_t vlen);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

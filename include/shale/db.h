@@ -92,7 +92,9 @@ class SHALE_EXPORT DB {
   // empty range is a no-op.
   virtual Status DeleteRange(const WriteOptions& options, std::string_view begin_key,
                              std::string_view end_key) = 0;
-  // Adds a merge operand for key. NotSupported when Options has no merge operator.
+  // Adds a merge operand for key: Options::merge_operator combines it with the key's value
+  // when the key is read, flushed or compacted (shale/merge_operator.h, doc/merge.md).
+  // InvalidArgument when Options has no merge operator.
   virtual Status Merge(const WriteOptions& options, std::string_view key,
                        std::string_view value) = 0;
   // Applies every update of `updates` atomically, in order. The DB sets the batch's sequence

@@ -36,6 +36,7 @@
 #include "shale/compression_type.h"
 #include "shale/export.h"
 #include "shale/file_system.h"
+#include "shale/merge_operator.h"
 #include "shale/status.h"
 #include "shale/table_options.h"
 #include "shale/statistics.h"
@@ -143,9 +144,18 @@ struct SHALE_EXPORT Options {
   // bounded by write_buffer_size only). Default: 0. Dynamic: no.
   size_t db_write_buffer_size = 0;
 
-  // Most successive merge operands for one key kept in the memtable before a Merge is applied
-  // at write time; 0 means never merge at write time. Not supported yet (Open rejects a
-  // non-zero value). Default: 0. Dynamic: yes.
+  // Combines the operands of DB::Merge with existing values (shale/merge_operator.h); null: no
+  // operator, and Merge fails with InvalidArgument. The options-string form is the operator's
+  // GetId() ("merge_operator=uint64add", see CreateMergeOperatorFromString). A DB that holds
+  // operands must be reopened with an operator of the same Name(). Default: nullptr.
+  // Dynamic: no.
+  std::shared_ptr<MergeOperator> merge_operator;
+
+  // Most successive merge operands for one key kept in the memtable: when a Merge finds this
+  // many operands at the top of its key's history in the memtable, it reads the key, merges
+  // and writes the result as a value instead. Bounds the operands a read must merge for hot
+  // keys, at the cost of a read per such write. 0: never merge at write time. Default: 0.
+  // Dynamic: yes.
   size_t max_successive_merges = 0;
 
   // ---------------------------------------------------------------- Compression

@@ -15,8 +15,17 @@ namespace {
 Status AddEntries(const InternalKeyComparator& icmp, const BuildTableOptions& options,
                   InternalIterator* points, InternalIterator* range_deletions,
                   TableBuilder* builder, FileMetaData* meta) {
+  // The range deletions, so that entries they hide are dropped and a merge stops at them.
+  std::unique_ptr<RangeTombstones> tombstones;
+  if (range_deletions != nullptr) {
+    tombstones = std::make_unique<RangeTombstones>(icmp.user_comparator());
+    Status s = tombstones->AddAll(range_deletions);
+    if (!s.ok()) return s;
+    tombstones->Finish();
+  }
   points->SeekToFirst();
-  CompactionIterator iter(points, icmp.user_comparator(), options.snapshots);
+  CompactionIterator iter(points, icmp.user_comparator(), options.snapshots, tombstones.get(),
+                          /*bottommost=*/false, options.merge_operator);
   for (iter.SeekToFirst(); iter.Valid(); iter.Next()) {
     builder->Add(iter.key(), iter.value());
     meta->UpdateBoundaries(iter.key(), ExtractSequence(iter.key()));

@@ -18,6 +18,7 @@
 #include "base/internal_key.h"
 #include "shale/compression_type.h"
 #include "shale/file_system.h"
+#include "shale/merge_operator.h"
 #include "shale/status.h"
 #include "shale/table_options.h"
 #include "version/file_metadata.h"
@@ -30,6 +31,8 @@ struct BuildTableOptions {
   int compression_level = 1;
   // Live snapshots, ascending (see compaction_iterator.h).
   std::vector<SequenceNumber> snapshots;
+  // Combines merge operands (may be null).
+  const MergeOperator* merge_operator = nullptr;
 };
 
 // Writes the entries of `points` (point entries, sorted; read from SeekToFirst) and of

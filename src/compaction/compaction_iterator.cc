@@ -1,18 +1,23 @@
 #include "compaction/compaction_iterator.h"
 
 #include <algorithm>
+#include <deque>
+
+#include "merge/merge_helper.h"
 
 namespace shale {
 
 CompactionIterator::CompactionIterator(InternalIterator* input, const Comparator* ucmp,
                                        std::vector<SequenceNumber> snapshots,
-                                       const RangeTombstones* range_deletions, bool bottommost)
+                                       const RangeTombstones* range_deletions, bool bottommost,
+                                       const MergeOperator* merge_operator)
     : input_(input),
       ucmp_(ucmp),
       snapshots_(std::move(snapshots)),
       range_deletions_(range_deletions != nullptr && !range_deletions->empty() ? range_deletions
                                                                                : nullptr),
       bottommost_(bottommost),
+      merge_operator_(merge_operator),
       first_stripe_(snapshots_.empty() ? kMaxSequenceNumber : snapshots_.front()) {}
 
 SequenceNumber CompactionIterator::StripeOf(SequenceNumber sequence) const {
@@ -23,7 +28,13 @@ SequenceNumber CompactionIterator::StripeOf(SequenceNumber sequence) const {
 void CompactionIterator::SeekToFirst() { FindNextKept(); }
 
 void CompactionIterator::Next() {
-  input_->Next();
+  if (!merge_out_.empty()) {
+    if (++merge_pos_ < merge_out_.size()) return;
+    merge_out_.clear();  // the input is already past the merged entries
+    merge_pos_ = 0;
+  } else {
+    input_->Next();
+  }
   FindNextKept();
 }
 
@@ -58,9 +69,101 @@ void CompactionIterator::FindNextKept() {
       num_dropped_++;
       continue;
     }
+    if (parsed.type == kTypeMerge) {
+      valid_ = MergeOperands(parsed, stripe);
+      return;
+    }
     valid_ = true;
     return;
   }
+}
+
+bool CompactionIterator::MergeOperands(const ParsedInternalKey& first, SequenceNumber stripe) {
+  if (merge_operator_ == nullptr) {
+    corruption_ = Status::InvalidArgument(
+        "writing a table (flush, compaction or WAL recovery): the data holds merge operands "
+        "but no merge operator is configured (Options::merge_operator)");
+    return false;
+  }
+  const std::string newest_key(input_->key());
+  const std::string user_key(first.user_key);
+  // Copies of the operands' keys and values, newest first.
+  std::vector<std::pair<std::string, std::string>> operands;
+  operands.emplace_back(newest_key, input_->value());
+  // What ends the collection: kTypeValue (base in `base`), kTypeDeletion, or kTypeMerge (none).
+  ValueType end = kTypeMerge;
+  bool key_ended = false;
+  std::string base;
+  for (input_->Next(); ; input_->Next()) {
+    if (!input_->Valid()) {
+      if (!input_->status().ok()) return false;
+      key_ended = true;
+      break;
+    }
+    ParsedInternalKey k;
+    Status s = ParseInternalKey(input_->key(), &k);
+    if (!s.ok()) {
+      corruption_ = s;
+      return false;
+    }
+    if (ucmp_->Compare(k.user_key, user_key) != 0) {
+      key_ended = true;
+      break;
+    }
+    if (StripeOf(k.sequence) != stripe) break;  // a snapshot sees the operands so far alone
+    // The entry that ends the merge is not consumed: the stripe rule drops it next.
+    if (CoveredInStripe(k, stripe)) {
+      end = kTypeDeletion;
+      break;
+    }
+    if (k.type == kTypeMerge) {
+      operands.emplace_back(input_->key(), input_->value());
+      continue;
+    }
+    if (k.type == kTypeValue) {
+      base.assign(input_->value());
+      end = kTypeValue;
+    } else if (k.type == kTypeDeletion || k.type == kTypeSingleDeletion) {
+      end = kTypeDeletion;
+    } else {
+      corruption_ = Status::Corruption("writing a table: unexpected entry type " +
+                                       std::to_string(static_cast<int>(k.type)) +
+                                       " under a merge operand");
+      return false;
+    }
+    break;
+  }
+
+  merge_out_.clear();
+  merge_pos_ = 0;
+  if (end == kTypeMerge && key_ended && bottommost_) end = kTypeDeletion;  // nothing older
+  if (end != kTypeMerge) {
+    std::vector<std::string_view> oldest_first;
+    oldest_first.reserve(operands.size());
+    for (auto it = operands.rbegin(); it != operands.rend(); ++it) oldest_first.push_back(it->second);
+    std::string_view base_view(base);
+    std::string result;
+    Status s = FullMerge(merge_operator_, user_key, end == kTypeValue ? &base_view : nullptr,
+                         oldest_first, &result);
+    if (!s.ok()) {
+      corruption_ = s;
+      return false;
+    }
+    merge_out_.emplace_back(MakeInternalKey(user_key, first.sequence, kTypeValue),
+                            std::move(result));
+    num_dropped_ += operands.size() - 1;
+    return true;
+  }
+  std::deque<std::string_view> oldest_first;
+  for (auto it = operands.rbegin(); it != operands.rend(); ++it) oldest_first.push_back(it->second);
+  std::string combined;
+  if (TryPartialMerge(merge_operator_, user_key, oldest_first, &combined)) {
+    merge_out_.emplace_back(newest_key, std::move(combined));
+    num_dropped_ += operands.size() - 1;
+  } else {
+    merge_out_ = std::move(operands);
+  }
+  return true;
 }
 
 Status CompactionIterator::status() const {

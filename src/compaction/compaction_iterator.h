@@ -13,6 +13,18 @@
 // level (nothing older exists outside the input): a deletion in the oldest stripe (no snapshot
 // is older than it) is dropped together with everything it hides.
 //
+// Merges: a kept merge operand starts a merge of the key's operands in its stripe (operands
+// never cross a snapshot, so each snapshot still reads its own result). Collecting stops at
+//  - a value or a deletion (or an entry covered by a range deletion) of the same stripe: the
+//    operands are full-merged onto it (onto nothing for a deletion) and one value, at the
+//    newest operand's sequence, replaces them all;
+//  - the end of the key at the bottommost level (nothing older exists): full merge onto
+//    nothing;
+//  - otherwise (the stripe ends, or older entries may exist below): the operands are
+//    partial-merged into one operand if the operator can, else kept as they are.
+// A failing full merge, or an operand met without a merge operator, stops the iterator with
+// that error (the caller abandons its output; nothing is lost).
+//
 // Range deletions themselves are not output here: the caller writes them (see
 // compaction_job.cc).
 //
@@ -23,12 +35,14 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/internal_iterator.h"
 #include "base/internal_key.h"
 #include "base/range_tombstones.h"
 #include "shale/comparator.h"
+#include "shale/merge_operator.h"
 #include "shale/status.h"
 
 namespace shale {
@@ -39,17 +53,26 @@ class CompactionIterator {
   // caller (SeekToFirst) and is advanced forward only.
   // `range_deletions` (may be null) are the input's tombstones, finished. `bottommost`: see
   // the header comment.
+  // `merge_operator` (may be null) combines merge operands.
   CompactionIterator(InternalIterator* input, const Comparator* ucmp,
                      std::vector<SequenceNumber> snapshots,
-                     const RangeTombstones* range_deletions = nullptr, bool bottommost = false);
+                     const RangeTombstones* range_deletions = nullptr, bool bottommost = false,
+                     const MergeOperator* merge_operator = nullptr);
 
   // Moves to the first kept entry at or after the input's position.
   void SeekToFirst();
   bool Valid() const { return valid_; }
   void Next();
-  std::string_view key() const { return input_->key(); }
-  std::string_view value() const { return input_->value(); }
-  // The input's status, or Corruption for an entry whose key does not parse.
+  std::string_view key() const {
+    return merge_pos_ < merge_out_.size() ? std::string_view(merge_out_[merge_pos_].first)
+                                          : input_->key();
+  }
+  std::string_view value() const {
+    return merge_pos_ < merge_out_.size() ? std::string_view(merge_out_[merge_pos_].second)
+                                          : input_->value();
+  }
+  // The input's status, Corruption for an entry whose key does not parse, or the error of a
+  // merge.
   Status status() const;
 
   // Entries dropped so far.
@@ -60,12 +83,22 @@ class CompactionIterator {
   SequenceNumber StripeOf(SequenceNumber sequence) const;
   // Skips dropped entries until a kept one (or the end).
   void FindNextKept();
+  // On a kept merge operand `first` of `stripe`: consumes the key's operands of that stripe
+  // and fills merge_out_ with what replaces them (see the header comment). Leaves the input at
+  // the first entry not consumed. False (with corruption_ set) on error.
+  bool MergeOperands(const ParsedInternalKey& first, SequenceNumber stripe);
+  // True when a range deletion of `stripe` hides `k`.
+  bool CoveredInStripe(const ParsedInternalKey& k, SequenceNumber stripe) const {
+    return range_deletions_ != nullptr &&
+           range_deletions_->MaxCoveringSequence(k.user_key, stripe) > k.sequence;
+  }
 
   InternalIterator* const input_;
   const Comparator* const ucmp_;
   const std::vector<SequenceNumber> snapshots_;
   const RangeTombstones* const range_deletions_;
   const bool bottommost_;
+  const MergeOperator* const merge_operator_;
   // The stripe of the oldest snapshot (kMaxSequenceNumber without snapshots).
   const SequenceNumber first_stripe_;
 
@@ -76,6 +109,10 @@ class CompactionIterator {
   // The stripe of the last kept entry of current_user_key_.
   SequenceNumber last_stripe_ = 0;
   uint64_t num_dropped_ = 0;
+  // The output of the last merge (internal key, value), served from merge_pos_; when
+  // merge_pos_ reaches the end, the input is already at the next unconsumed entry.
+  std::vector<std::pair<std::string, std::string>> merge_out_;
+  size_t merge_pos_ = 0;
 };
 
 }  // namespace shale

@@ -343,7 +343,8 @@ void CompactionJob::RunSubcompaction(Subcompaction* sub) const {
     uint64_t* count_;
   };
   BoundedInput bounded(input.get(), ucmp, sub->end, &sub->entries_read);
-  CompactionIterator iter(&bounded, ucmp, ctx_.snapshots, tombstones_.get(), c_->bottommost);
+  CompactionIterator iter(&bounded, ucmp, ctx_.snapshots, tombstones_.get(), c_->bottommost,
+                          ctx_.merge_operator);
   OutputWriter writer(this, sub);
   Status s;
   uint64_t kept = 0;

@@ -37,6 +37,7 @@
 #include "cache/table_cache.h"
 #include "compaction/compaction.h"
 #include "shale/file_system.h"
+#include "shale/merge_operator.h"
 #include "shale/status.h"
 #include "shale/table_options.h"
 #include "version/file_metadata.h"
@@ -50,6 +51,8 @@ struct CompactionJobContext {
   TableOptions table_options;
   // Live snapshots, ascending.
   std::vector<SequenceNumber> snapshots;
+  // Combines merge operands (may be null).
+  const MergeOperator* merge_operator = nullptr;
   // A fresh file number for an output, registered with the DB so the file is not mistaken for
   // an obsolete one. Thread-safe.
   std::function<uint64_t()> new_file_number;

@@ -60,6 +60,7 @@ constexpr std::string_view kDynamicOptions[] = {
     "compaction_options_fifo",
     "ttl",
     "bottommost_compression",
+    "max_successive_merges",
 };
 
 }  // namespace
@@ -70,6 +71,7 @@ DBImpl::DBImpl(const Options& options, const std::string& dbname)
       fs_(options.file_system.get()),
       statistics_(options.statistics.get()),
       open_time_micros_(NowMicros()),
+      merge_operator_(options.merge_operator),
       options_(options),
       fs_holder_(options.file_system),
       statistics_holder_(options.statistics) {

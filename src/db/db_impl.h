@@ -183,6 +183,14 @@ class DBImpl final : public DB {
   [[nodiscard]] Status WriteGroupToWal(const WriteBatch& group, bool sync);
   size_t MemTableBytesLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   MemTable* NewMemTable() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Options::max_successive_merges: when `mem` already holds that many operands on top of
+  // `key`, reads the key as of sequence - 1, merges `operand` onto it and returns true with the
+  // value to add instead. False (add the operand) below the bound, or when the read or merge
+  // fails (the operand then keeps the failure for readers to see). REQUIRES: the caller is the
+  // write leader inserting into `mem`, without mu_.
+  bool MergeAtWriteTime(MemTable* mem, size_t max_successive_merges, SequenceNumber sequence,
+                        std::string_view key, std::string_view operand, std::string* value)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- db_impl_read.cc
   // References the current SuperVersion and, with `sequence`, sets it to the read sequence
@@ -199,10 +207,11 @@ class DBImpl final : public DB {
   [[nodiscard]] Status GetImpl(const ReadOptions& options, SuperVersion* sv,
                                SequenceNumber sequence, std::string_view key,
                                std::string* value);
+  // Feeds *context the key's entries from the tables of `v`, newest first, until it is done
+  // or the tables are exhausted. An error reading a table is returned (the lookup fails).
   [[nodiscard]] Status GetFromVersion(const ReadOptions& options, Version* v,
                                       const LookupKey& lkey, SequenceNumber sequence,
-                                      SequenceNumber* max_tombstone, std::string* value,
-                                      bool* done);
+                                      GetContext* context);
 
   // ---- db_impl_background.cc
   void MaybeScheduleFlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -295,6 +304,8 @@ class DBImpl final : public DB {
   FileSystem* const fs_;
   Statistics* const statistics_;  // may be null
   const uint64_t open_time_micros_;
+  // Options::merge_operator (not dynamic); may be null.
+  const std::shared_ptr<MergeOperator> merge_operator_;
 
   // ---- Set while opening (before any other thread can see the DB), then constant.
   std::unique_ptr<FileLock> db_lock_;

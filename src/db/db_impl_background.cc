@@ -46,6 +46,7 @@ Status DBImpl::FlushOldestLocked(std::vector<MemTable*>* to_unref, SuperVersion*
   bopts.compression = options_.compression;
   bopts.compression_level = options_.compression_level;
   bopts.snapshots = snapshots_.All();
+  bopts.merge_operator = merge_operator_.get();
   const uint64_t entries = imm.mem->num_entries();
   Status s;
   {

@@ -140,6 +140,7 @@ Status DBImpl::RunCompactionLocked(Compaction* c) {
     ctx.table_cache = table_cache_.get();
     ctx.table_options = options_.table_options;
     ctx.snapshots = snapshots_.All();
+    ctx.merge_operator = merge_operator_.get();
     ctx.shutting_down = &stop_compactions_;
     std::vector<uint64_t> numbers;
     ctx.new_file_number = [this, &numbers] {

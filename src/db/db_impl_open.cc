@@ -301,6 +301,7 @@ Status DBImpl::FlushRecoveredMemTable(MemTable* mem, VersionEdit* edit) {
   bopts.table_options = options_.table_options;
   bopts.compression = options_.compression;
   bopts.compression_level = options_.compression_level;
+  bopts.merge_operator = merge_operator_.get();
   std::unique_ptr<InternalIterator> points = mem->NewIterator();
   std::unique_ptr<InternalIterator> range_dels;
   if (mem->num_range_deletes() > 0) range_dels = mem->NewRangeTombstoneIterator();

@@ -18,29 +18,6 @@ TableReadOptions ToTableReadOptions(const ReadOptions& o) {
   return t;
 }
 
-// Decides a lookup from the newest entry found for the key in one source, given the newest
-// range deletion covering it in that source and the newer ones. Returns true when decided.
-bool DecideFromEntry(std::string_view ikey, std::string_view entry_value,
-                     SequenceNumber max_tombstone, std::string* value, Status* s) {
-  if (ExtractSequence(ikey) < max_tombstone) {
-    *s = Status::NotFound();
-    return true;
-  }
-  switch (ExtractValueType(ikey)) {
-    case kTypeValue:
-      value->assign(entry_value);
-      *s = Status::OK();
-      return true;
-    case kTypeDeletion:
-    case kTypeSingleDeletion:
-      *s = Status::NotFound();
-      return true;
-    default:
-      *s = Status::Corruption("Get: unexpected entry type in a table");
-      return true;
-  }
-}
-
 }  // namespace
 
 SuperVersion* DBImpl::RefSuperVersion(const ReadOptions& options, SequenceNumber* sequence) {
@@ -140,62 +117,51 @@ std::vector<Status> DBImpl::MultiGet(const ReadOptions& options,
 Status DBImpl::GetImpl(const ReadOptions& options, SuperVersion* sv, SequenceNumber sequence,
                        std::string_view key, std::string* value) {
   LookupKey lkey(key, sequence);
-  Status s;
-  SequenceNumber entry_seq = 0;
+  GetContext context(merge_operator_.get(), key, value);
   // Memtables decide on their own range deletions: a covering tombstone there is newer than
-  // anything in older sources, so it ends the lookup with NotFound.
-  if (sv->mem->Get(lkey, value, &s, &entry_seq)) {
+  // anything in older sources, so it ends the lookup (as a deletion).
+  bool done = sv->mem->Get(lkey, &context);
+  for (size_t i = 0; !done && i < sv->imm.size(); i++) done = sv->imm[i]->Get(lkey, &context);
+  if (done && context.num_operands() == 0) {
     RecordTick(MEMTABLE_HIT);
-    return s;
-  }
-  for (MemTable* m : sv->imm) {
-    if (m->Get(lkey, value, &s, &entry_seq)) {
-      RecordTick(MEMTABLE_HIT);
-      return s;
-    }
+    return context.status();
   }
   RecordTick(MEMTABLE_MISS);
-  SequenceNumber max_tombstone = 0;
-  bool done = false;
-  s = GetFromVersion(options, sv->current, lkey, sequence, &max_tombstone, value, &done);
-  if (!s.ok() || done) return s;
-  return Status::NotFound();
+  if (!done) {
+    Status s = GetFromVersion(options, sv->current, lkey, sequence, &context);
+    if (!s.ok()) return s;
+  }
+  return context.Finish();
 }
 
 Status DBImpl::GetFromVersion(const ReadOptions& options, Version* v, const LookupKey& lkey,
-                              SequenceNumber sequence, SequenceNumber* max_tombstone,
-                              std::string* value, bool* done) {
+                              SequenceNumber sequence, GetContext* context) {
   const Comparator* ucmp = icmp_.user_comparator();
   const std::string_view user_key = lkey.user_key();
   const TableReadOptions topts = ToTableReadOptions(options);
-  Status result;
-  // Looks in one file; sets *done when the file decides the outcome.
+  // The newest range deletion covering the key in the files searched so far: it hides every
+  // entry older than it, in this file and in all older ones.
+  SequenceNumber max_tombstone = 0;
+  // Feeds *context the key's entries in one file.
   auto search_file = [&](const FileMetaData* f, int level) -> Status {
     std::shared_ptr<const CachedTable> table;
     Status s = table_cache_->Find(f->number, f->file_size, &table, level, f->global_seqno);
     if (!s.ok()) return s;
     if (!table->tombstones->empty()) {
-      *max_tombstone =
-          std::max(*max_tombstone, table->tombstones->MaxCoveringSequence(user_key, sequence));
+      max_tombstone =
+          std::max(max_tombstone, table->tombstones->MaxCoveringSequence(user_key, sequence));
     }
-    bool found = false;
     s = table->reader->Get(topts, lkey.internal_key(),
                            [&](std::string_view ikey, std::string_view entry_value) {
-                             if (ucmp->Compare(ExtractUserKey(ikey), user_key) == 0) {
-                               found = true;
-                               DecideFromEntry(ikey, entry_value, *max_tombstone, value,
-                                               &result);
+                             if (ucmp->Compare(ExtractUserKey(ikey), user_key) != 0) {
+                               return false;  // past the key's entries
                              }
-                             return false;  // only the newest visible entry matters
+                             if (ExtractSequence(ikey) < max_tombstone) return false;
+                             return context->Save(ExtractValueType(ikey), entry_value);
                            });
     if (!s.ok()) return s;
-    if (found) {
-      *done = true;
-    } else if (*max_tombstone > 0) {
-      // Older files hold only entries older than this file's range deletion.
-      result = Status::NotFound();
-      *done = true;
-    }
+    // Older entries, here and in older files, are hidden by the range deletion.
+    if (!context->done() && max_tombstone > 0) context->Save(kTypeRangeDeletion, {});
     return Status::OK();
   };
 
@@ -206,18 +172,19 @@ Status DBImpl::GetFromVersion(const ReadOptions& options, Version* v, const Look
     }
     Status s = search_file(f, 0);
     if (!s.ok()) return s;
-    if (*done) return result;
+    if (context->done()) return Status::OK();
   }
   for (int level = 1; level < v->num_levels(); level++) {
     const std::vector<FileMetaData*>& files = v->files(level);
     if (files.empty()) continue;
-    const size_t i = FindFile(icmp_, files, lkey.internal_key());
-    if (i >= files.size()) continue;
-    const FileMetaData* f = files[i];
-    if (ucmp->Compare(user_key, ExtractUserKey(f->smallest)) < 0) continue;
-    Status s = search_file(f, level);
-    if (!s.ok()) return s;
-    if (*done) return result;
+    // The key's entries may continue from one file into the next (see version.h).
+    for (size_t i = FindFile(icmp_, files, lkey.internal_key()); i < files.size(); i++) {
+      const FileMetaData* f = files[i];
+      if (ucmp->Compare(user_key, ExtractUserKey(f->smallest)) < 0) break;
+      Status s = search_file(f, level);
+      if (!s.ok()) return s;
+      if (context->done()) return Status::OK();
+    }
   }
   return Status::OK();
 }
@@ -232,6 +199,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
     iopts.upper_bound = std::string(*options.iterate_upper_bound);
   }
   iopts.statistics = statistics_;
+  iopts.merge_operator = merge_operator_.get();
 
   const Comparator* ucmp = icmp_.user_comparator();
   RangeTombstoneSources tombstones;

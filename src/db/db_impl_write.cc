@@ -8,13 +8,15 @@
 #include "db/db_impl.h"
 #include "db/write_batch_internal.h"
 #include "memtable/memtable_allocator.h"
+#include "merge/merge_helper.h"
 
 namespace shale {
 
 namespace {
 
-// Checks that a batch parses and holds as many records as its header says.
-Status ValidateBatch(const WriteBatch& batch) {
+// Checks that a batch parses and holds as many records as its header says, and holds no merge
+// without a merge operator.
+Status ValidateBatch(const WriteBatch& batch, bool has_merge_operator) {
   std::string_view contents = WriteBatchInternal::Contents(batch);
   if (contents.size() < WriteBatchInternal::kHeader) {
     return Status::Corruption("write batch: shorter than its header");
@@ -28,8 +30,9 @@ Status ValidateBatch(const WriteBatch& batch) {
     if (record.column_family != 0) {
       return Status::NotSupported("write batch: column families are not supported yet");
     }
-    if (record.type == kTypeMerge) {
-      return Status::NotSupported("write batch: Merge needs a merge operator (none set)");
+    if (record.type == kTypeMerge && !has_merge_operator) {
+      return Status::InvalidArgument(
+          "write batch: Merge needs a merge operator (Options::merge_operator is not set)");
     }
     found++;
   }
@@ -80,8 +83,35 @@ Status DBImpl::DeleteRange(const WriteOptions& options, std::string_view begin_k
   return Write(options, &batch);
 }
 
-Status DBImpl::Merge(const WriteOptions&, std::string_view, std::string_view) {
-  return Status::NotSupported("Merge: no merge operator is configured (Options::merge_operator)");
+Status DBImpl::Merge(const WriteOptions& options, std::string_view key,
+                     std::string_view value) {
+  if (merge_operator_ == nullptr) {
+    return Status::InvalidArgument(
+        "Merge: no merge operator is configured (Options::merge_operator)");
+  }
+  WriteBatch batch(key.size() + value.size() + 24);
+  Status s = batch.Merge(key, value);
+  if (!s.ok()) return s;
+  return Write(options, &batch);
+}
+
+bool DBImpl::MergeAtWriteTime(MemTable* mem, size_t max_successive_merges,
+                              SequenceNumber sequence, std::string_view key,
+                              std::string_view operand, std::string* value) {
+  if (max_successive_merges == 0 || mem->CountSuccessiveMerges(key) < max_successive_merges) {
+    return false;
+  }
+  // Everything before `sequence` is in `mem` or older sources (this writer is the memtable's
+  // only writer, and the SuperVersion's active memtable is `mem`).
+  ReadOptions ropts;
+  SuperVersion* sv = RefSuperVersion(ropts, nullptr);
+  std::string existing;
+  Status s = GetImpl(ropts, sv, sequence - 1, key, &existing);
+  UnrefSuperVersion(sv);
+  if (!s.ok() && !s.IsNotFound()) return false;  // keep the operand; the read will tell
+  std::string_view existing_view(existing);
+  s = FullMerge(merge_operator_.get(), key, s.ok() ? &existing_view : nullptr, {operand}, value);
+  return s.ok();
 }
 
 Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
@@ -89,7 +119,7 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
   if (options.sync && options.disableWAL) {
     return Status::InvalidArgument("Write: sync and disableWAL cannot both be set");
   }
-  Status s = ValidateBatch(*updates);
+  Status s = ValidateBatch(*updates, merge_operator_ != nullptr);
   if (!s.ok()) return s;
   if (updates->Count() == 0) return Status::OK();
 
@@ -114,13 +144,25 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
     const uint32_t count = WriteBatchInternal::Count(*group);
     const size_t bytes = WriteBatchInternal::ByteSize(*group);
     MemTable* mem = mem_;
+    const size_t max_merges = options_.max_successive_merges;
     const bool use_wal = !w.disable_wal;
     if (!use_wal) mem_has_unlogged_writes_ = true;
     {
       mu_.Unlock();
       Status wal_status;
       if (use_wal) wal_status = WriteGroupToWal(*group, w.sync);
-      if (wal_status.ok()) s = WriteBatchInternal::InsertInto(*group, mem);
+      if (wal_status.ok()) {
+        if (max_merges > 0 && merge_operator_ != nullptr && group->HasMerge()) {
+          s = WriteBatchInternal::InsertInto(
+              *group, mem,
+              [&](SequenceNumber seq, std::string_view key, std::string_view operand,
+                  std::string* value) {
+                return MergeAtWriteTime(mem, max_merges, seq, key, operand, value);
+              });
+        } else {
+          s = WriteBatchInternal::InsertInto(*group, mem);
+        }
+      }
       mu_.Lock();
       if (!wal_status.ok()) {
         // The WAL may hold part of the group: nothing more may be appended after it.

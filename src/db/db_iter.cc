@@ -1,7 +1,10 @@
 #include "db/db_iter.h"
 
+#include <algorithm>
 #include <cassert>
 #include <utility>
+
+#include "merge/merge_helper.h"
 
 namespace shale {
 namespace {
@@ -25,11 +28,13 @@ class DBIter final : public Iterator {
   bool Valid() const override { return valid_; }
   std::string_view key() const override {
     assert(valid_);
-    return direction_ == kForward ? ExtractUserKey(iter_->key()) : std::string_view(saved_key_);
+    return direction_ == kForward && !merged_ ? ExtractUserKey(iter_->key())
+                                              : std::string_view(saved_key_);
   }
   std::string_view value() const override {
     assert(valid_);
-    return direction_ == kForward ? iter_->value() : std::string_view(saved_value_);
+    return direction_ == kForward && !merged_ ? iter_->value()
+                                              : std::string_view(saved_value_);
   }
   Status status() const override {
     if (!status_.ok()) return status_;
@@ -53,6 +58,13 @@ class DBIter final : public Iterator {
   void FindNextUserEntry(bool skipping, std::string* skip);
   // Moves backward to the newest visible entry of the previous user key with one.
   void FindPrevUserEntry();
+  // Forward, on a visible merge operand `first`: collects it and the key's older operands up
+  // to a value or deletion, merges them into saved_value_ (saved_key_ = the key) and leaves
+  // the internal iterator past what it consumed. Sets valid_, or status_ on failure.
+  void MergeForward(const ParsedInternalKey& first);
+  // Full-merges operands_ (oldest first) onto `base` (nullptr: none) into saved_value_; on
+  // failure records the error and returns false.
+  bool MergeOperands(const std::string* base);
   // True when a visible point entry is hidden by a range deletion.
   bool Covered(const ParsedInternalKey& k) const {
     for (const auto& t : tombstones_) {
@@ -79,6 +91,9 @@ class DBIter final : public Iterator {
   Status status_;
   Direction direction_ = kForward;
   bool valid_ = false;
+  // Forward only: the current entry is a merge result held in saved_key_ / saved_value_.
+  bool merged_ = false;
+  std::vector<std::string> operands_;  // scratch for merges (see MergeForward, FindPrev...)
   std::string saved_key_;    // reverse: the current key; forward: scratch for skipping
   std::string saved_value_;  // reverse: the current value
 };
@@ -95,6 +110,7 @@ bool DBIter::ParseKey(ParsedInternalKey* parsed) {
 void DBIter::FindNextUserEntry(bool skipping, std::string* skip) {
   assert(direction_ == kForward);
   valid_ = false;
+  merged_ = false;
   for (; iter_->Valid(); iter_->Next()) {
     ParsedInternalKey k;
     if (!ParseKey(&k)) return;
@@ -115,6 +131,14 @@ void DBIter::FindNextUserEntry(bool skipping, std::string* skip) {
         }
         valid_ = true;
         return;
+      case kTypeMerge:
+        if (Covered(k)) {
+          skip->assign(k.user_key);
+          skipping = true;
+          break;
+        }
+        MergeForward(k);
+        return;
       default:
         status_ = Status::Corruption("DB iterator: unexpected entry type " +
                                      std::to_string(static_cast<int>(k.type)));
@@ -123,10 +147,76 @@ void DBIter::FindNextUserEntry(bool skipping, std::string* skip) {
   }
 }
 
+bool DBIter::MergeOperands(const std::string* base) {
+  if (options_.merge_operator == nullptr) {
+    status_ = Status::InvalidArgument(
+        "DB iterator: a key has merge operands but no merge operator is configured "
+        "(Options::merge_operator)");
+    return false;
+  }
+  std::vector<std::string_view> views(operands_.begin(), operands_.end());
+  std::string_view base_view;
+  if (base != nullptr) base_view = *base;
+  std::string result;
+  Status s = FullMerge(options_.merge_operator, saved_key_, base != nullptr ? &base_view : nullptr,
+                       views, &result);
+  if (!s.ok()) {
+    status_ = s;
+    return false;
+  }
+  saved_value_.swap(result);
+  return true;
+}
+
+void DBIter::MergeForward(const ParsedInternalKey& first) {
+  saved_key_.assign(first.user_key);
+  operands_.clear();
+  operands_.emplace_back(iter_->value());  // newest first while collecting
+  std::string base;
+  bool has_base = false;
+  for (iter_->Next(); iter_->Valid(); iter_->Next()) {
+    ParsedInternalKey k;
+    if (!ParseKey(&k)) return;
+    if (ucmp_->Compare(k.user_key, saved_key_) != 0) break;
+    // Older than `first`, so visible to the read.
+    if (Covered(k)) break;  // a deletion
+    if (k.type == kTypeMerge) {
+      operands_.emplace_back(iter_->value());
+      continue;
+    }
+    if (k.type == kTypeValue) {
+      base.assign(iter_->value());
+      has_base = true;
+    } else if (k.type != kTypeDeletion && k.type != kTypeSingleDeletion) {
+      status_ = Status::Corruption("DB iterator: unexpected entry type " +
+                                   std::to_string(static_cast<int>(k.type)));
+      return;
+    }
+    break;  // Next() skips what is left of the key
+  }
+  if (!iter_->status().ok()) return;
+  std::reverse(operands_.begin(), operands_.end());  // oldest first
+  if (!MergeOperands(has_base ? &base : nullptr)) return;
+  merged_ = true;
+  valid_ = true;
+}
+
 void DBIter::FindPrevUserEntry() {
   assert(direction_ == kReverse);
-  // The type of the newest visible entry of saved_key_ seen so far; kTypeDeletion: none yet.
+  merged_ = false;
+  // The type of the newest visible entry of saved_key_ seen so far; kTypeDeletion: none yet
+  // (or a deletion, which hides what came before). Entries of a key arrive oldest first:
+  // saved_value_ holds the last value seen and operands_ the operands seen since (oldest
+  // first); has_base says whether that value exists (no deletion since).
   ValueType value_type = kTypeDeletion;
+  bool has_base = false;
+  auto forget = [&] {
+    value_type = kTypeDeletion;
+    has_base = false;
+    saved_key_.clear();
+    saved_value_.clear();
+    operands_.clear();
+  };
   for (; iter_->Valid(); iter_->Prev()) {
     ParsedInternalKey k;
     if (!ParseKey(&k)) {
@@ -141,20 +231,28 @@ void DBIter::FindPrevUserEntry() {
     switch (k.type) {
       case kTypeDeletion:
       case kTypeSingleDeletion:
-        value_type = kTypeDeletion;
-        saved_key_.clear();
-        saved_value_.clear();
+        forget();
         break;
       case kTypeValue:
         if (Covered(k)) {
-          value_type = kTypeDeletion;
-          saved_key_.clear();
-          saved_value_.clear();
+          forget();
           break;
         }
         value_type = kTypeValue;
+        has_base = true;
+        operands_.clear();
         saved_key_.assign(k.user_key);
         saved_value_.assign(iter_->value());
+        break;
+      case kTypeMerge:
+        if (Covered(k)) {
+          forget();
+          break;
+        }
+        if (value_type == kTypeDeletion) forget();  // a new key, or after a deletion
+        value_type = kTypeMerge;
+        saved_key_.assign(k.user_key);
+        operands_.emplace_back(iter_->value());
         break;
       default:
         status_ = Status::Corruption("DB iterator: unexpected entry type " +
@@ -162,6 +260,9 @@ void DBIter::FindPrevUserEntry() {
         valid_ = false;
         return;
     }
+  }
+  if (value_type == kTypeMerge && !MergeOperands(has_base ? &saved_value_ : nullptr)) {
+    value_type = kTypeDeletion;
   }
   valid_ = value_type != kTypeDeletion;
   if (!valid_) {
@@ -172,6 +273,7 @@ void DBIter::FindPrevUserEntry() {
 
 void DBIter::Seek(std::string_view target) {
   Count(NUMBER_DB_SEEK);
+  merged_ = false;
   status_ = Status::OK();
   direction_ = kForward;
   if (BelowLower(target)) target = *options_.lower_bound;
@@ -181,6 +283,7 @@ void DBIter::Seek(std::string_view target) {
 
 void DBIter::SeekToFirst() {
   Count(NUMBER_DB_SEEK);
+  merged_ = false;
   status_ = Status::OK();
   direction_ = kForward;
   if (options_.lower_bound) {
@@ -193,6 +296,7 @@ void DBIter::SeekToFirst() {
 
 void DBIter::SeekForPrev(std::string_view target) {
   Count(NUMBER_DB_SEEK);
+  merged_ = false;
   status_ = Status::OK();
   direction_ = kReverse;
   if (AtOrAboveUpper(target)) {
@@ -208,6 +312,7 @@ void DBIter::SeekForPrev(std::string_view target) {
 
 void DBIter::SeekToLast() {
   Count(NUMBER_DB_SEEK);
+  merged_ = false;
   status_ = Status::OK();
   direction_ = kReverse;
   if (options_.upper_bound) {
@@ -230,10 +335,10 @@ void DBIter::Next() {
     } else {
       iter_->Next();
     }
-  } else {
+  } else if (!merged_) {
     saved_key_.assign(ExtractUserKey(iter_->key()));
     iter_->Next();
-  }
+  }  // after a merge the internal iterator is already past the operands
   FindNextUserEntry(true, &saved_key_);
 }
 
@@ -241,17 +346,25 @@ void DBIter::Prev() {
   assert(valid_);
   Count(NUMBER_DB_PREV);
   if (direction_ == kForward) {
-    // Step back over every entry of the current key.
-    saved_key_.assign(ExtractUserKey(iter_->key()));
-    while (true) {
-      iter_->Prev();
-      if (!iter_->Valid()) {
+    // Step back over every entry of the current key. After a merge the internal iterator is
+    // past some of them (or at the end).
+    if (!merged_) saved_key_.assign(ExtractUserKey(iter_->key()));
+    merged_ = false;
+    if (!iter_->Valid()) {
+      if (!iter_->status().ok()) {
         valid_ = false;
-        saved_key_.clear();
-        saved_value_.clear();
         return;
       }
-      if (ucmp_->Compare(ExtractUserKey(iter_->key()), saved_key_) < 0) break;
+      iter_->SeekToLast();
+    }
+    while (iter_->Valid() && ucmp_->Compare(ExtractUserKey(iter_->key()), saved_key_) >= 0) {
+      iter_->Prev();
+    }
+    if (!iter_->Valid()) {
+      valid_ = false;
+      saved_key_.clear();
+      saved_value_.clear();
+      return;
     }
     direction_ = kReverse;
   }

@@ -2,10 +2,13 @@
 // version of every key from memtables and tables, newest version first within a key) into
 // the user's view at one sequence number: for each user key, the newest entry with sequence
 // <= the read sequence, skipped when that entry is a deletion or is covered by a newer range
-// deletion; keys outside [lower bound, upper bound) are never returned.
+// deletion; keys outside [lower bound, upper bound) are never returned. When that newest entry
+// is a merge operand, the key's value is the full merge of its operands (newest back to the
+// first value, deletion or covering range deletion) onto that value, or onto nothing.
 //
 // Direction: moving forward, the internal iterator sits on the entry returned (key() and
-// value() point into it). Moving backward, the internal iterator sits before all entries of
+// value() point into it), except after a merge: then it sits past the operands and base
+// merged, and the key and merged value are copies (saved_key_, saved_value_). Moving backward, the internal iterator sits before all entries of
 // the current key, and the current key and value are copies (saved_key_, saved_value_).
 //
 // Ownership: owns the internal iterator and shares the range deletions; runs `cleanup` (which
@@ -23,6 +26,7 @@
 #include "base/internal_key.h"
 #include "base/range_tombstones.h"
 #include "shale/iterator.h"
+#include "shale/merge_operator.h"
 #include "shale/statistics.h"
 
 namespace shale {
@@ -32,6 +36,7 @@ struct DBIterOptions {
   std::optional<std::string> lower_bound;        // inclusive
   std::optional<std::string> upper_bound;        // exclusive
   Statistics* statistics = nullptr;              // may be null
+  const MergeOperator* merge_operator = nullptr;  // may be null (operands are then an error)
 };
 
 // The range deletions of the sources, one fragmented set per source that has any (a memtable's

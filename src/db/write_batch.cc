@@ -323,6 +323,12 @@ Status WriteBatchInternal::Append(WriteBatch* dst, const WriteBatch& src) {
 }
 
 Status WriteBatchInternal::InsertInto(const WriteBatch& batch, MemTable* mem) {
+  return InsertInto(batch, mem, [](SequenceNumber, std::string_view, std::string_view,
+                                   std::string*) { return false; });
+}
+
+Status WriteBatchInternal::InsertInto(const WriteBatch& batch, MemTable* mem,
+                                      MergeRewriter rewrite) {
   // Check everything first: a memtable cannot take an entry back.
   Status s = ForEachRecord(batch.rep_, [](const WriteBatchRecord&) { return Status::OK(); });
   if (!s.ok()) return s;
@@ -334,8 +340,13 @@ Status WriteBatchInternal::InsertInto(const WriteBatch& batch, MemTable* mem) {
         absl::StrCat(count, " records from sequence ", first, " > ", kMaxSequenceNumber));
   }
   SequenceNumber seq = first;
-  return ForEachRecord(batch.rep_, [mem, &seq](const WriteBatchRecord& r) {
-    mem->Add(seq++, r.type, r.key, r.value);
+  std::string merged;
+  return ForEachRecord(batch.rep_, [mem, &seq, &rewrite, &merged](const WriteBatchRecord& r) {
+    if (r.type == kTypeMerge && rewrite(seq, r.key, r.value, &merged)) {
+      mem->Add(seq++, kTypeValue, r.key, merged);
+    } else {
+      mem->Add(seq++, r.type, r.key, r.value);
+    }
     return Status::OK();
   });
 }

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "absl/functional/function_ref.h"
 #include "base/internal_key.h"
 #include "shale/status.h"
 #include "shale/write_batch.h"
@@ -81,6 +82,13 @@ class WriteBatchInternal {
   // adds nothing. REQUIRES: the caller is the memtable's only writer; `mem` holds no entry
   // with these sequence numbers.
   static Status InsertInto(const WriteBatch& batch, MemTable* mem);
+
+  // Decides, for a merge record (sequence, key, operand), whether to add a value instead:
+  // returns true with the value in *value. See Options::max_successive_merges.
+  using MergeRewriter = absl::FunctionRef<bool(SequenceNumber, std::string_view key,
+                                               std::string_view operand, std::string* value)>;
+  // InsertInto, asking `rewrite` about each merge record.
+  static Status InsertInto(const WriteBatch& batch, MemTable* mem, MergeRewriter rewrite);
 };
 
 }  // namespace shale

@@ -148,49 +148,76 @@ SequenceNumber MemTable::MaxCoveringTombstone(std::string_view user_key,
   return max_seq;
 }
 
-bool MemTable::Get(const LookupKey& key, std::string* value, Status* s,
-                   SequenceNumber* seq) const {
+template <typename Visit>
+void MemTable::VisitEntries(const LookupKey& key, Visit&& visit) const {
   const SequenceNumber snapshot = ExtractSequence(key.internal_key());
   // A tombstone at sequence 0 cannot hide anything older, so 0 means "none".
   const SequenceNumber tombstone =
       num_range_deletes() == 0 ? 0 : MaxCoveringTombstone(key.user_key(), snapshot);
+  const Comparator* ucmp = comparator_.comparator.user_comparator();
 
   Table::Iterator iter(&table_);
-  iter.Seek(key.memtable_key().data());
-  if (iter.Valid()) {
+  // Seek lands on the newest entry with sequence <= snapshot, if this user key has one; the
+  // older entries of the key follow it.
+  for (iter.Seek(key.memtable_key().data()); iter.Valid(); iter.Next()) {
     std::string_view ikey = DecodeLengthPrefixed(iter.key());
-    const Comparator* ucmp = comparator_.comparator.user_comparator();
-    // Seek landed on the newest entry with sequence <= snapshot, if this user key has one.
-    if (ucmp->Equal(ExtractUserKey(ikey), key.user_key())) {
-      const SequenceNumber entry_seq = ExtractSequence(ikey);
-      if (tombstone <= entry_seq) {
-        *seq = entry_seq;
-        switch (ExtractValueType(ikey)) {
-          case kTypeValue:
-            value->assign(ValueAfter(ikey));
-            *s = Status::OK();
-            return true;
-          case kTypeMerge:
-            value->assign(ValueAfter(ikey));
-            *s = Status::MergeInProgress();
-            return true;
-          case kTypeDeletion:
-          case kTypeSingleDeletion:
-            *s = Status::NotFound();
-            return true;
-          default:
-            *s = Status::Corruption("memtable: unexpected value type in a point entry");
-            return true;
-        }
-      }
+    if (!ucmp->Equal(ExtractUserKey(ikey), key.user_key())) break;
+    const SequenceNumber entry_seq = ExtractSequence(ikey);
+    if (entry_seq < tombstone) break;  // hidden, like everything older
+    if (!visit(ExtractValueType(ikey), entry_seq, ValueAfter(ikey))) return;
+  }
+  if (tombstone > 0) visit(kTypeRangeDeletion, tombstone, std::string_view());
+}
+
+bool MemTable::Get(const LookupKey& key, std::string* value, Status* s,
+                   SequenceNumber* seq) const {
+  bool decided = false;
+  VisitEntries(key, [&](ValueType type, SequenceNumber entry_seq, std::string_view v) {
+    decided = true;
+    *seq = entry_seq;
+    switch (type) {
+      case kTypeValue:
+        value->assign(v);
+        *s = Status::OK();
+        break;
+      case kTypeMerge:
+        value->assign(v);
+        *s = Status::MergeInProgress();
+        break;
+      case kTypeDeletion:
+      case kTypeSingleDeletion:
+      case kTypeRangeDeletion:
+        *s = Status::NotFound();
+        break;
+      default:
+        *s = Status::Corruption("memtable: unexpected value type in a point entry");
+        break;
     }
+    return false;  // the newest entry decides
+  });
+  return decided;
+}
+
+bool MemTable::Get(const LookupKey& key, GetContext* context) const {
+  // GetContext reports an unexpected type as Corruption.
+  VisitEntries(key, [context](ValueType type, SequenceNumber, std::string_view v) {
+    return context->Save(type, v);
+  });
+  return context->done();
+}
+
+size_t MemTable::CountSuccessiveMerges(std::string_view user_key) const {
+  const Comparator* ucmp = comparator_.comparator.user_comparator();
+  const LookupKey newest(user_key, kMaxSequenceNumber);
+  Table::Iterator iter(&table_);
+  size_t count = 0;
+  for (iter.Seek(newest.memtable_key().data()); iter.Valid(); iter.Next()) {
+    std::string_view ikey = DecodeLengthPrefixed(iter.key());
+    if (!ucmp->Equal(ExtractUserKey(ikey), user_key)) break;
+    if (ExtractValueType(ikey) != kTypeMerge) break;
+    count++;
   }
-  if (tombstone > 0) {
-    *seq = tombstone;
-    *s = Status::NotFound();
-    return true;
-  }
-  return false;
+  return count;
 }
 
 std::unique_ptr<InternalIterator> MemTable::NewIterator() const {

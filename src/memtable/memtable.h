@@ -35,6 +35,7 @@
 #include "base/internal_key.h"
 #include "memtable/arena.h"
 #include "memtable/skiplist.h"
+#include "merge/get_context.h"
 
 namespace shale {
 
@@ -86,11 +87,20 @@ class MemTable {
   //  - a value: *value = the value, *s = OK;
   //  - a deletion or single deletion, or a range deletion newer than the newest entry:
   //    *s = NotFound;
-  //  - a merge operand: *value = the operand, *s = MergeInProgress. Extension point: merge
-  //    operators are not implemented yet; a merge-aware read will collect the operands below
-  //    this one (older entries of the same key) until a value or deletion, then apply them.
+  //  - a merge operand: *value = the operand, *s = MergeInProgress (the operand alone; reads
+  //    that apply merges use the GetContext overload).
   // *value is left untouched unless a value or operand is returned.
   bool Get(const LookupKey& key, std::string* value, Status* s, SequenceNumber* seq) const;
+
+  // Feeds *context the entries of key.user_key() visible at the key's sequence (the snapshot),
+  // newest first, until it needs no more; a range deletion that hides the rest is fed as one
+  // kTypeRangeDeletion entry. Returns context->done(): true when this memtable decided the
+  // lookup, false when older sources must be searched (nothing found, or merge operands only).
+  bool Get(const LookupKey& key, GetContext* context) const;
+
+  // The number of merge operands at the top of user_key's history (newest entries first, up to
+  // the first entry of another type): what max_successive_merges bounds.
+  size_t CountSuccessiveMerges(std::string_view user_key) const;
 
   // Iterates over the point entries (no range deletions): key() is the internal key, value()
   // the value. Supports every InternalIterator operation; status() is always OK.
@@ -137,6 +147,12 @@ class MemTable {
   class Iterator;
 
   ~MemTable();  // only through Unref()
+
+  // Calls visit(type, sequence, value) on the entries of key.user_key() visible at the key's
+  // sequence, newest first, while it returns true; entries hidden by a range deletion are
+  // replaced by one call (kTypeRangeDeletion, the deletion's sequence, "").
+  template <typename Visit>
+  void VisitEntries(const LookupKey& key, Visit&& visit) const;
 
   // The newest range deletion that covers `user_key` with sequence <= snapshot, or 0.
   SequenceNumber MaxCoveringTombstone(std::string_view user_key, SequenceNumber snapshot) const;

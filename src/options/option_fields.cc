@@ -30,6 +30,35 @@ std::string PrintComparator(const Options& source) {
   return source.comparator == nullptr ? "nullptr" : source.comparator->Name();
 }
 
+// The operator's GetId() (CreateMergeOperatorFromString's form for the built-ins), or "nullptr".
+// A custom operator survives a round trip when the target already holds it (same GetId()). In
+// an OPTIONS file (lenient), an operator this process cannot make is skipped with a note and
+// the target's operator is kept: the caller supplies custom operators.
+Status ParseMergeOperator(std::string_view name, std::string_view value,
+                          const OptionParseContext& ctx, Options* target) {
+  if (target->merge_operator != nullptr && value == target->merge_operator->GetId()) {
+    return Status::OK();  // keep it
+  }
+  std::shared_ptr<MergeOperator> op;
+  Status s = CreateMergeOperatorFromString(value, &op);
+  if (!s.ok() && ctx.warnings != nullptr) {
+    ctx.warnings->push_back(absl::StrCat("skipped merge_operator '", ToAbsl(value),
+                                         "': not a built-in; set Options::merge_operator"));
+    return Status::OK();
+  }
+  if (!s.ok()) {
+    return BadOptionValue(name, value,
+                          "nullptr, a built-in (uint64add, max, stringappend[:<delimiter>], "
+                          "sortedset64[:<index_interval>]) or the base options' operator");
+  }
+  target->merge_operator = std::move(op);
+  return Status::OK();
+}
+
+std::string PrintMergeOperator(const Options& source) {
+  return source.merge_operator == nullptr ? "nullptr" : source.merge_operator->GetId();
+}
+
 // The only table format ShaleDB has; RocksDB's OPTIONS files name it the same way.
 constexpr std::string_view kBlockBasedTable = "BlockBasedTable";
 
@@ -183,6 +212,7 @@ std::span<const OptionField<Options>> OptionsFields() {
       SHALE_SCALAR(O, skip_checking_sst_file_sizes_on_db_open, kDB),
       // ColumnFamilyOptions.
       {"comparator", OptionGroup::kCF, &ParseComparator, &PrintComparator},
+      {"merge_operator", OptionGroup::kCF, &ParseMergeOperator, &PrintMergeOperator},
       SHALE_SCALAR(O, write_buffer_size, kCF),
       SHALE_SCALAR(O, max_write_buffer_number, kCF),
       SHALE_SCALAR(O, min_write_buffer_number_to_merge, kCF),

@@ -168,7 +168,6 @@ struct NotSupportedYet {
 const Options kDefaults;
 
 const NotSupportedYet kNotSupportedYet[] = {
-    {"max_successive_merges", [](const Options& o) { return o.max_successive_merges != 0; }},
     {"min_write_buffer_number_to_merge",
      [](const Options& o) { return o.min_write_buffer_number_to_merge != kDefaults.min_write_buffer_number_to_merge; }},
     {"use_fsync", [](const Options& o) { return o.use_fsync; }},

@@ -93,5 +93,6 @@ void TestCorruption(void);
 void TestExternalFiles(void);
 void TestCheckpoint(void);
 void TestBulkLoader(void);
+void TestMerge(void);
 
 #endif /* SHALE_TEST_CAPI_C_TEST_H_ */

@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
   TestExternalFiles();
   TestCheckpoint();
   TestBulkLoader();
+  TestMerge();
 
   if (rmdir(dir) != 0) Fail(__FILE__, __LINE__, "work directory not empty at the end", dir);
   printf("c_test: all checks passed\n");

@@ -4,7 +4,8 @@
 // targets so that compactions run all the time. A reader thread reads and iterates at a
 // published snapshot (and at the latest sequence) while compactions rewrite the files under it.
 // Every held snapshot's whole view is compared with the copy of the model taken when it was
-// made.
+// made. The merge variant adds merges (JoinOperator, mirrored by the model), so operands are
+// flushed, partially merged and fully merged by compactions racing the reader.
 //
 // Seeds are fixed. SHALE_COMPACTION_MODEL_SEEDS (seeds per style, default 2) and
 // SHALE_COMPACTION_MODEL_OPS (operations per seed, default 2500) make longer soak runs.
@@ -27,6 +28,7 @@
 #include "gtest/gtest.h"
 #include "shale/db.h"
 #include "testutil/status_matchers.h"
+#include "testutil/test_merge_operators.h"
 #include "util/random.h"
 
 namespace shale {
@@ -101,7 +103,8 @@ struct Style {
 
 class CompactionModelTest {
  public:
-  CompactionModelTest(const Style& style, uint32_t seed) : rnd_(seed), seed_(seed) {
+  CompactionModelTest(const Style& style, uint32_t seed, bool merges = false)
+      : rnd_(seed), seed_(seed), merges_(merges) {
     options_.file_system = NewMemFileSystem();
     options_.create_if_missing = true;
     options_.write_buffer_size = 64 << 10;
@@ -116,6 +119,10 @@ class CompactionModelTest {
     options_.table_options.block_size = rnd_.OneIn(2) ? 512 : 4096;
     if (rnd_.OneIn(3)) options_.table_options.filter_policy = NewBloomFilterPolicy(10);
     style.apply(&options_);
+    if (merges_) {
+      options_.merge_operator = std::make_shared<test::JoinOperator>(/*partial=*/rnd_.OneIn(2));
+      options_.max_successive_merges = rnd_.OneIn(2) ? 0 : 1 + rnd_.Uniform(4);
+    }
   }
 
   void Run(int ops) {
@@ -193,8 +200,15 @@ class CompactionModelTest {
     const int n = 1 + static_cast<int>(rnd_.Uniform(rnd_.OneIn(10) ? 40 : 6));
     for (int j = 0; j < n; j++) {
       const std::string key = RandomKey();
-      const uint32_t kind = static_cast<uint32_t>(rnd_.Uniform(20));
-      if (kind < 12) {
+      const uint32_t kind = static_cast<uint32_t>(rnd_.Uniform(merges_ ? 26 : 20));
+      if (kind >= 20) {
+        const std::string operand = "m" + std::to_string(rnd_.Uniform(1000));
+        ASSERT_OK(batch.Merge(key, operand));
+        auto it = model_.find(key);
+        model_[key] =
+            test::JoinOperator::Apply(it == model_.end() ? nullptr : &it->second, operand);
+        puts_since_delete_[key] = 2;  // SingleDelete is undefined after a merge: use Delete
+      } else if (kind < 12) {
         const std::string value = RandomValue();
         ASSERT_OK(batch.Put(key, value));
         model_[key] = value;
@@ -452,6 +466,7 @@ class CompactionModelTest {
   static constexpr uint32_t kKeySpace = 400;
   Random rnd_;
   const uint32_t seed_;
+  const bool merges_;
   Options options_;
   std::unique_ptr<DB> db_;
   Model model_;
@@ -488,6 +503,20 @@ TEST_P(DBCompactionModelTest, RandomOperationsMatchTheModel) {
   for (int s = 1; s <= seeds; s++) {
     const uint32_t seed = static_cast<uint32_t>(s * 1009 + 7);
     CompactionModelTest t(GetParam(), seed);
+    t.Run(ops);
+    if (::testing::Test::HasFailure()) {
+      ADD_FAILURE() << "style " << GetParam().name << " seed " << seed << " failed";
+      return;
+    }
+  }
+}
+
+TEST_P(DBCompactionModelTest, RandomOperationsWithMergesMatchTheModel) {
+  const int seeds = EnvInt("SHALE_COMPACTION_MODEL_SEEDS", 2);
+  const int ops = EnvInt("SHALE_COMPACTION_MODEL_OPS", 2500);
+  for (int s = 1; s <= seeds; s++) {
+    const uint32_t seed = static_cast<uint32_t>(s * 2003 + 11);
+    CompactionModelTest t(GetParam(), seed, /*merges=*/true);
     t.Run(ops);
     if (::testing::Test::HasFailure()) {
       ADD_FAILURE() << "style " << GetParam().name << " seed " << seed << " failed";

@@ -627,7 +627,6 @@ TEST_F(DBCorruptionTest, InvalidOptionsAreRefusedNamingTheOption) {
          o->allow_ingest_behind = true;  // needs a level to reserve below the others
          o->num_levels = 2;
        }},
-      {"max_successive_merges", [](Options* o) { o->max_successive_merges = 2; }},
       {"min_write_buffer_number_to_merge",
        [](Options* o) { o->min_write_buffer_number_to_merge = 2; }},
   };

@@ -1,6 +1,8 @@
 // Model-based randomized test: random batches of puts, deletes, single deletes and range
-// deletes, with snapshots, iterators (both directions, random bounds), flushes and reopens;
-// every read is checked against a std::map model of what the DB must hold.
+// deletes (and, in the merge variant, merges through a JoinOperator the model mirrors, with
+// manual compactions and random max_successive_merges), with snapshots, iterators (both
+// directions, random bounds), flushes and reopens; every read is checked against a std::map
+// model of what the DB must hold.
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -13,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "shale/db.h"
 #include "testutil/status_matchers.h"
+#include "testutil/test_merge_operators.h"
 #include "util/random.h"
 
 namespace shale {
@@ -27,13 +30,18 @@ struct HeldSnapshot {
 
 class ModelTest {
  public:
-  explicit ModelTest(uint32_t seed) : rnd_(seed), seed_(seed) {
+  explicit ModelTest(uint32_t seed, bool merges = false)
+      : rnd_(seed), seed_(seed), merges_(merges) {
     options_.file_system = NewMemFileSystem();
     options_.create_if_missing = true;
     options_.write_buffer_size = 64 << 10;
     options_.max_write_buffer_number = 2 + static_cast<int>(rnd_.Uniform(3));
     if (rnd_.OneIn(2)) options_.table_options.block_size = 256;
     if (rnd_.OneIn(3)) options_.table_options.filter_policy = NewBloomFilterPolicy(10);
+    if (merges_) {
+      options_.merge_operator = std::make_shared<test::JoinOperator>(/*partial=*/rnd_.OneIn(2));
+      options_.max_successive_merges = rnd_.OneIn(2) ? 0 : 1 + rnd_.Uniform(4);
+    }
   }
 
   void Run(int ops) {
@@ -80,6 +88,9 @@ class ModelTest {
       ASSERT_OK(db_->Flush(fo));
     } else if (r < 91) {
       Reopen();
+    } else if (merges_ && r >= 97) {
+      CompactRangeOptions co;
+      ASSERT_OK(db_->CompactRange(co, nullptr, nullptr));
     } else {
       CheckMultiGet();
     }
@@ -92,8 +103,15 @@ class ModelTest {
     const int n = 1 + static_cast<int>(rnd_.Uniform(rnd_.OneIn(10) ? 50 : 5));
     for (int j = 0; j < n; j++) {
       const std::string key = RandomKey();
-      const uint32_t kind = rnd_.Uniform(20);
-      if (kind < 12) {
+      const uint32_t kind = rnd_.Uniform(merges_ ? 26 : 20);
+      if (kind >= 20) {
+        // Short operands: hot keys collect long lists.
+        const std::string operand = "m" + std::to_string(rnd_.Uniform(1000));
+        ASSERT_OK(batch.Merge(key, operand));
+        auto it = next.find(key);
+        next[key] = test::JoinOperator::Apply(it == next.end() ? nullptr : &it->second, operand);
+        put_count_[key] = 2;  // SingleDelete is undefined after a merge: use Delete
+      } else if (kind < 12) {
         const std::string value = RandomValue();
         ASSERT_OK(batch.Put(key, value));
         next[key] = value;
@@ -279,6 +297,7 @@ class ModelTest {
   static constexpr uint32_t kKeySpace = 300;
   Random rnd_;
   const uint32_t seed_;
+  const bool merges_;
   Options options_;
   std::unique_ptr<DB> db_;
   Model model_;
@@ -290,6 +309,14 @@ class ModelTest {
 TEST(DBModelTest, RandomOperationsMatchTheModel) {
   for (uint32_t seed = 1; seed <= 25; seed++) {
     ModelTest t(seed);
+    t.Run(1000);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+TEST(DBModelTest, RandomOperationsWithMergesMatchTheModel) {
+  for (uint32_t seed = 1; seed <= 25; seed++) {
+    ModelTest t(seed, /*merges=*/true);
     t.Run(1000);
     if (::testing::Test::HasFatalFailure()) return;
   }

@@ -9,6 +9,7 @@
 #include "shale/file_system.h"
 #include "shale/options.h"
 #include "testutil/status_matchers.h"
+#include "testutil/test_merge_operators.h"
 
 namespace shale {
 namespace {
@@ -182,6 +183,25 @@ TEST_F(OptionsFileTest, EscapedComparatorName) {
   EXPECT_TRUE(LoadOptionsFromFile(fs_.get(), "/OPTIONS", &bytewise).IsInvalidArgument());
 }
 
+// A custom merge operator is recorded by its id; loading keeps the caller's operator of that id,
+// and a file naming an operator this process cannot make loads with a note instead of failing.
+TEST_F(OptionsFileTest, CustomMergeOperator) {
+  Options options;
+  options.merge_operator = std::make_shared<test::JoinOperator>();
+  ASSERT_OK(WriteOptionsFile(fs_.get(), "/OPTIONS", options));
+  Options same;
+  same.merge_operator = options.merge_operator;
+  std::vector<std::string> warnings;
+  ASSERT_OK(LoadOptionsFromFile(fs_.get(), "/OPTIONS", &same, &warnings));
+  EXPECT_EQ(same.merge_operator, options.merge_operator);
+  EXPECT_FALSE(HasWarning(warnings, "merge_operator")) << testing::PrintToString(warnings);
+  Options plain;
+  ASSERT_OK(LoadOptionsFromFile(fs_.get(), "/OPTIONS", &plain, &warnings));
+  EXPECT_EQ(plain.merge_operator, nullptr);
+  EXPECT_TRUE(HasWarning(warnings, "skipped merge_operator 'test.join'"))
+      << testing::PrintToString(warnings);
+}
+
 TEST_F(OptionsFileTest, RocksDbFileLoadsWithWarnings) {
   ASSERT_OK(WriteStringToFile(fs_.get(), kRocksDbOptionsFile, "/OPTIONS-000007", false));
   Options loaded;
@@ -212,7 +232,7 @@ TEST_F(OptionsFileTest, RocksDbFileLoadsWithWarnings) {
         "create_missing_column_families", "compression_opts", "compaction_pri",
         "compaction_options_universal.allow_trivial_move",
         "compaction_options_universal.stop_style", "compaction_options_fifo.age_for_warm",
-        "merge_operator", "num_file_reads_for_auto_readahead", "metadata_cache_options",
+        "num_file_reads_for_auto_readahead", "metadata_cache_options",
         "checksum", "format_version=5", "[CFOptions \"users\"]",
         "[TableOptions/BlockBasedTable \"users\"]"}) {
     EXPECT_TRUE(HasWarning(warnings, skipped)) << skipped;
@@ -222,7 +242,9 @@ TEST_F(OptionsFileTest, RocksDbFileLoadsWithWarnings) {
   EXPECT_FALSE(HasWarning(warnings, "write_buffer_size"));
   EXPECT_FALSE(HasWarning(warnings, "block_size"));
   EXPECT_FALSE(HasWarning(warnings, "no_block_cache"));  // a known table option now
-  EXPECT_EQ(warnings.size(), 19u) << testing::PrintToString(warnings);
+  EXPECT_FALSE(HasWarning(warnings, "merge_operator"));  // known now (nullptr)
+  EXPECT_EQ(loaded.merge_operator, nullptr);
+  EXPECT_EQ(warnings.size(), 18u) << testing::PrintToString(warnings);
 
   // Loaded is not valid: RocksDB's Snappy default is not built here.
   Status s = loaded.Validate();

@@ -354,7 +354,6 @@ TEST(OptionsTest, RuleMessagesOfTheCompactionStyles) {
 // The knobs a later issue builds: valid options, refused by the "not supported yet" stage.
 TEST(OptionsTest, NotSupportedYet) {
   const std::vector<Violation> knobs = {
-      {"max_successive_merges", [](Options* o) { o->max_successive_merges = 10; }},
       {"min_write_buffer_number_to_merge",
        [](Options* o) { o->min_write_buffer_number_to_merge = 2; }},
       {"use_fsync", [](Options* o) { o->use_fsync = true; }},

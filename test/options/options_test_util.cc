@@ -6,7 +6,7 @@ namespace shale {
 
 // A new Options field changes this size: add the field to ExpectOptionsEqual, RandomOptions,
 // the field table (src/options/option_fields.cc) and the per-field parse test, then update it.
-static_assert(sizeof(Options) == 336 && sizeof(TableOptions) == 96,
+static_assert(sizeof(Options) == 352 && sizeof(TableOptions) == 96,
               "Options changed: update the options tests and src/options/option_fields.cc");
 
 #define EXPECT_FIELD_EQ(field) EXPECT_EQ(a.field, b.field) << "field " #field
@@ -17,6 +17,10 @@ void ExpectOptionsEqual(const Options& a, const Options& b) {
   EXPECT_FIELD_EQ(paranoid_checks);
   EXPECT_FIELD_EQ(statistics);
   EXPECT_FIELD_EQ(comparator);
+  // Operators made from the same options string are distinct objects: compare their ids.
+  EXPECT_EQ(a.merge_operator == nullptr ? "nullptr" : a.merge_operator->GetId(),
+            b.merge_operator == nullptr ? "nullptr" : b.merge_operator->GetId())
+      << "field merge_operator";
   EXPECT_FIELD_EQ(write_buffer_size);
   EXPECT_FIELD_EQ(max_write_buffer_number);
   EXPECT_FIELD_EQ(min_write_buffer_number_to_merge);
@@ -144,6 +148,10 @@ Options RandomOptions(Random* rnd) {
   o.min_write_buffer_number_to_merge = RandomInt<int>(rnd);
   o.db_write_buffer_size = RandomInt<size_t>(rnd);
   o.max_successive_merges = RandomInt<size_t>(rnd);
+  const auto merge_operators = {"", "uint64add", "max", "stringappend", "stringappend:|",
+                                "sortedset64", "sortedset64:64"};
+  CreateMergeOperatorFromString(Pick(rnd, merge_operators), &o.merge_operator)
+      .PermitUncheckedError();
   const auto compressions = {kNoCompression,    kSnappyCompression, kZlibCompression,
                              kBZip2Compression, kLZ4Compression,    kLZ4HCCompression,
                              kXpressCompression, kZSTD,             kDisableCompressionOption};

@@ -1,10 +1,10 @@
 """WriteBatch: updates that DB.write applies atomically, in order."""
 
-from . import _library
+from . import _errors, _library
 
 
 class WriteBatch:
-    """A list of puts, deletes and range deletes; DB.write applies all of them or none.
+    """A list of puts, merges, deletes and range deletes; DB.write applies all of them or none.
 
     The batch copies keys and values as they are added. An update the engine cannot hold (a key
     or value of 4 GiB or more) makes DB.write raise. Not thread-safe: use one batch from one
@@ -29,6 +29,14 @@ class WriteBatch:
         start = _library.as_bytes(start, "start")
         end = _library.as_bytes(end, "end")
         self._lib.shale_writebatch_delete_range(self._handle, start, len(start), end, len(end))
+
+    def merge(self, key, operand):
+        """A merge operand for key (see DB.merge); DB.write fails, writing nothing, when the
+        DB has no merge operator."""
+        key = _library.as_bytes(key, "key")
+        operand = _library.as_bytes(operand, "operand")
+        merge = _errors.need("shale_writebatch_merge", "WriteBatch.merge")
+        merge(self._handle, key, len(key), operand, len(operand))
 
     def clear(self):
         self._lib.shale_writebatch_clear(self._handle)

@@ -65,7 +65,10 @@ class Snapshot:
 class DB:
     """A ShaleDB database in directory `path`, opened with `options` (RocksDB option names and
     value syntax, parsed by the engine: create_if_missing=True, write_buffer_size="64M",
-    compression="kZSTD", block_based_table_factory={"block_size": "8K"}).
+    compression="kZSTD", block_based_table_factory={"block_size": "8K"}). For merge, name a
+    built-in merge operator: merge_operator="uint64add" (8-byte little-endian integers,
+    summed), "max", "stringappend" or "stringappend:<delimiter>", "sortedset64";
+    max_successive_merges=N merges a key's operands at write time once N are stacked.
 
     Keys and values are bytes. Errors raise shale.Error (or a subclass) with the engine's
     message. Use it as a context manager, or call close(); closing also closes the DB's
@@ -126,6 +129,16 @@ class DB:
         end = _library.as_bytes(end, "end")
         self._write(self._lib.shale_delete_range, (start, len(start), end, len(end)), sync,
                     disable_wal)
+
+    def merge(self, key, operand, *, sync=False, disable_wal=False):
+        """Adds a merge operand for key: the DB's merge operator (the option merge_operator,
+        e.g. "uint64add" or "stringappend:|") combines it with the key's value when the key is
+        read, flushed or compacted. InvalidArgumentError when the DB has no merge operator; a
+        malformed operand shows as CorruptionError when the key is read."""
+        key = _library.as_bytes(key, "key")
+        operand = _library.as_bytes(operand, "operand")
+        merge = _errors.need("shale_merge", "DB.merge")
+        self._write(merge, (key, len(key), operand, len(operand)), sync, disable_wal)
 
     def write(self, batch, *, sync=False, disable_wal=False):
         """Applies a WriteBatch atomically."""

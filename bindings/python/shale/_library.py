@@ -162,6 +162,8 @@ _OPTIONAL_PROTOTYPES = {
     "shale_bulkloader_add": (None, [_handle, _bytes, _size, _bytes, _size, _errptr]),
     "shale_bulkloader_finish": (None, [_handle, _errptr]),
     "shale_bulkloader_destroy": (None, [_handle]),
+    "shale_merge": (None, [_handle, _handle, _bytes, _size, _bytes, _size, _errptr]),
+    "shale_writebatch_merge": (None, [_handle, _bytes, _size, _bytes, _size]),
 }
 
 _lock = threading.Lock()

@@ -5,7 +5,13 @@ from . import _errors
 
 
 def option_value(value):
-    """One value in the options-string syntax: booleans as true/false, dicts in braces."""
+    """One value in the options-string syntax: booleans as true/false, dicts in braces, None
+    as nullptr (merge_operator=None: no operator), text holding ';' in braces (so that
+    merge_operator="stringappend:;" keeps its delimiter)."""
+    if value is None:
+        return "nullptr"
+    if isinstance(value, str) and ";" in value:
+        return "{" + value + "}"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, dict):
