@@ -277,8 +277,9 @@ class DBImpl final : public DB {
   [[nodiscard]] Status InstallExternalFiles(const IngestExternalFileOptions& options,
                                             std::vector<IngestedFile>* files)
       ABSL_LOCKS_EXCLUDED(mu_);
-  // Flushes the memtables that hold keys in the files' ranges. REQUIRES: the writer queue's
-  // front.
+  // Flushes the memtables that hold keys in the files' ranges, and under universal
+  // compaction every memtable before a file enters L0 (see db_impl_ingest.cc). REQUIRES: the
+  // writer queue's front.
   [[nodiscard]] Status FlushForIngestionLocked(const IngestExternalFileOptions& options,
                                                const std::vector<IngestedFile>& files)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

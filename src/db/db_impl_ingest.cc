@@ -5,8 +5,9 @@
 //      pending_outputs_, so no obsolete-file sweep removes it): a hard link when move_files
 //      asks and the file system allows, else a synced copy; then sync the directory.
 //   3. Take the front of the write queue (as Flush does), so no write runs until the end.
-//      Flush the memtables first if they hold keys in a file's range (or fail when
-//      allow_blocking_flush is false).
+//      Flush the memtables first if they hold keys in a file's range, and under universal
+//      compaction flush every memtable before a file enters L0 (FlushForIngestionLocked says
+//      why); fail instead when allow_blocking_flush is false.
 //   4. Under mu_: pick each file's level and sequence number (below), then one MANIFEST edit
 //      adds every file. The edit is the commit point: before it the DB is unchanged and the
 //      files in the directory are unreferenced (removed here, or by the next sweep after a
@@ -270,6 +271,8 @@ Status DBImpl::FlushForIngestionLocked(const IngestExternalFileOptions& options,
                                        const std::vector<IngestedFile>& files) {
   if (!bg_error_.ok()) return bg_error_;
   if (options.ingest_behind) return Status::OK();  // below everything: memtables may overlap
+  const bool mem_holds = mem_->num_entries() > 0;
+  if (!mem_holds && imm_.empty()) return Status::OK();
   const Comparator* ucmp = icmp_.user_comparator();
   bool mem_overlaps = false;
   bool imm_overlaps = false;
@@ -281,14 +284,38 @@ Status DBImpl::FlushForIngestionLocked(const IngestExternalFileOptions& options,
       imm_overlaps = imm_overlaps || MemTableOverlaps(m.mem, ucmp, lo, hi);
     }
   }
-  if (!mem_overlaps && !imm_overlaps) return Status::OK();
+  // Universal compaction merges neighbouring L0 files into one L0 file that takes the largest
+  // sequence number of its inputs, and L0 is read newest first by that number (a Get stops at
+  // the first file holding the key). A file entering L0 at a global sequence number is newer
+  // than the writes still in the memtables (on other keys). Merged with an older L0 file, it
+  // would lift that file's values above the memtables' flush -- or their replay from the WAL
+  // after a crash -- which lands behind the merge: reads would return the older values. So
+  // there, every memtable is flushed before a file enters L0 (and whenever a flush is due
+  // anyway, since the file may then land in L0 above the flushed data): every later L0 file
+  // holds only writes made after the ingestion.
+  bool flush_all = false;
+  if (options_.compaction_style == kCompactionStyleUniversal) {
+    flush_all = mem_overlaps || imm_overlaps;
+    std::vector<IngestedFile> trial;
+    if (!flush_all) trial = files;
+    // A placement that fails now fails again after any flush: nothing to flush for then.
+    if (!flush_all && PlaceExternalFilesLocked(options, &trial).ok()) {
+      flush_all = std::any_of(trial.begin(), trial.end(), [](const IngestedFile& f) {
+        return f.level == 0 && f.seqno != 0;
+      });
+    }
+  }
+  if (!mem_overlaps && !imm_overlaps && !flush_all) return Status::OK();
   if (!options.allow_blocking_flush) {
     return Status::InvalidArgument(
-        "IngestExternalFile: the files overlap keys in the memtable, and allow_blocking_flush "
-        "is false");
+        mem_overlaps || imm_overlaps
+            ? "IngestExternalFile: the files overlap keys in the memtable, and "
+              "allow_blocking_flush is false"
+            : "IngestExternalFile: under universal compaction a file going to L0 needs the "
+              "memtables flushed first, and allow_blocking_flush is false");
   }
   Status s;
-  if (mem_overlaps) s = MakeRoomForWrite(/*force=*/true);
+  if (mem_holds && (mem_overlaps || flush_all)) s = MakeRoomForWrite(/*force=*/true);
   if (s.ok()) s = WaitForFlushLocked(logfile_number_);
   return s;
 }

@@ -109,7 +109,11 @@ Status Workload::DoIngest(uint32_t thread, Random* rnd) {
     for (const KeyWrite& x : w) members.push_back({x.key, x.word});
     SstFileWriter writer(options.table_options, options.compression, options.comparator,
                          options.file_system);
-    Status st = writer.Open(path);
+    // A process killed after a move_files ingestion committed but before it unlinked the
+    // original leaves `path` hard-linked to a live table: unlink it rather than truncate it.
+    Status st;
+    if (options.file_system->FileExists(path).ok()) st = options.file_system->DeleteFile(path);
+    if (st.ok()) st = writer.Open(path);
     for (size_t i = 0; st.ok() && i < w.size(); ++i) {
       const std::string key = KeyString(w[i].key);
       st = w[i].deleted ? writer.Delete(key)
