@@ -91,7 +91,8 @@ def step_json(step):
             "rocksdb_benchmarks": list(step.benchmarks_for("rocksdb")), "flags": step.flags,
             "engine_flags": step.engine_flags, "rocksdb_tool": step.rocksdb_tool or None,
             "use_existing_db": step.existing, "release_factor": factor,
-            "factor_measured": measured, "until_compacted": step.until_compacted}
+            "factor_measured": measured, "until_compacted": step.until_compacted,
+            "shaledb_only": step.shaledb_only}
 
 
 def _gib(n):

@@ -10,7 +10,13 @@ Both tools print the same text (shale_bench copies db_bench's formats), so one p
     the operations of each interval, which are ops/s with the 1 s interval bench/compare uses);
   - on stderr, the version banner ("RocksDB:    version 7.8.3", "ShaleDB:    version 0.1.0");
   - shale_bench's waitforcompaction line "waitforcompaction(DB): waited 1.234 seconds (done at
-    unix time 1795272240.495887)".
+    unix time 1795272240.495887)";
+  - shale_bench's posting-list lines after postinglist's report line: the hottest list's size,
+    then the Get table by its size (tools/shale_bench/posting_list.h):
+  postinglist  : hottest list: key 0, 12.94% of the adds, 1000131 ids
+  Get of the hottest list while the writers go on, by its size (microseconds; ...):
+    ids                gets        P50        P99        max      adds/s
+    <1k               24611       0.50       0.99    8047.36      297377
 And dd's summary on stderr ("2147483648 bytes (2.1 GB, 2.0 GiB) copied, 4.95 s, 434 MB/s"),
 /usr/bin/time -v's "Maximum resident set size (kbytes): N", /proc/<pid>/io, and RocksDB's
 info LOG, whose EVENT_LOG_v1 lines say when each flush and compaction finished:
@@ -38,6 +44,10 @@ _WAITED = re.compile(r"^waitforcompaction\(.*\): waited (?P<secs>[0-9.]+) second
                      r"\(done at unix time (?P<at>[0-9.]+)\)\s*$", re.MULTILINE)
 _DD_SUMMARY = re.compile(r"^(?P<bytes>\d+) bytes .*copied, (?P<secs>[0-9.]+(?:e-?\d+)?) s,",
                          re.MULTILINE)
+_HOTTEST = re.compile(r"^(?P<name>\S+)\s+: hottest list: key 0, (?P<share>[0-9.]+)% of the "
+                      r"adds, (?P<ids>\d+) ids$")
+_BUCKET_ROW = re.compile(r"^  (?P<bucket>\S+)\s+(?P<gets>\d+)\s+(?P<p50>[0-9.]+|-)\s+"
+                         r"(?P<p99>[0-9.]+|-)\s+(?P<max>[0-9.]+|-)\s+(?P<adds>[0-9.]+)$")
 _LOG_EVENT = re.compile(r'EVENT_LOG_v1 \{"time_micros": (?P<micros>\d+), .*?"event": '
                         r'"(?P<event>flush_finished|compaction_finished)"')
 
@@ -225,3 +235,32 @@ def parse_dd(text):
         return None
     m = matches[-1]
     return {"bytes": int(m["bytes"]), "seconds": float(m["secs"])}
+
+
+def _micros(text):
+    return None if text == "-" else float(text)
+
+
+def parse_posting(text):
+    """shale_bench's posting-list figures by benchmark name: {"hottest_ids", "hottest_share"
+    (a fraction), "buckets": [{"bucket", "gets", "p50_micros", "p99_micros", "max_micros"
+    (None without Gets), "adds_per_sec"}, ...]}, in the order printed."""
+    out = {}
+    current = None
+    for raw in (text or "").splitlines():
+        line = raw.rstrip()
+        m = _HOTTEST.match(line)
+        if m:
+            current = {"hottest_ids": int(m["ids"]), "hottest_share": float(m["share"]) / 100,
+                       "buckets": []}
+            out[m["name"]] = current
+            continue
+        m = _BUCKET_ROW.match(line)
+        if m and current is not None:
+            current["buckets"].append({
+                "bucket": m["bucket"], "gets": int(m["gets"]), "p50_micros": _micros(m["p50"]),
+                "p99_micros": _micros(m["p99"]), "max_micros": _micros(m["max"]),
+                "adds_per_sec": float(m["adds"])})
+        elif current is not None and current["buckets"] and not line.startswith("  "):
+            current = None  # the table ended
+    return out

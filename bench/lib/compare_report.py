@@ -6,6 +6,10 @@ ShaleDB's rows carry two ratios of throughput: over RocksDB as measured (Debian'
 over an estimated release-build RocksDB (the measured ops/s x the step's release factor); and
 the same two as ratios of time (ShaleDB seconds / RocksDB seconds, x the factor for release).
 
+Steps that run on ShaleDB alone (shaledb_only) get rows for ShaleDB only, without ratios; the
+merge suite's posting-list steps (posting_figures) get their own tables (format_posting,
+format_posting_targets) and stay out of the side-by-side table (side_by_side_rows).
+
 Steps with compaction_figures also get a second table (format_compaction_text): the step's total
 time, the fill's own ops/s, the bytes written to storage per user byte, how throughput held up
 (last tenth of the run over the first) and the longest stretch without progress. Steps with
@@ -51,9 +55,24 @@ def _summary_row(step, engine_name, runs):
     row.update(status="ok", reason="")
     for key in _FIGURES:
         row[key] = _median([r.get(key) for r in ok])
+    if any(r.get("posting") for r in ok):
+        row["posting"] = _median_posting([r["posting"] for r in ok if r.get("posting")])
     row["ops_per_sec_min"] = min(r["ops_per_sec"] for r in ok)
     row["ops_per_sec_max"] = max(r["ops_per_sec"] for r in ok)
     return row
+
+
+def _median_posting(postings):
+    """The median of each posting-list figure over rounds (buckets matched by position)."""
+    first = postings[0]
+    buckets = []
+    for i, b in enumerate(first["buckets"]):
+        same = [p["buckets"][i] for p in postings if len(p["buckets"]) > i]
+        buckets.append(dict(b, **{k: _median([x[k] for x in same])
+                                  for k in ("gets", "p50_micros", "p99_micros", "max_micros",
+                                            "adds_per_sec")}))
+    return {"hottest_ids": _median([p["hottest_ids"] for p in postings]),
+            "hottest_share": first["hottest_share"], "buckets": buckets}
 
 
 def summarize(steps, engine_names, runs):
@@ -61,9 +80,10 @@ def summarize(steps, engine_names, runs):
     rows = []
     for step in steps:
         factor, measured = compare_suites.release_factor(step)
-        by_engine = {e: _summary_row(step, e, runs) for e in engine_names}
+        names = ["ShaleDB"] if step.shaledb_only else engine_names
+        by_engine = {e: _summary_row(step, e, runs) for e in names}
         rocks = by_engine.get("RocksDB")
-        for name in engine_names:
+        for name in names:
             row = by_engine[name]
             row.update(release_factor=factor, factor_measured=measured)
             if name == "RocksDB" and row["status"] == "ok":
@@ -206,6 +226,12 @@ def compaction_notes():
     ]
 
 
+def side_by_side_rows(steps, rows):
+    """The summary rows of the steps run on both engines, in order."""
+    alone = {s.name for s in steps if s.shaledb_only}
+    return [r for r in rows if r["step"] not in alone]
+
+
 def footnotes(steps, rows, repeat, have_rocksdb):
     """The notes printed under the table: how each figure was obtained."""
     f = compare_suites.MEASURED_FACTORS
@@ -218,22 +244,27 @@ def footnotes(steps, rows, repeat, have_rocksdb):
         f"readrandom {f['readrandom']:.2f}.",
     ]
     assumed = sorted({f"{s.name} x{compare_suites.release_factor(s)[0]:.2f}" for s in steps
-                      if not compare_suites.release_factor(s)[1]})
+                      if not compare_suites.release_factor(s)[1] and not s.factor_from
+                      and not s.shaledb_only})
     if assumed:
         notes.append(
             "No measured factor for " + ", ".join(assumed) + ": the generic factor for other "
             f"write benchmarks ({compare_suites.OTHER_WRITE_FACTOR:.2f}) or other read "
             f"benchmarks ({compare_suites.OTHER_READ_FACTOR:.2f}) is applied.")
+    entry = "/".join(str(b) for b in sorted({s.entry_bytes for s in steps
+                                             if not s.shaledb_only} or {compare_suites.ENTRY_BYTES}))
     notes.append(
         "ops/s, MB/s: the tool's report line; p99: its --histogram=1 percentiles (microseconds); "
         "write-amp: (flush + compaction + WAL bytes written, from --statistics=1 tickers) / "
-        f"(keys written x {compare_suites.ENTRY_BYTES} bytes), '-' where no key was written; "
+        f"(keys written x {entry} bytes: key + value), '-' where no key was written; "
         "peak RSS: /usr/bin/time -v of the step's process.")
     notes.extend(s.note for s in steps if s.note)
     if any(s.compaction_figures for s in steps):
         notes.extend(compaction_notes())
     if any(s.ingest_figures for s in steps):
         notes.extend(ingest_notes())
+    if any(s.posting_figures for s in steps):
+        notes.extend(posting_notes())
     if repeat > 1:
         notes.append(f"Each figure is the median of {repeat} rounds (engine order alternated "
                      "every round); the JSON holds every run.")
@@ -411,4 +442,110 @@ def ingest_notes():
         "own fillseq MB/s: the step's user MB/s over the same engine's fillseq MB/s (ShaleDB's "
         f"target: at least {compare_suites.TARGET_MB_VS_FILLSEQ}). The issue's bulk loader is "
         "ShaleDB's bulkload_sorted; the other rows are for comparison.",
+    ]
+
+
+# ------------------------------------------------------------------ The merge suite's tables
+#
+# Posting-list table: per posting step (ShaleDB only) and size bucket of the hottest list, the
+# reader's Gets of it (count, P50, P99, max) and all writers' adds/s while it had that size,
+# under the step's overall adds/s and final size. Targets table: merges/s of postinglist over
+# postinglist_rmw on the same stream to the same size, and the P99 of the Gets of the hottest
+# list at the full target size.
+
+POSTING_HEADER = ("benchmark", "adds/s", "hottest ids", "size bucket", "gets", "Get P50 (us)",
+                  "Get P99 (us)", "Get max (us)", "adds/s meanwhile")
+POSTING_TARGET_HEADER = ("target", "measured", "met")
+
+
+def posting_rows(steps, rows):
+    """The summary rows of the steps with posting figures, in order."""
+    names = {s.name for s in steps if s.posting_figures}
+    return [r for r in rows if r["step"] in names]
+
+
+def _posting_cells(row):
+    if row["status"] != "ok":
+        return [_not_run(row)[1], f"{'n/a' if row['status'] == 'n/a' else 'error'} "
+                                  f"({row['reason']})"]
+    p = row["posting"]
+    out = []
+    for i, b in enumerate(p["buckets"]):
+        head = ([row["step"], _num(row["ops_per_sec"]), _num(p["hottest_ids"])] if i == 0
+                else ["", "", ""])
+        out.append(head + [b["bucket"], _num(b["gets"]), _num(b["p50_micros"], 2),
+                           _num(b["p99_micros"], 2), _num(b["max_micros"], 2),
+                           _num(b["adds_per_sec"])])
+    return out
+
+
+def format_posting(rows, markdown=False):
+    """The posting-list table (POSTING_HEADER): one line per size bucket of each step."""
+    cells = []
+    for r in rows:
+        c = _posting_cells(r)
+        cells.extend(c if r["status"] == "ok" else [c])
+    return _table(POSTING_HEADER, cells, markdown)
+
+
+def _bucket_at_target(row):
+    """The top size bucket (at least the target) of a posting row, or None."""
+    if row is None or row["status"] != "ok" or not row["posting"]["buckets"]:
+        return None
+    top = row["posting"]["buckets"][-1]
+    return top if top["bucket"].startswith(">=") else None
+
+
+def posting_targets(steps, rows):
+    """The issue's two posting-list targets, [{"target", "value", "text", "met"}]: merges/s of
+    postinglist over postinglist_rmw run to the same size, and the Get P99 at the largest
+    postinglist step's target."""
+    posting = [s for s in steps if s.posting_figures]
+    rmw_step = next((s for s in posting if s.benchmarks == ("postinglist_rmw",)), None)
+    merges = [s for s in posting if s.benchmarks == ("postinglist",)]
+    size = (lambda s: s.flags.get("posting_target_ids", 0))
+    merge_step = next((s for s in merges if rmw_step and size(s) == size(rmw_step)), None)
+    full_step = max(merges, key=size, default=None)
+    to_ids = (lambda s: f" to {compare_suites.short_count(size(s))} ids" if s else "")
+    speedup = {"target": "merges/s of postinglist / postinglist_rmw on the same stream"
+                         f"{to_ids(rmw_step)}: >= {compare_suites.TARGET_POSTING_SPEEDUP:g}",
+               "value": None, "text": "n/a", "met": None}
+    merge = _row(rows, merge_step.name, "ShaleDB") if merge_step else None
+    rmw = _row(rows, rmw_step.name, "ShaleDB") if rmw_step else None
+    if merge and rmw and merge["status"] == "ok" and rmw["status"] == "ok" and \
+            rmw["ops_per_sec"]:
+        speedup["value"] = merge["ops_per_sec"] / rmw["ops_per_sec"]
+        speedup["text"] = (f"{speedup['value']:.1f} ({_num(merge['ops_per_sec'])} / "
+                           f"{_num(rmw['ops_per_sec'])})")
+        speedup["met"] = speedup["value"] >= compare_suites.TARGET_POSTING_SPEEDUP
+    at_ids = f" at >= {compare_suites.short_count(size(full_step))} ids" if full_step else ""
+    get = {"target": f"Get P99 of the hottest list{at_ids} while merges go on: "
+                     f"< {compare_suites.TARGET_POSTING_GET_P99_MS:g} ms",
+           "value": None, "text": "n/a", "met": None}
+    top = _bucket_at_target(_row(rows, full_step.name, "ShaleDB") if full_step else None)
+    if top and top["p99_micros"] is not None:
+        get["value"] = top["p99_micros"] / 1000
+        get["text"] = f"{get['value']:.2f} ms ({_num(top['gets'])} Gets)"
+        get["met"] = get["value"] < compare_suites.TARGET_POSTING_GET_P99_MS
+    return [speedup, get]
+
+
+def format_posting_targets(targets, markdown=False):
+    """The targets table (POSTING_TARGET_HEADER)."""
+    cells = [[t["target"], t["text"], "-" if t["met"] is None else ("yes" if t["met"] else "NO")]
+             for t in targets]
+    return _table(POSTING_TARGET_HEADER, cells, markdown)
+
+
+def posting_notes():
+    """The notes of the posting-list tables."""
+    return [
+        "Posting-list table (ShaleDB only): adds/s = the step's report line (one writer; the "
+        "reader's Gets are not counted); hottest ids = the hottest list's size at the end, "
+        "checked by shale_bench against the adds made to it; per size bucket of the hottest "
+        "list: the reader's Gets of it while it had that size (count, P50, P99, max, in "
+        "microseconds) and all adds per second meanwhile. Targets (issue 11): merges/s at "
+        f"least {compare_suites.TARGET_POSTING_SPEEDUP:g}x read-modify-write's on the same "
+        "stream, and the P99 of the Gets of the hottest list at the full target size under "
+        f"{compare_suites.TARGET_POSTING_GET_P99_MS:g} ms.",
     ]

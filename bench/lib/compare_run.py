@@ -27,7 +27,6 @@ import signal
 import time
 
 import compare_parse
-import compare_suites
 
 TIME_BIN = "/usr/bin/time"
 
@@ -130,20 +129,20 @@ class Runner:
             record["peak_rss_bytes"] = rusage.ru_maxrss * 1024  # KiB on Linux
         record.update({"round": round_index + 1, "wall_seconds": wall, "command": argv,
                        "log": stem})
-        self._disk_writes(record, io)
+        self._disk_writes(record, io, step.entry_bytes)
         if step.until_compacted and record["status"] == "ok":
             self._until_compacted(engine, step, stem, spawned_at, wall, record)
         return record
 
-    def _disk_writes(self, record, io):
+    def _disk_writes(self, record, io, entry_bytes):
         """disk_write_bytes and disk_write_amplification (over the keys the tickers say were
-        written x ENTRY_BYTES); None where unknown (e.g. a file system without block I/O
-        accounting reports 0)."""
+        written x the step's entry bytes); None where unknown (e.g. a file system without block
+        I/O accounting reports 0)."""
         written = io.get("write_bytes") or None
         keys = record.pop("keys_written", None)
         record["disk_write_bytes"] = written
         record["disk_write_amplification"] = (
-            written / (keys * compare_suites.ENTRY_BYTES) if written and keys else None)
+            written / (keys * entry_bytes) if written and keys else None)
 
     def _until_compacted(self, engine, step, stem, spawned_at, wall, record):
         """Re-times a step from the spawn to the end of the engine's background work."""
@@ -188,7 +187,7 @@ class Runner:
         tickers = compare_parse.parse_tickers(out)
         record["keys_written"] = tickers.get("number.keys.written")
         record["write_amplification"] = compare_parse.write_amplification(
-            tickers, compare_suites.ENTRY_BYTES)
+            tickers, step.entry_bytes)
         stall = tickers.get("stall.micros")
         record["stall_seconds"] = stall / 1e6 if stall is not None else None
         missing_skip = [skipped[n] for n in timed if n in skipped]
@@ -208,6 +207,10 @@ class Runner:
             record.update(status="error", reason=f"no report line for {', '.join(absent)}")
         else:
             record.update(_measures([lines[n] for n in timed]))
+            if step.posting_figures:
+                record["posting"] = compare_parse.parse_posting(out).get(timed[0])
+                if record["posting"] is None:
+                    record.update(status="error", reason=f"no posting-list table for {timed[0]}")
         return record
 
 

@@ -14,6 +14,10 @@ the two tools name the same setting differently, e.g. the bulk load's writer thr
 A step with until_compacted=True is timed from the start of the tool's process until the
 engine's background work (flushes and compactions) is done, not by its report lines alone (see
 compare_run.py); its figures also go to the compaction table (compaction_figures=True).
+
+A step with shaledb_only=True runs on ShaleDB alone (a benchmark db_bench does not have: the
+posting-list workload) and stays out of the side-by-side table; with posting_figures=True its
+hottest-list figures go to the posting-list tables (compare_report.py).
 """
 
 import dataclasses
@@ -75,6 +79,10 @@ class Step:
     ingest_figures: bool = False  # listed in the ingest suite's bulk-load tables too
     rocksdb_tool: str = ""  # a bench/ program run instead of db_bench on RocksDB
     engine_flags: dict = dataclasses.field(default_factory=dict)  # engine key -> extra flags
+    entry_bytes: int = ENTRY_BYTES  # user bytes per key written (for write amplification)
+    factor_from: str = ""  # a MEASURED_FACTORS key applied, unmeasured, to this step
+    shaledb_only: bool = False  # run on ShaleDB alone; not in the side-by-side table
+    posting_figures: bool = False  # listed in the posting-list tables
 
     def benchmarks_for(self, engine_key):
         if engine_key == "rocksdb" and self.rocksdb_benchmarks:
@@ -98,6 +106,8 @@ class Step:
 def release_factor(step):
     """(factor, measured) for a step: the release/Debian RocksDB speed factor that applies."""
     primary = step.timed[0]
+    if step.factor_from:
+        return MEASURED_FACTORS[step.factor_from], False
     if primary == "fillseq":
         no_wal = str(step.flags.get("disable_wal", 0)) in ("1", "true")
         return MEASURED_FACTORS["fillseq_nowal" if no_wal else "fillseq"], True
@@ -263,6 +273,98 @@ def _ingest_steps(num):
     ]
 
 
+# Issue 11: merge operators. db_bench's mergerandom and readrandommergerandom with uint64add
+# (8-byte operands) on both engines, then ShaleDB's posting-list workload alone: the hottest
+# list taken to POSTING_TARGET_IDS ids by merges (Get latency at that size), and both ways of
+# adding ids (Merge, read-modify-write) on the same stream up to POSTING_COMPARE_IDS (both
+# smaller with a smaller --num, see _merge_steps).
+MERGE_VALUE_SIZE = 8
+MERGE_KEYS_PER_NUM = 10  # merge_keys = num / 10: ten operands per key on average
+POSTING_LISTS = 1000
+POSTING_TARGET_IDS = 1_000_000
+POSTING_COMPARE_IDS = 20_000
+POSTING_TARGET_GETS = 1000
+# The issue's targets: merges/s at least this many times read-modify-write's on the same
+# stream, and Get of the hottest list at POSTING_TARGET_IDS ids under this P99 (ms).
+TARGET_POSTING_SPEEDUP = 5.0
+TARGET_POSTING_GET_P99_MS = 5.0
+# A Get of a list merges every operand of it still in the memtables, one per add: with the
+# suite's 64 MiB write buffers that is ~100k operands for the hottest list, tens of ms a Get.
+# The posting steps (both ways of adding) run with 1 MiB write buffers instead.
+POSTING_WRITE_BUFFER_SIZE = 1 << 20
+_POSTING_FLAGS = {
+    "merge_operator": "sortedset64",
+    "posting_lists": POSTING_LISTS,
+    "zipf_theta": 0.99,
+    "write_buffer_size": POSTING_WRITE_BUFFER_SIZE,
+}
+_MERGE_NOTE_FACTOR = ("no release/Debian factor was measured for merges: fillrandom's "
+                      f"({MEASURED_FACTORS['fillrandom']:.2f}) is applied.")
+
+
+def short_count(n):
+    """1000000 -> "1M", 20000 -> "20k", 1500 -> "1500"."""
+    if n % 1_000_000 == 0:
+        return f"{n // 1_000_000}M"
+    if n % 1000 == 0:
+        return f"{n // 1000}k"
+    return str(n)
+
+
+def _posting_step(name, benchmark, target, gets, note=""):
+    return Step(name=name, kind="write", benchmarks=(benchmark,), timed=(benchmark,),
+                flags=dict(_POSTING_FLAGS, posting_target_ids=target, posting_target_gets=gets),
+                db="posting", shaledb_only=True, posting_figures=True, note=note)
+
+
+def _merge_steps(num):
+    """The merge suite; a --num below the default shrinks the posting targets too (to num ids
+    for the hottest list, and num / 50, at least 1000, for the comparison)."""
+    merge_flags = {"merge_operator": "uint64add", "value_size": MERGE_VALUE_SIZE,
+                   "merge_keys": max(num // MERGE_KEYS_PER_NUM, 1)}
+    entry = KEY_SIZE + MERGE_VALUE_SIZE
+    full_ids = min(POSTING_TARGET_IDS, num)
+    compare_ids = min(POSTING_COMPARE_IDS, max(num // 50, 1000))
+    compare = short_count(compare_ids)
+    return [
+        Step(name="mergerandom", kind="write", benchmarks=("mergerandom",),
+             timed=("mergerandom",), flags=dict(merge_flags), entry_bytes=entry,
+             factor_from="fillrandom",
+             note="mergerandom: --num Merge calls with uint64add into --merge_keys keys (num / "
+                  f"{MERGE_KEYS_PER_NUM}), each operand an 8-byte generated value as db_bench "
+                  f"makes them; {_MERGE_NOTE_FACTOR}"),
+        Step(name="readrandommergerandom", kind="read", benchmarks=("readrandommergerandom",),
+             timed=("readrandommergerandom",), flags=dict(merge_flags), entry_bytes=entry,
+             existing=True, factor_from="fillrandom",
+             note="readrandommergerandom: --num operations on mergerandom's DB, 70% Merge and "
+                  "30% Get (--mergereadpercent=70) of the same keys; p99 over both; "
+                  f"{_MERGE_NOTE_FACTOR}"),
+        _posting_step(
+            f"postinglist (to {short_count(full_ids)} ids)", "postinglist", full_ids,
+            POSTING_TARGET_GETS,
+            note="postinglist: ShaleDB only (db_bench has no such workload). One writer adds one "
+                 f"new id per operation to one of {POSTING_LISTS} lists picked by Zipf (theta "
+                 "0.99: list 0, the hottest, gets about 13% of the adds) with Merge(list, "
+                 "SortedSet64AddOperand({id})) (--merge_operator=sortedset64), while one reader "
+                 "Gets the hottest list back to back; the run ends once the hottest list holds "
+                 f"the target and the reader has timed {POSTING_TARGET_GETS} Gets at that size "
+                 "(or 10 s after it got there). adds/s = the writer's merges per second over "
+                 "the whole run; the Get target reads the top size bucket (at least the "
+                 "target). All posting steps run with --write_buffer_size="
+                 f"{POSTING_WRITE_BUFFER_SIZE}: a Get merges every operand of its list still in "
+                 "the memtables, and the suite's 64 MiB memtables hold ~100k of the hottest "
+                 "list's."),
+        _posting_step(f"postinglist (to {compare} ids)", "postinglist", compare_ids, 0),
+        _posting_step(
+            f"postinglist_rmw (to {compare} ids)", "postinglist_rmw", compare_ids, 0,
+            note="postinglist_rmw: the same lists and ids (same --seed) added by read-modify-"
+                 "write (Get, SortedSet64Decode, insert, SortedSet64Value, Put); it and the "
+                 f"postinglist step before it stop as the hottest list reaches {compare} ids "
+                 "(--posting_target_gets=0), so both do exactly the same adds (RMW's cost grows "
+                 "with the lists' sizes: it cannot be taken to 1M ids in minutes)."),
+    ]
+
+
 SUITES = {
     "selftest": (2000, "a tiny check of the script itself (seconds)",
                  lambda num: [_fill("fillseq"), _read("readrandom")]),
@@ -279,6 +381,9 @@ SUITES = {
     "ingest": (20_000_000, "issue 9: bulk load of 20M random-order pairs (bulk loader, "
                            "SstFileWriter + ingest) beside fillseq, RocksDB's fillrandom + "
                            "compact, and dd", _ingest_steps),
+    "merge": (1_000_000, "issue 11: mergerandom and readrandommergerandom (uint64add), then "
+                         "ShaleDB's posting-list workload: merges vs read-modify-write and Get "
+                         "of a 1M-id list", _merge_steps),
 }
 
 

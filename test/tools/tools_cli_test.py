@@ -101,12 +101,16 @@ class BenchTest(unittest.TestCase):
         self.assertIn("Unknown command line flag 'no_such_flag'", p.stderr)
         p = self.bench("--num=abc", expect=1)
         self.assertIn("num", p.stderr)
-        p = self.bench("--merge_operator=uint64add", expect=1)
+        p = self.bench("--merge_operator=bytesxor", expect=1)
         self.assertIn("--merge_operator: not supported yet", p.stderr)
-        p = self.bench("--benchmarks=mergerandom", expect=1)
-        self.assertIn("'mergerandom' is not supported yet", p.stderr)
+        p = self.bench("--merge_operator=nosuch", expect=1)
+        self.assertIn("--merge_operator", p.stderr)
+        p = self.bench("--benchmarks=mergerandom", "--num=10", expect=1)
+        self.assertIn("mergerandom needs a merge operator", p.stderr)
+        p = self.bench("--benchmarks=readwhilemerging", expect=1)
+        self.assertIn("'readwhilemerging' is not supported yet", p.stderr)
         for flag in ("--fifo_compaction_allow_compaction=1", "--use_fsync=1",
-                     "--min_write_buffer_number_to_merge=2", "--max_successive_merges=3"):
+                     "--min_write_buffer_number_to_merge=2"):
             p = self.bench(flag, expect=1)
             self.assertIn(flag.split("=")[0] + ": not supported yet", p.stderr)
         p = self.bench("--compaction_style=4", expect=1)

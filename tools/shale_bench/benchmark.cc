@@ -12,6 +12,7 @@
 #include "db_counters.h"
 #include "environment.h"
 #include "flags.h"
+#include "generators.h"
 #include "options_from_flags.h"
 
 namespace shale::bench {
@@ -133,8 +134,13 @@ Status Benchmark::RunOne(const BenchmarkSpec& spec) {
                                                    : RunBulkLoadExternal(spec);
     }
   } else {
-    if (spec.fresh_db) s = RecreateDb(options_);
-    if (s.ok()) s = spec.admin != nullptr ? spec.admin(db_.get(), db_path_) : RunTimed(spec);
+    if (spec.variant == Variant::kMerge) s = CheckMergeOperator(spec);
+    if (s.ok() && spec.fresh_db) s = RecreateDb(options_);
+    if (s.ok() && spec.variant == Variant::kPostingList) {
+      s = RunPostingList(spec);
+    } else if (s.ok()) {
+      s = spec.admin != nullptr ? spec.admin(db_.get(), db_path_) : RunTimed(spec);
+    }
   }
   if (s.IsNotSupported()) {
     std::fprintf(stdout, "%-12s : skipped (%s)\n", std::string(spec.name).c_str(),
@@ -158,6 +164,9 @@ WorkloadEnv Benchmark::MakeEnv(const BenchmarkSpec& spec) const {
   env.key_size = absl::GetFlag(FLAGS_key_size);
   env.readwritepercent = absl::GetFlag(FLAGS_readwritepercent);
   env.seek_nexts = absl::GetFlag(FLAGS_seek_nexts);
+  const int64_t merge_keys = absl::GetFlag(FLAGS_merge_keys);
+  env.merge_keys = merge_keys < 0 ? env.num : merge_keys;
+  env.mergereadpercent = absl::GetFlag(FLAGS_mergereadpercent);
   env.value_shape = ValueShape::FromFlags();
   env.write_options.sync = absl::GetFlag(FLAGS_sync);
   env.write_options.disableWAL = absl::GetFlag(FLAGS_disable_wal);
@@ -174,28 +183,62 @@ Status Benchmark::RunTimed(const BenchmarkSpec& spec) {
   const WorkloadEnv env = MakeEnv(spec);
   int n = absl::GetFlag(FLAGS_threads);
   if (spec.variant == Variant::kExtraWriter) n++;
+  BenchResult r;
+  std::unique_ptr<ThreadStats> merged;
+  Status s = TimeThreads(spec, env, n, &r, &merged);
+  if (!s.ok()) return s;
+  if (spec.variant == Variant::kSync && env.num != absl::GetFlag(FLAGS_num) &&
+      r.message.empty()) {
+    r.message = absl::StrCat("(", env.num, " ops)");
+  }
+  std::fputs(FormatReportLine(r).c_str(), stdout);
+  if (absl::GetFlag(FLAGS_histogram)) std::fputs(FormatHistograms(*merged).c_str(), stdout);
+  Record(std::move(r));
+  return WriteJson();
+}
+
+Status Benchmark::TimeThreads(const BenchmarkSpec& spec, const WorkloadEnv& env, int n,
+                              BenchResult* r, std::unique_ptr<ThreadStats>* merged) {
   std::fprintf(stdout, "DB path: [%s]\n", db_path_.c_str());
   const TickerSnapshot before = TickerSnapshot::Take(options_.statistics.get());
   if (sampler_ != nullptr) {
     Status s = sampler_->Start();
     if (!s.ok()) return s;
   }
-  std::unique_ptr<ThreadStats> merged;
-  Status s = RunThreads(spec, env, n, &merged);
+  Status s = RunThreads(spec, env, n, merged);
   std::vector<ThroughputSample> series;
   if (sampler_ != nullptr) series = sampler_->Stop();
   if (!s.ok()) return s;
-  if (spec.variant == Variant::kSync && env.num != absl::GetFlag(FLAGS_num)) {
-    merged->AddMessage(absl::StrCat("(", env.num, " ops)"));
+  *r = Summarize(spec.name, n, **merged);
+  ApplyTickers(before, TickerSnapshot::Take(options_.statistics.get()), r);
+  r->peak_rss_bytes = PeakRssBytes();
+  r->throughput = std::move(series);
+  return Status::OK();
+}
+
+Status Benchmark::CheckMergeOperator(const BenchmarkSpec& spec) const {
+  const std::string name(spec.name);
+  const MergeOperator* op = options_.merge_operator.get();
+  if (op == nullptr) {
+    return Status::InvalidArgument(
+        "--merge_operator", name + " needs a merge operator (e.g. --merge_operator=uint64add "
+                                   "--value_size=8)");
   }
-  BenchResult r = Summarize(spec.name, n, *merged);
-  ApplyTickers(before, TickerSnapshot::Take(options_.statistics.get()), &r);
-  r.peak_rss_bytes = PeakRssBytes();
-  r.throughput = std::move(series);
-  std::fputs(FormatReportLine(r).c_str(), stdout);
-  if (absl::GetFlag(FLAGS_histogram)) std::fputs(FormatHistograms(*merged).c_str(), stdout);
-  Record(std::move(r));
-  return WriteJson();
+  const std::string_view op_name = op->Name();
+  const ValueShape shape = ValueShape::FromFlags();
+  if (op_name == "uint64add" &&
+      (shape.distribution != ValueSizeDistribution::kFixed || shape.fixed_size != 8)) {
+    return Status::InvalidArgument(
+        "--value_size", "must be 8 (fixed) for " + name + " with uint64add: its operands are "
+                        "8-byte integers (RocksDB's operator counts others as 0, ShaleDB's "
+                        "fails the merge)");
+  }
+  if (op_name == "sortedset64") {
+    return Status::InvalidArgument(
+        "--merge_operator", name + " merges generated values, which are no sortedset64 "
+                                   "operands: use the postinglist benchmark");
+  }
+  return Status::OK();
 }
 
 Status Benchmark::RunThreads(const BenchmarkSpec& spec, const WorkloadEnv& env, int n,

@@ -9,6 +9,9 @@
 // bulkload_external (bulk_ingest.cc) load a fresh DB through BulkLoader and through
 // SstFileWriter + IngestExternalFile, reporting each phase and the total.
 //
+// postinglist and postinglist_rmw (posting_list_run.cc) run their writers and the reader of
+// the hottest list, then print the reader's table after the report line.
+//
 // A benchmark that fails with NotSupported (a feature ShaleDB has not built yet) is reported as
 // skipped and the run goes on; any other error stops the run with a message and a failing exit
 // status.
@@ -48,6 +51,15 @@ class Benchmark {
   Status RecreateDb(const Options& options);
   Status RunOne(const BenchmarkSpec& spec);
   Status RunTimed(const BenchmarkSpec& spec);
+  // Runs `n` threads of `spec` over `env` with the DB's tickers and the throughput series
+  // measured around them; their summary in *r and their merged stats in *merged.
+  Status TimeThreads(const BenchmarkSpec& spec, const WorkloadEnv& env, int n, BenchResult* r,
+                     std::unique_ptr<ThreadStats>* merged);
+  // mergerandom, readrandommergerandom: InvalidArgument unless the DB has a merge operator that
+  // takes the generated values as operands.
+  Status CheckMergeOperator(const BenchmarkSpec& spec) const;
+  // postinglist and postinglist_rmw (posting_list_run.cc).
+  Status RunPostingList(const BenchmarkSpec& spec);
   // The bulk-load procedure (bulk_load.cc).
   Status RunBulkLoad(const BenchmarkSpec& spec);
   Status BulkLoadFill(const BenchmarkSpec& spec, const WorkloadEnv& env, BenchResult* fill,

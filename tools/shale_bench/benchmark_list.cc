@@ -48,6 +48,12 @@ const std::array kBenchmarks = {
     Timed("seekrandom", SeekRandom, kR),
     Timed("readwhilewriting", ReadWhileWriting, kR, false, Variant::kExtraWriter),
     Timed("readrandomwriterandom", ReadRandomWriteRandom, kR),
+    Timed("mergerandom", MergeRandom, kR, false, Variant::kMerge),
+    Timed("readrandommergerandom", ReadRandomMergeRandom, kR, false, Variant::kMerge),
+    // ShaleDB's posting-list workload, on a fresh DB (its sizes are checked against its adds);
+    // its own flags decide the operations.
+    Timed("postinglist", PostingList, kW, true, Variant::kPostingList),
+    Timed("postinglist_rmw", PostingListRmw, kW, true, Variant::kPostingList),
     Timed("deleteseq", DeleteSeq, kW),
     Timed("deleterandom", DeleteRandom, kW),
     Timed("compact", Compact, kR),
@@ -59,10 +65,10 @@ const std::array kBenchmarks = {
 };
 
 // db_bench (RocksDB 7.8) benchmarks that shale_bench does not run yet.
-constexpr std::array<std::string_view, 37> kNotYet = {
+constexpr std::array<std::string_view, 35> kNotYet = {
     "fillseqdeterministic", "filluniquerandomdeterministic", "filluniquerandom",
     "fill100K", "readtocache", "readmissing", "readwhilemerging", "readwhilescanning",
-    "xorupdaterandom", "appendrandom", "mergerandom", "readrandommergerandom", "newiterator",
+    "xorupdaterandom", "appendrandom", "newiterator",
     "newiteratorwhilewriting", "seekrandomwhilewriting", "seekrandomwhilemerging", "crc32c",
     "xxhash", "xxhash64", "xxh3", "acquireload", "fillseekseq", "randomtransaction",
     "randomreplacekeys", "timeseries", "compactall", "compact0", "compact1", "resetstats",

@@ -1,9 +1,10 @@
 // The benchmarks shale_bench knows, by db_bench's names, and how each is run: a timed workload
 // run by --threads threads (reported with db_bench's line), or an untimed admin step (flush,
-// waitforcompaction, stats, levelstats, sstables) that prints what it did. Three are ShaleDB's
+// waitforcompaction, stats, levelstats, sstables) that prints what it did. Five are ShaleDB's
 // own: bulkload, the bulk-load procedure (PrepareForBulkLoad, fillrandom, CompactRange) timed as
 // a whole; bulkload_sorted, fillrandom's pairs through shale::BulkLoader; bulkload_external,
-// the same pairs sorted in memory, written with SstFileWriter and ingested.
+// the same pairs sorted in memory, written with SstFileWriter and ingested; postinglist and
+// postinglist_rmw, the posting-list workload by merges and by read-modify-write (posting_list.h).
 #ifndef SHALE_TOOLS_SHALE_BENCH_BENCHMARK_LIST_H_
 #define SHALE_TOOLS_SHALE_BENCH_BENCHMARK_LIST_H_
 
@@ -29,6 +30,8 @@ enum class Variant {
   kBulkLoad,     // bulkload: the bulk-load procedure around a fillrandom (bulk_load.cc)
   kBulkLoadSorted,    // bulkload_sorted: BulkLoader over fillrandom's pairs (bulk_ingest.cc)
   kBulkLoadExternal,  // bulkload_external: SstFileWriter + ingestion (bulk_ingest.cc)
+  kMerge,        // mergerandom, readrandommergerandom: need a merge operator for generated values
+  kPostingList,  // postinglist, postinglist_rmw: writers and a reader (posting_list_run.cc)
 };
 
 // Which flag-derived count a workload's threads each perform.

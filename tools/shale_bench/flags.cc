@@ -16,7 +16,9 @@ ABSL_FLAG(std::string, benchmarks,
           "fillrandom, fillsync, fillbatch, overwrite, updaterandom, readrandom, "
           "multireadrandom, readseq, readreverse, seekrandom, readwhilewriting, "
           "readrandomwriterandom, deleteseq, deleterandom, flush, compact, waitforcompaction, "
-          "stats, levelstats, sstables, and ShaleDB's additions: bulkload (the bulk-load "
+          "stats, levelstats, sstables, mergerandom, readrandommergerandom (both need "
+          "--merge_operator), and ShaleDB's additions: postinglist and postinglist_rmw (see "
+          "--posting_lists), bulkload (the bulk-load "
           "procedure in one benchmark: PrepareForBulkLoad, fillrandom without WAL, "
           "CompactRange), bulkload_sorted (fillrandom's pairs through shale::BulkLoader: sort, "
           "merge, write table files, ingest; see --bulkload_memory_budget and "
@@ -34,6 +36,13 @@ ABSL_FLAG(int32_t, readwritepercent, 90,
           "Ratio of reads to reads/writes (expressed as percentage) for the "
           "ReadRandomWriteRandom workload.");
 ABSL_FLAG(int32_t, seek_nexts, 0, "How many times to call Next() after Seek() in seekrandom");
+ABSL_FLAG(int64_t, merge_keys, -1,
+          "Number of distinct keys to use for MergeRandom and ReadRandomMergeRandom. If "
+          "negative, there will be FLAGS_num keys.");
+ABSL_FLAG(int32_t, mergereadpercent, 70,
+          "Ratio of merges to merges&reads (expressed as percentage) for the "
+          "ReadRandomMergeRandom workload. The default value 70 means 70% out of all read and "
+          "merge operations are merges. In other words, 7 merges for every 3 gets.");
 ABSL_FLAG(int64_t, seed, 0,
           "Seed base for random number generators. When 0 it is derived from the current time.");
 
@@ -158,10 +167,13 @@ ABSL_FLAG(uint64_t, fifo_compaction_ttl, 0,
           "TTL for the SST Files in seconds (sets Options::ttl when non-zero; the engine "
           "rejects it with a compaction style that does not act on file age).");
 ABSL_FLAG(std::string, merge_operator, "",
-          "The merge operator to use with the database. Not supported yet.");
+          "The merge operator to use with the database: db_bench's uint64add (operands are "
+          "8-byte little-endian integers: use --value_size=8), max, stringappend and put (also "
+          "by RocksDB's class names UInt64AddOperator, MaxOperator, StringAppendOperator, "
+          "PutOperator; put_v1 is put), and ShaleDB's stringappend:<delimiter> and "
+          "sortedset64[:<index_interval>] (posting lists: see postinglist). Empty: none.");
 ABSL_FLAG(uint64_t, max_successive_merges, 0,
-          "Maximum number of successive merge operations on a key in the memtable. Not "
-          "supported yet (only 0).");
+          "Maximum number of successive merge operations on a key in the memtable");
 ABSL_FLAG(int32_t, min_write_buffer_number_to_merge, 1,
           "The minimum number of write buffers that will be merged together before writing to "
           "storage. Not supported yet (only 1).");
@@ -178,6 +190,32 @@ ABSL_FLAG(uint64_t, bulkload_memory_budget, 512ull << 20,
 ABSL_FLAG(int32_t, bulkload_threads, 0,
           "bulkload_sorted: threads that merge the sorted runs and write table files, each over "
           "its own key range; 0: max_background_jobs, at least 2 (ShaleDB addition).");
+
+// ---------------------------------------------------------------- The posting-list workload
+
+ABSL_FLAG(int64_t, posting_lists, 1000,
+          "postinglist, postinglist_rmw: the number of lists (keys 0 .. posting_lists - 1), "
+          "picked by a Zipf distribution of --zipf_theta; list 0 is the hottest (ShaleDB "
+          "addition).");
+ABSL_FLAG(double, zipf_theta, 0.99,
+          "postinglist, postinglist_rmw: the Zipf exponent of the list picked by each "
+          "operation (list k has weight 1 / (k + 1)^theta; 0: uniform) (ShaleDB addition).");
+ABSL_FLAG(int64_t, posting_target_ids, 1000000,
+          "postinglist, postinglist_rmw: the run ends once the hottest list holds this many ids "
+          "and the reader has timed --posting_target_gets Gets of it at that size (see "
+          "--posting_max_hold_seconds), or at --duration seconds (ShaleDB addition).");
+ABSL_FLAG(int64_t, posting_target_gets, 1000,
+          "postinglist, postinglist_rmw: Gets of the hottest list at --posting_target_ids ids "
+          "or more, while the writers go on, before the run ends (ShaleDB addition).");
+ABSL_FLAG(int32_t, posting_max_hold_seconds, 10,
+          "postinglist, postinglist_rmw: once the hottest list holds --posting_target_ids ids, "
+          "the run ends after --posting_target_gets Gets of it or this many seconds, whichever "
+          "comes first (ShaleDB addition).");
+ABSL_FLAG(std::string, posting_ids, "sequential",
+          "postinglist, postinglist_rmw: the ids added: sequential (increasing over the run, as "
+          "document ids are assigned: each add extends the end of its list) or random (unique "
+          "ids spread over the 64-bit space: each add lands inside its list) (ShaleDB "
+          "addition).");
 
 // ---------------------------------------------------------------- Reporting
 

@@ -22,6 +22,8 @@ ABSL_DECLARE_FLAG(int32_t, threads);
 ABSL_DECLARE_FLAG(int64_t, batch_size);
 ABSL_DECLARE_FLAG(int32_t, readwritepercent);
 ABSL_DECLARE_FLAG(int32_t, seek_nexts);
+ABSL_DECLARE_FLAG(int64_t, merge_keys);
+ABSL_DECLARE_FLAG(int32_t, mergereadpercent);
 ABSL_DECLARE_FLAG(int64_t, seed);
 
 // Keys and values.
@@ -88,6 +90,14 @@ ABSL_DECLARE_FLAG(bool, prepare_for_bulk_load);
 ABSL_DECLARE_FLAG(uint64_t, optimize_for_point_lookup);
 ABSL_DECLARE_FLAG(uint64_t, bulkload_memory_budget);
 ABSL_DECLARE_FLAG(int32_t, bulkload_threads);
+
+// The posting-list workload (ShaleDB's postinglist and postinglist_rmw).
+ABSL_DECLARE_FLAG(int64_t, posting_lists);
+ABSL_DECLARE_FLAG(double, zipf_theta);
+ABSL_DECLARE_FLAG(int64_t, posting_target_ids);
+ABSL_DECLARE_FLAG(int64_t, posting_target_gets);
+ABSL_DECLARE_FLAG(int32_t, posting_max_hold_seconds);
+ABSL_DECLARE_FLAG(std::string, posting_ids);
 
 // Reporting.
 ABSL_DECLARE_FLAG(bool, histogram);

@@ -72,4 +72,24 @@ size_t ValueGenerator::NextSize() {
   return static_cast<size_t>(shape_.fixed_size);
 }
 
+ZipfGenerator::ZipfGenerator(uint64_t n, double theta) : cdf_(n) {
+  double sum = 0;
+  for (uint64_t k = 0; k < n; k++) {
+    sum += std::pow(static_cast<double>(k + 1), -theta);
+    cdf_[k] = sum;
+  }
+  for (double& c : cdf_) c /= sum;
+  cdf_.back() = 1.0;
+}
+
+uint64_t ZipfGenerator::Next(Random* rand) const {
+  const double u = rand->NextDouble();  // [0, 1): the first rank whose cdf exceeds u
+  const auto it = std::upper_bound(cdf_.begin(), cdf_.end(), u);
+  return it == cdf_.end() ? cdf_.size() - 1 : static_cast<uint64_t>(it - cdf_.begin());
+}
+
+double ZipfGenerator::Probability(uint64_t k) const {
+  return k == 0 ? cdf_[0] : cdf_[k] - cdf_[k - 1];
+}
+
 }  // namespace shale::bench

@@ -9,7 +9,11 @@
 // (--value_size), uniform in [--value_size_min, --value_size_max], or normal with mean
 // (min + max) / 2 and standard deviation (max - min) / 5, clamped to [min, max].
 //
-// Thread-safety: none; each benchmark thread owns its generators.
+// Zipf-distributed numbers (ZipfGenerator): rank k in [0, n) with probability proportional to
+// 1 / (k + 1)^theta, drawn exactly by inverting the cumulative distribution.
+//
+// Thread-safety: none for KeyFormatter and ValueGenerator (each benchmark thread owns its
+// generators); a ZipfGenerator is immutable after construction and may be shared.
 #ifndef SHALE_TOOLS_SHALE_BENCH_GENERATORS_H_
 #define SHALE_TOOLS_SHALE_BENCH_GENERATORS_H_
 
@@ -18,6 +22,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "util/random.h"
 
@@ -69,6 +74,23 @@ class ValueGenerator {
   std::string data_;
   size_t pos_ = 0;
   std::mt19937_64 size_rng_;
+};
+
+// Ranks [0, n) with P(k) = (1 / (k + 1)^theta) / H(n, theta), H being the sum of the weights.
+// theta 0 is uniform; the larger theta, the more the low ranks dominate.
+class ZipfGenerator {
+ public:
+  // REQUIRES: n >= 1, theta >= 0. Takes O(n) time and 8 * n bytes.
+  ZipfGenerator(uint64_t n, double theta);
+
+  // A rank drawn with `rand`. O(log n).
+  uint64_t Next(Random* rand) const;
+  // The probability of rank k.
+  double Probability(uint64_t k) const;
+
+ private:
+  // cdf_[k]: the probability of a rank <= k; cdf_.back() is 1.
+  std::vector<double> cdf_;
 };
 
 }  // namespace shale::bench

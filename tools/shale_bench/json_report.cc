@@ -8,13 +8,6 @@ namespace shale::bench {
 
 namespace {
 
-std::string JsonNumber(double v) {
-  if (!std::isfinite(v)) return "0";
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.17g", v);
-  return buf;
-}
-
 void AppendField(std::string* out, std::string_view key, const std::string& json_value,
                  bool* first) {
   if (!*first) *out += ", ";
@@ -53,10 +46,18 @@ std::string ResultJson(const BenchResult& r) {
   num("peak_rss_bytes", static_cast<double>(r.peak_rss_bytes));
   AppendField(&out, "message", JsonString(r.message), &first);
   AppendField(&out, "throughput", ThroughputJson(r.throughput), &first);
+  if (!r.details_json.empty()) AppendField(&out, "details", r.details_json, &first);
   return out + "}";
 }
 
 }  // namespace
+
+std::string JsonNumber(double v) {
+  if (!std::isfinite(v)) return "0";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  return buf;
+}
 
 std::string JsonString(std::string_view s) {
   std::string out = "\"";

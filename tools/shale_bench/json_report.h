@@ -8,7 +8,8 @@
 //       "micros_per_op": 1.5, "ops_per_sec": 666666.7, "mb_per_sec": 73.7,
 //       "p50_micros": 1.2, "p99_micros": 3.4, "p999_micros": 20.1,
 //       "write_amplification": 1.0, "stall_seconds": 0.0, "peak_rss_bytes": 123456789,
-//       "message": "", "throughput": [{"seconds": 1.0, "ops_per_sec": 650000.0}, ...]},
+//       "message": "", "throughput": [{"seconds": 1.0, "ops_per_sec": 650000.0}, ...],
+//       "details": {...}},     (only for benchmarks with figures of their own: postinglist)
 //      ...]}
 //
 // Thread-safety: a plain value; use it from one thread.
@@ -43,6 +44,9 @@ class JsonReport {
 
 // `s` as a JSON string literal, quotes included.
 std::string JsonString(std::string_view s);
+
+// `v` as a JSON number ("0" for infinities and NaN, which JSON cannot express).
+std::string JsonNumber(double v);
 
 }  // namespace shale::bench
 

@@ -2,17 +2,22 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 
 #include "absl/flags/flag.h"
 #include "compression/codec.h"
 #include "flags.h"
+#include "merge_operator_flag.h"
 #include "shale/filter_policy.h"
 
 namespace shale::bench {
 
 namespace {
+
+// The largest --posting_lists: the Zipf table takes 8 bytes per list.
+constexpr int64_t kMaxPostingLists = int64_t{1} << 26;
 
 // db_bench's --compression_level default: "the library's default level".
 constexpr int32_t kDefaultCompressionLevel = 32767;
@@ -39,12 +44,6 @@ Status Malformed(std::string_view flag, std::string_view why) {
 
 // Flags naming features a later issue builds: rejected when away from their defaults.
 Status CheckNotYetBuilt() {
-  if (!absl::GetFlag(FLAGS_merge_operator).empty()) {
-    return NotSupportedYet("merge_operator", "ShaleDB has no merge operators yet");
-  }
-  if (absl::GetFlag(FLAGS_max_successive_merges) != 0) {
-    return NotSupportedYet("max_successive_merges", "ShaleDB has no merge operators yet");
-  }
   if (absl::GetFlag(FLAGS_min_write_buffer_number_to_merge) != 1) {
     return NotSupportedYet("min_write_buffer_number_to_merge",
                            "ShaleDB flushes each immutable memtable on its own");
@@ -68,6 +67,11 @@ Status CheckWorkloadShape() {
   if (absl::GetFlag(FLAGS_duration) < 0) return Malformed("duration", "must be >= 0");
   const int32_t rw = absl::GetFlag(FLAGS_readwritepercent);
   if (rw < 0 || rw > 100) return Malformed("readwritepercent", "must be in [0, 100]");
+  const int32_t mrp = absl::GetFlag(FLAGS_mergereadpercent);
+  if (mrp < 0 || mrp > 100) return Malformed("mergereadpercent", "must be in [0, 100]");
+  if (absl::GetFlag(FLAGS_merge_keys) == 0) {
+    return Malformed("merge_keys", "must not be 0 (negative: --num keys)");
+  }
   const double ratio = absl::GetFlag(FLAGS_compression_ratio);
   if (!(ratio > 0 && ratio <= 1)) return Malformed("compression_ratio", "must be in (0, 1]");
   const std::string dist = absl::GetFlag(FLAGS_value_size_distribution_type);
@@ -85,6 +89,29 @@ Status CheckWorkloadShape() {
   const int32_t hi = absl::GetFlag(FLAGS_value_size_max);
   if (dist != "fixed" && (lo < 0 || hi < lo)) {
     return Malformed("value_size_min", "must satisfy 0 <= value_size_min <= value_size_max");
+  }
+  return Status::OK();
+}
+
+Status CheckPostingListFlags() {
+  if (absl::GetFlag(FLAGS_posting_lists) < 1) return Malformed("posting_lists", "must be >= 1");
+  if (absl::GetFlag(FLAGS_posting_lists) > kMaxPostingLists) {
+    return Malformed("posting_lists", "must be at most " + std::to_string(kMaxPostingLists));
+  }
+  const double theta = absl::GetFlag(FLAGS_zipf_theta);
+  if (!(theta >= 0 && theta <= 10)) return Malformed("zipf_theta", "must be in [0, 10]");
+  if (absl::GetFlag(FLAGS_posting_target_ids) < 1) {
+    return Malformed("posting_target_ids", "must be >= 1");
+  }
+  if (absl::GetFlag(FLAGS_posting_target_gets) < 0) {
+    return Malformed("posting_target_gets", "must be >= 0");
+  }
+  if (absl::GetFlag(FLAGS_posting_max_hold_seconds) < 0) {
+    return Malformed("posting_max_hold_seconds", "must be >= 0");
+  }
+  const std::string ids = absl::GetFlag(FLAGS_posting_ids);
+  if (ids != "sequential" && ids != "random") {
+    return Malformed("posting_ids", "must be sequential or random; got " + ids);
   }
   return Status::OK();
 }
@@ -204,6 +231,9 @@ Status OptionsFromIndividualFlags(Options* o) {
   SetShape(o);
   s = SetCompression(o);
   if (!s.ok()) return s;
+  s = MergeOperatorFromFlag(absl::GetFlag(FLAGS_merge_operator), &o->merge_operator);
+  if (!s.ok()) return s;
+  o->max_successive_merges = static_cast<size_t>(absl::GetFlag(FLAGS_max_successive_merges));
   if (absl::GetFlag(FLAGS_prepare_for_bulk_load)) o->PrepareForBulkLoad();
   if (const uint64_t mb = absl::GetFlag(FLAGS_optimize_for_point_lookup); mb != 0) {
     o->OptimizeForPointLookup(mb);
@@ -231,6 +261,11 @@ Status CheckFlags() {
   Status s = CheckNotYetBuilt();
   if (!s.ok()) return s;
   s = CheckWorkloadShape();
+  if (!s.ok()) return s;
+  s = CheckPostingListFlags();
+  if (!s.ok()) return s;
+  std::shared_ptr<MergeOperator> op;
+  s = MergeOperatorFromFlag(absl::GetFlag(FLAGS_merge_operator), &op);
   if (!s.ok()) return s;
   const int32_t style = absl::GetFlag(FLAGS_compaction_style);
   if (style < 0 || style > 3) {

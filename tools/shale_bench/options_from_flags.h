@@ -2,7 +2,8 @@
 // not have yet (with a message naming the flag) before anything runs.
 //
 // The mapping is db_bench's: each flag sets the RocksDB option of the same meaning (the
-// universal and FIFO knobs only when non-zero, as db_bench does). Options that only DB::Open
+// universal and FIFO knobs only when non-zero, as db_bench does; --merge_operator by the names
+// of merge_operator_flag.h). Options that only DB::Open
 // can judge (a block cache size, a TTL with universal compaction, inconsistent L0 triggers) are
 // passed through, and Open's InvalidArgument is what the user sees.
 #ifndef SHALE_TOOLS_SHALE_BENCH_OPTIONS_FROM_FLAGS_H_
@@ -17,11 +18,12 @@
 
 namespace shale::bench {
 
-// OK, or InvalidArgument naming the first flag that is malformed (an unknown compression type
-// or value size distribution, a compaction style outside 0..3, a non-positive size, a negative
-// universal knob) or that asks for a feature ShaleDB has not built yet ("--merge_operator: not
-// supported yet ..."; likewise the block-cache flags, max_successive_merges,
-// min_write_buffer_number_to_merge, use_fsync and fifo_compaction_allow_compaction).
+// OK, or InvalidArgument naming the first flag that is malformed (an unknown compression type,
+// value size distribution or merge operator, a compaction style outside 0..3, a non-positive
+// size, a negative universal knob, a bad posting-list flag) or that asks for a feature ShaleDB
+// has not built yet ("--use_fsync: not supported yet ..."; likewise
+// min_write_buffer_number_to_merge, fifo_compaction_allow_compaction and RocksDB's merge
+// operators that ShaleDB lacks).
 Status CheckFlags();
 
 // db_bench's compression names: none, snappy, zlib, bzip2, lz4, lz4hc, xpress, zstd.

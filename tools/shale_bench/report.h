@@ -39,6 +39,9 @@ struct BenchResult {
   uint64_t peak_rss_bytes = 0;     // the process's high-water RSS so far
   std::string message;             // "(950 of 1000 found)" and the like
   std::vector<ThroughputSample> throughput;
+  // Figures of the benchmark's own, as an encoded JSON object (postinglist: the hottest list's
+  // Gets by its size); written to the JSON report as "details" when not empty.
+  std::string details_json;
 };
 
 // The numbers of a benchmark from its merged stats (like db_bench, at least one operation is

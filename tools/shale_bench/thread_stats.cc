@@ -49,6 +49,7 @@ std::string_view OpTypeName(OpType type) {
     case OpType::kWrite: return "write";
     case OpType::kDelete: return "delete";
     case OpType::kSeek: return "seek";
+    case OpType::kMerge: return "merge";
     case OpType::kUpdate: return "update";
   }
   return "op";

@@ -25,7 +25,7 @@ namespace shale::bench {
 uint64_t NowMicros();
 
 // The operation a latency belongs to; printed as "Microseconds per <name>:".
-enum class OpType { kRead, kWrite, kDelete, kSeek, kUpdate };
+enum class OpType { kRead, kWrite, kDelete, kSeek, kMerge, kUpdate };
 std::string_view OpTypeName(OpType type);
 
 struct StatsConfig {

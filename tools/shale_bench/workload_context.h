@@ -23,6 +23,8 @@
 
 namespace shale::bench {
 
+class PostingListRun;  // posting_list.h
+
 // Parameters of one benchmark run. Set before the threads start, then only read.
 struct WorkloadEnv {
   DB* db = nullptr;
@@ -34,6 +36,9 @@ struct WorkloadEnv {
   int key_size = 16;
   int readwritepercent = 90;
   int seek_nexts = 0;
+  int64_t merge_keys = 0;        // mergerandom, readrandommergerandom: keys [0, merge_keys)
+  int mergereadpercent = 70;     // readrandommergerandom: the percentage of merges
+  PostingListRun* posting = nullptr;  // postinglist, postinglist_rmw: the run's shared state
   ValueShape value_shape;
   WriteOptions write_options;
   ReadOptions read_options;

@@ -12,6 +12,11 @@
 //                   are done; its operations are not counted      (readwhilewriting)
 //   ReadRandomWriteRandom  readwritepercent% Get, the rest Put   (readrandomwriterandom)
 //   UpdateRandom    Get then Put of random keys                  (updaterandom)
+//   MergeRandom     Merge of a generated value into random keys of [0, merge_keys)
+//                                                                 (mergerandom)
+//   ReadRandomMergeRandom  mergereadpercent% Merge, the rest Get, keys of [0, merge_keys)
+//                                                                 (readrandommergerandom)
+//   PostingList / PostingListRmw  see posting_list.h          (postinglist, postinglist_rmw)
 //   DeleteSeq / DeleteRandom  Delete keys in order / at random    (deleteseq, deleterandom)
 //   Compact         one CompactRange over every key, the bottom level included (compact)
 #ifndef SHALE_TOOLS_SHALE_BENCH_WORKLOADS_H_
@@ -37,6 +42,11 @@ void SeekRandom(const WorkloadEnv& env, ThreadState* thread);
 void ReadWhileWriting(const WorkloadEnv& env, ThreadState* thread);
 void ReadRandomWriteRandom(const WorkloadEnv& env, ThreadState* thread);
 void UpdateRandom(const WorkloadEnv& env, ThreadState* thread);
+
+void MergeRandom(const WorkloadEnv& env, ThreadState* thread);
+void ReadRandomMergeRandom(const WorkloadEnv& env, ThreadState* thread);
+void PostingList(const WorkloadEnv& env, ThreadState* thread);
+void PostingListRmw(const WorkloadEnv& env, ThreadState* thread);
 
 void Compact(const WorkloadEnv& env, ThreadState* thread);
 
