@@ -289,14 +289,15 @@ POSTING_TARGET_GETS = 1000
 TARGET_POSTING_SPEEDUP = 5.0
 TARGET_POSTING_GET_P99_MS = 5.0
 # A Get of a list merges every operand of it still in the memtables, one per add: with the
-# suite's 64 MiB write buffers that is ~100k operands for the hottest list, tens of ms a Get.
-# The posting steps (both ways of adding) run with 1 MiB write buffers instead.
-POSTING_WRITE_BUFFER_SIZE = 1 << 20
+# suite's 64 MiB write buffers that would be ~100k operands for the hottest list, tens of ms a
+# Get. The posting steps bound them as RocksDB users do, with max_successive_merges: the
+# 2000th operand on top of a list in the memtable is merged at write time into a value.
+POSTING_MAX_SUCCESSIVE_MERGES = 2000
 _POSTING_FLAGS = {
     "merge_operator": "sortedset64",
     "posting_lists": POSTING_LISTS,
     "zipf_theta": 0.99,
-    "write_buffer_size": POSTING_WRITE_BUFFER_SIZE,
+    "max_successive_merges": POSTING_MAX_SUCCESSIVE_MERGES,
 }
 _MERGE_NOTE_FACTOR = ("no release/Debian factor was measured for merges: fillrandom's "
                       f"({MEASURED_FACTORS['fillrandom']:.2f}) is applied.")
@@ -350,10 +351,10 @@ def _merge_steps(num):
                  f"the target and the reader has timed {POSTING_TARGET_GETS} Gets at that size "
                  "(or 10 s after it got there). adds/s = the writer's merges per second over "
                  "the whole run; the Get target reads the top size bucket (at least the "
-                 "target). All posting steps run with --write_buffer_size="
-                 f"{POSTING_WRITE_BUFFER_SIZE}: a Get merges every operand of its list still in "
-                 "the memtables, and the suite's 64 MiB memtables hold ~100k of the hottest "
-                 "list's."),
+                 "target). All posting steps run with --max_successive_merges="
+                 f"{POSTING_MAX_SUCCESSIVE_MERGES}: a Get merges every operand of its list still "
+                 "in the memtables, and the suite's 64 MiB memtables would otherwise hold ~100k "
+                 "of the hottest list's."),
         _posting_step(f"postinglist (to {compare} ids)", "postinglist", compare_ids, 0),
         _posting_step(
             f"postinglist_rmw (to {compare} ids)", "postinglist_rmw", compare_ids, 0,

@@ -98,7 +98,8 @@ Status DBImpl::Merge(const WriteOptions& options, std::string_view key,
 bool DBImpl::MergeAtWriteTime(MemTable* mem, size_t max_successive_merges,
                               SequenceNumber sequence, std::string_view key,
                               std::string_view operand, std::string* value) {
-  if (max_successive_merges == 0 || mem->CountSuccessiveMerges(key) < max_successive_merges) {
+  if (max_successive_merges == 0 ||
+      mem->CountSuccessiveMerges(key, max_successive_merges) < max_successive_merges) {
     return false;
   }
   // Everything before `sequence` is in `mem` or older sources (this writer is the memtable's
@@ -260,6 +261,7 @@ MemTable* DBImpl::NewMemTable() const {
   mopts.arena_block_size =
       std::clamp<size_t>(options_.write_buffer_size / 8, 4096, Arena::kDefaultBlockSize);
   mopts.earliest_sequence = versions_->LastSequence() + 1;
+  mopts.track_successive_merges = merge_operator_ != nullptr && options_.max_successive_merges > 0;
   auto* mem = new MemTable(icmp_, mopts);
   mem->Ref();
   return mem;

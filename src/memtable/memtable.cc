@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cstring>
 
+#include "util/absl_compat.h"
 #include "util/coding.h"
 
 namespace shale {
@@ -84,7 +85,8 @@ MemTable::MemTable(const InternalKeyComparator& comparator, const Options& optio
              options.allocator != nullptr ? options.allocator : MemtableAllocator::Get()),
       table_(comparator_, &arena_),
       range_del_table_(comparator_, &arena_),
-      earliest_sequence_(options.earliest_sequence) {}
+      earliest_sequence_(options.earliest_sequence),
+      track_successive_merges_(options.track_successive_merges) {}
 
 MemTable::~MemTable() {
   if (retired_counter_ != nullptr) {
@@ -116,6 +118,7 @@ void MemTable::Add(SequenceNumber sequence, ValueType type, std::string_view use
   assert(p + value.size() == entry + encoded_size);
 
   table->InsertAllocated(entry);
+  if (track_successive_merges_) TrackSuccessiveMerges(type, user_key);
   if (type == kTypeRangeDeletion) {
     BumpCounter(&num_range_deletes_);
   } else {
@@ -206,7 +209,28 @@ bool MemTable::Get(const LookupKey& key, GetContext* context) const {
   return context->done();
 }
 
-size_t MemTable::CountSuccessiveMerges(std::string_view user_key) const {
+void MemTable::TrackSuccessiveMerges(ValueType type, std::string_view user_key) {
+  // Per entry: the key, the count and the map's overhead (about one slot and a string header).
+  constexpr size_t kEntryOverhead = 48;
+  if (type == kTypeMerge) {
+    auto [it, inserted] = successive_merges_.try_emplace(std::string(user_key), 0);
+    it->second++;
+    if (inserted) {
+      tracking_bytes_.fetch_add(user_key.size() + kEntryOverhead, std::memory_order_relaxed);
+    }
+  } else if (type == kTypeRangeDeletion) {
+    successive_merges_.clear();  // the deleted keys' chains end; restarting all is simpler
+  } else if (!successive_merges_.empty()) {
+    auto it = successive_merges_.find(ToAbsl(user_key));
+    if (it != successive_merges_.end()) successive_merges_.erase(it);
+  }
+}
+
+size_t MemTable::CountSuccessiveMerges(std::string_view user_key, size_t limit) const {
+  if (track_successive_merges_) {
+    auto it = successive_merges_.find(ToAbsl(user_key));
+    return it == successive_merges_.end() ? 0 : std::min<size_t>(it->second, limit);
+  }
   const Comparator* ucmp = comparator_.comparator.user_comparator();
   const LookupKey newest(user_key, kMaxSequenceNumber);
   Table::Iterator iter(&table_);
@@ -215,7 +239,7 @@ size_t MemTable::CountSuccessiveMerges(std::string_view user_key) const {
     std::string_view ikey = DecodeLengthPrefixed(iter.key());
     if (!ucmp->Equal(ExtractUserKey(ikey), user_key)) break;
     if (ExtractValueType(ikey) != kTypeMerge) break;
-    count++;
+    if (++count >= limit) break;
   }
   return count;
 }

@@ -31,6 +31,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/container/flat_hash_map.h"
 #include "base/internal_iterator.h"
 #include "base/internal_key.h"
 #include "memtable/arena.h"
@@ -50,6 +51,10 @@ class MemTable {
     // (the DB's last sequence then); kMaxSequenceNumber when unknown, and then the first Add()
     // sets it.
     SequenceNumber earliest_sequence = kMaxSequenceNumber;
+    // Keep, per key, the number of merge operands on top of its history, so that
+    // CountSuccessiveMerges is O(1) (for max_successive_merges). Costs a hash-map entry per
+    // merged key, counted in ApproximateMemoryUsage(). Default: false.
+    bool track_successive_merges = false;
   };
 
   // `comparator` must outlive the memtable.
@@ -99,8 +104,11 @@ class MemTable {
   bool Get(const LookupKey& key, GetContext* context) const;
 
   // The number of merge operands at the top of user_key's history (newest entries first, up to
-  // the first entry of another type): what max_successive_merges bounds.
-  size_t CountSuccessiveMerges(std::string_view user_key) const;
+  // the first entry of another type), counted up to `limit`: what max_successive_merges
+  // bounds. O(1) with Options::track_successive_merges (a range deletion then restarts every
+  // count at 0, which only delays the bound), else a walk of at most `limit` entries.
+  // REQUIRES: the caller is the memtable's writer (external synchronisation with Add()).
+  size_t CountSuccessiveMerges(std::string_view user_key, size_t limit) const;
 
   // Iterates over the point entries (no range deletions): key() is the internal key, value()
   // the value. Supports every InternalIterator operation; status() is always OK.
@@ -109,8 +117,11 @@ class MemTable {
   // value() the end user key. Empty (never nullptr) when there are none.
   std::unique_ptr<InternalIterator> NewRangeTombstoneIterator() const;
 
-  // Bytes of arena blocks held: what this memtable costs. Exact, and readable from any thread.
-  size_t ApproximateMemoryUsage() const { return arena_.MemoryUsage(); }
+  // Bytes of arena blocks held, plus the successive-merge counts when tracked: what this
+  // memtable costs. Readable from any thread.
+  size_t ApproximateMemoryUsage() const {
+    return arena_.MemoryUsage() + tracking_bytes_.load(std::memory_order_relaxed);
+  }
   // Entries added, range deletions included.
   uint64_t num_entries() const { return num_entries_.load(std::memory_order_relaxed); }
   // Deletions and single deletions added.
@@ -154,6 +165,9 @@ class MemTable {
   template <typename Visit>
   void VisitEntries(const LookupKey& key, Visit&& visit) const;
 
+  // Updates successive_merges_ for an entry added.
+  void TrackSuccessiveMerges(ValueType type, std::string_view user_key);
+
   // The newest range deletion that covers `user_key` with sequence <= snapshot, or 0.
   SequenceNumber MaxCoveringTombstone(std::string_view user_key, SequenceNumber snapshot) const;
 
@@ -170,6 +184,12 @@ class MemTable {
   std::atomic<uint64_t> num_range_deletes_{0};
   std::atomic<SequenceNumber> first_sequence_{0};
   std::atomic<SequenceNumber> earliest_sequence_;
+
+  // Options::track_successive_merges: key -> merge operands on top of its history. Touched
+  // only by the writer (Add, CountSuccessiveMerges); its estimated size in tracking_bytes_.
+  const bool track_successive_merges_;
+  absl::flat_hash_map<std::string, uint32_t> successive_merges_;
+  std::atomic<size_t> tracking_bytes_{0};
 };
 
 }  // namespace shale

@@ -185,6 +185,44 @@ TEST_F(MemTableTest, CountersAndSequences) {
   EXPECT_EQ(with_bound->first_sequence(), 7u);
 }
 
+// CountSuccessiveMerges: tracked (O(1)) and walked counts agree on random histories, except
+// that a range deletion restarts the tracked counts (documented: it only delays the bound).
+TEST_F(MemTableTest, SuccessiveMergeCounts) {
+  std::mt19937 rnd(11);
+  for (int round = 0; round < 20; round++) {
+    MemTablePtr tracked = NewMemTable(cmp_, {.track_successive_merges = true});
+    MemTablePtr walked = NewMemTable(cmp_);
+    std::map<std::string, size_t> model;  // merges on top of each key since its last non-merge
+    SequenceNumber seq = 1;
+    bool range_deleted = false;
+    for (int i = 0; i < 300; i++) {
+      const std::string key = absl::StrFormat("k%u", rnd() % 8);
+      const uint32_t r = rnd() % 10;
+      const ValueType type = r < 6 ? kTypeMerge : r < 8 ? kTypeValue : kTypeDeletion;
+      for (MemTable* m : {tracked.get(), walked.get()}) m->Add(seq, type, key, "x");
+      seq++;
+      model[key] = type == kTypeMerge ? model[key] + 1 : 0;
+      if (round % 2 == 1 && i == 150) {
+        for (MemTable* m : {tracked.get(), walked.get()}) m->Add(seq, kTypeRangeDeletion, "k", "l");
+        seq++;
+        range_deleted = true;
+        for (auto& [k, n] : model) n = 0;  // the tracked counts restart
+      }
+      for (const auto& [k, n] : model) {
+        EXPECT_EQ(tracked->CountSuccessiveMerges(k, 1000), n) << k;
+        EXPECT_EQ(tracked->CountSuccessiveMerges(k, 2), std::min<size_t>(n, 2)) << k;
+        if (!range_deleted) {
+          EXPECT_EQ(walked->CountSuccessiveMerges(k, 1000), n) << k;
+          EXPECT_EQ(walked->CountSuccessiveMerges(k, 3), std::min<size_t>(n, 3)) << k;
+        }
+      }
+      if (HasFailure()) return;
+    }
+    // The tracking is counted as memory.
+    EXPECT_GT(tracked->ApproximateMemoryUsage(), walked->ApproximateMemoryUsage());
+  }
+}
+
 TEST_F(MemTableTest, SortedInsertOnly) {
   MemTablePtr mem = NewMemTable(cmp_);
   for (int i = 0; i < 1000; i++) {
