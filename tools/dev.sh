@@ -58,8 +58,9 @@ case "$cmd" in
     echo "== running the test suite (preset: $preset)"
     ctest --preset "$preset" -j "$(nproc)"
     if [ "$preset" = release ]; then
+      cmake --preset fuzz -DSHALE_FUZZ_SECONDS="${SHALE_FUZZ_SECONDS:-10}" >/dev/null
       build fuzz
-      echo "== running the fuzz targets (${SHALE_FUZZ_SECONDS:-20} s each)"
+      echo "== running the fuzz targets (${SHALE_FUZZ_SECONDS:-10} s each)"
       ctest --preset fuzz
       build asan
       echo "== running the whole test suite under ASan+UBSan"
