@@ -19,7 +19,8 @@ namespace {
 // Reads and parses the block at `handle` of the table.
 Status LoadBlock(const TableFile& t, const BlockHandle& handle, std::unique_ptr<Block>* block) {
   BlockReadLimits limits;
-  limits.file_size = t.reader->file_size();
+  // Blocks end before the footer (TableReader opened the file, so it is longer than that).
+  limits.file_size = t.reader->file_size() - Footer::kEncodedLength;
   std::string contents;
   Status s = ReadBlock(t.raw.get(), t.reader->path(), handle, limits, /*verify_checksums=*/true,
                        ThreadLocalDecompressor(), &contents);
