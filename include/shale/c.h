@@ -201,6 +201,10 @@ extern SHALE_LIBRARY_API void shale_options_set_delayed_write_rate(shale_options
 /* Seconds after which FIFO deletes a table; 0 disables. shale_open rejects a non-zero value
  * with any other compaction style ("Invalid argument: ttl: ..."). */
 extern SHALE_LIBRARY_API void shale_options_set_ttl(shale_options_t* options, uint64_t seconds);
+/* Reserves the last level for shale_ingestexternalfileoptions_set_ingest_behind: no flush or
+ * compaction writes there (RocksDB's allow_ingest_behind). Needs num_levels >= 3. */
+extern SHALE_LIBRARY_API void shale_options_set_allow_ingest_behind(shale_options_t* options,
+                                                                   unsigned char v);
 /* The compression of the bottommost level: shale_no_compression, shale_zstd_compression, or
  * 0xff (RocksDB's kDisableCompressionOption, the default: the same as `compression`). */
 extern SHALE_LIBRARY_API void shale_options_set_bottommost_compression(shale_options_t* options,

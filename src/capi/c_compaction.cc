@@ -36,6 +36,10 @@ void shale_options_set_ttl(shale_options_t* options, uint64_t seconds) {
   options->rep.ttl = seconds;
 }
 
+void shale_options_set_allow_ingest_behind(shale_options_t* options, unsigned char v) {
+  options->rep.allow_ingest_behind = v != 0;
+}
+
 void shale_options_set_bottommost_compression(shale_options_t* options, int v) {
   options->rep.bottommost_compression = static_cast<shale::CompressionType>(v);
 }

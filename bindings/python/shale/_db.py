@@ -204,6 +204,10 @@ class DB:
         self._snapshots.add(snapshot)
         return snapshot
 
+    def latest_sequence_number(self):
+        """The sequence number of the last write (each record of a batch takes one)."""
+        return int(self._lib.shale_get_latest_sequence_number(self._checked_handle()))
+
     # ------------------------------------------------------------ Maintenance
 
     def flush(self, wait=True):

@@ -110,6 +110,7 @@ _PROTOTYPES = {
     "shale_flushoptions_destroy": (None, [_handle]),
     "shale_flushoptions_set_wait": (None, [_handle, _uchar]),
     "shale_flush": (None, [_handle, _handle, _errptr]),
+    "shale_get_latest_sequence_number": (_u64, [_handle]),
     "shale_compact_range": (None, [_handle, _bytes, _size, _bytes, _size]),
     "shale_compactoptions_create": (_handle, []),
     "shale_compactoptions_destroy": (None, [_handle]),

@@ -28,6 +28,17 @@ def test_put_get_delete_bytes_in_and_out(db):
     db.delete(b"never-there")
 
 
+def test_latest_sequence_number_counts_records(db):
+    start = db.latest_sequence_number()
+    db.put(b"a", b"1")
+    assert db.latest_sequence_number() == start + 1
+    batch = shale.WriteBatch()
+    batch.put(b"b", b"2")
+    batch.delete(b"a")
+    db.write(batch)
+    assert db.latest_sequence_number() == start + 3  # one per record of the batch
+
+
 def test_text_is_not_accepted(db):
     with pytest.raises(TypeError, match="key must be bytes"):
         db.put("k", b"v")
