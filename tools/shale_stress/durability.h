@@ -8,12 +8,17 @@
 //                  acknowledged with sync=true, W is synced too (the WAL is written in order):
 //                  S raises the durable clock to the ack clock read just before S was issued.
 //                  A Flush(wait) that returns OK does the same (flushed memtables are durable).
-// After the power loss key k may hold any write of its history from the last durable one
-// (the initial state, a write with ticket <= durable clock, or a write acknowledged with
-// sync=true) to the newest, including writes issued but never acknowledged (they may have
-// landed or not). Older writes, or a hole in one multi-key write (checked by the verifier from
-// the member lists), are failures. This is a per-key prefix rule plus all-or-nothing writes; it
-// does not check the order of writes to different keys beyond that.
+// The history of a key is the KeyState (key_state.h) each write left it in, assuming every
+// earlier write of the key landed: a merge's entry is the state before it with the operand
+// applied once. After the power loss key k may hold any state of its history from the last
+// durable one (the initial state, a write with ticket <= durable clock, or a write
+// acknowledged with sync=true) to the newest, including writes issued but never acknowledged
+// (they may have landed or not). The WAL is a prefix of the writes, so a write that survives
+// brings every earlier write of its key along: no other state (an operand missing under a
+// later one, or applied twice) is allowed. Older states, or a hole in one multi-key write
+// (checked by the verifier from the member lists), are failures. This is a per-key prefix rule
+// plus all-or-nothing writes; it does not check the order of writes to different keys beyond
+// that.
 //
 // Thread-safety: the history of key k is read and changed only under k's lock (KeyLocks); the
 // clocks are atomics.
@@ -24,14 +29,14 @@
 #include <cstdint>
 #include <vector>
 
-#include "value_codec.h"
+#include "key_state.h"
 
 namespace shale::stress {
 
 class DurabilityTracker {
  public:
   // `initial[k]` is the durable state of key k when the run starts.
-  explicit DurabilityTracker(const std::vector<GenWord>& initial);
+  explicit DurabilityTracker(const std::vector<KeyState>& initial);
   DurabilityTracker(const DurabilityTracker&) = delete;
   DurabilityTracker& operator=(const DurabilityTracker&) = delete;
 
@@ -46,13 +51,13 @@ class DurabilityTracker {
   // Every write with a ticket <= clock is durable.
   void MarkDurable(uint64_t clock);
 
-  // The words k may hold after a power loss. REQUIRES: k's lock or no writer running.
-  std::vector<GenWord> AllowedAfterPowerLoss(uint32_t k) const;
+  // The states k may hold after a power loss. REQUIRES: k's lock or no writer running.
+  std::vector<KeyState> AllowedAfterPowerLoss(uint32_t k) const;
 
  private:
   static constexpr uint64_t kNotAcknowledged = UINT64_MAX;
   struct Entry {
-    GenWord word;
+    KeyState state;   // after this write
     uint64_t ticket;  // kNotAcknowledged until acknowledged; 0 for the initial state
     bool synced;      // acknowledged by a write with sync=true
   };

@@ -14,10 +14,11 @@ namespace shale::stress {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'H', 'S', 'T', 'R', 'E', 'S', 'S'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 constexpr size_t kHeaderSize = 64;
-constexpr size_t kSlotWords = 4;  // acked, pending, max_gen, reserved
-enum SlotField : size_t { kAcked = 0, kPending = 1, kMaxGen = 2 };
+constexpr size_t kSlotWords = 4;  // acked (word, hash: one 64-bit field), pending, max_gen
+enum SlotField : size_t { kAcked = 0, kPending = 2, kMaxGen = 3 };
+static_assert(kHeaderSize % 8 == 0 && kSlotWords % 2 == 0, "acked must be 8-byte aligned");
 
 // The header: magic, version, max_key; the rest is zero.
 struct Header {
@@ -35,6 +36,16 @@ uint32_t Load(const uint32_t* p) {
 }
 void Store(uint32_t* p, uint32_t v) {
   std::atomic_ref<uint32_t>(*p).store(v, std::memory_order_release);
+}
+// The acked field: 8-byte aligned (the header and the slots are multiples of 8 bytes).
+KeyState LoadState(const uint32_t* p) {
+  uint64_t* field = reinterpret_cast<uint64_t*>(const_cast<uint32_t*>(p));
+  const uint64_t v = std::atomic_ref<uint64_t>(*field).load(std::memory_order_acquire);
+  return {static_cast<GenWord>(v), static_cast<uint32_t>(v >> 32)};
+}
+void StoreState(uint32_t* p, const KeyState& s) {
+  std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(p))
+      .store(uint64_t{s.word} | uint64_t{s.hash} << 32, std::memory_order_release);
 }
 
 // Writes a fresh header into an empty file of the right size (made by ftruncate: zeroes).
@@ -66,8 +77,15 @@ bool HeaderIsZero(int fd, size_t file_size, size_t expected_size) {
 Status CheckHeader(int fd, const std::string& path, uint32_t max_key, size_t file_size) {
   Header h{};
   if (file_size < kHeaderSize || pread(fd, &h, sizeof(h), 0) != static_cast<ssize_t>(sizeof(h)) ||
-      std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0 || h.version != kFormatVersion) {
+      std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0) {
     return Status::InvalidArgument(path + ": not a shale_stress expected-state file");
+  }
+  if (h.version != kFormatVersion) {
+    const std::string why = h.version == 1 ? " (format 1 predates merge operands)" : "";
+    return Status::InvalidArgument(path + ": expected-state format " +
+                                   std::to_string(h.version) + why + ", this shale_stress reads " +
+                                   "format " + std::to_string(kFormatVersion) +
+                                   ": wipe the DB and its expected directory together");
   }
   if (h.max_key != max_key) {
     return Status::InvalidArgument(path + ": made for --max_key=" + std::to_string(h.max_key) +
@@ -119,16 +137,21 @@ uint32_t* ExpectedState::Slot(uint32_t k) const {
   return reinterpret_cast<uint32_t*>(static_cast<char*>(map_) + kHeaderSize) + k * kSlotWords;
 }
 
-GenWord ExpectedState::Acked(uint32_t k) const { return Load(Slot(k) + kAcked); }
-GenWord ExpectedState::Pending(uint32_t k) const { return Load(Slot(k) + kPending); }
+KeyState ExpectedState::Acked(uint32_t k) const { return LoadState(Slot(k) + kAcked); }
+
+GenWord ExpectedState::Pending(uint32_t k) const {
+  const GenWord pending = Load(Slot(k) + kPending);
+  return pending == Acked(k).word ? 0 : pending;
+}
+
 uint32_t ExpectedState::MaxGen(uint32_t k) const { return Load(Slot(k) + kMaxGen); }
 
-GenWord ExpectedState::NextWord(uint32_t k, bool deleted) const {
+GenWord ExpectedState::NextWord(uint32_t k, WriteKind kind) const {
   uint32_t gen = MaxGen(k);
   // A slot written by a process killed between stores may have max_gen behind a word.
-  if (Gen(Acked(k)) > gen) gen = Gen(Acked(k));
-  if (Gen(Pending(k)) > gen) gen = Gen(Pending(k));
-  return MakeWord(gen + 1, deleted);
+  if (Gen(Acked(k).word) > gen) gen = Gen(Acked(k).word);
+  if (Gen(Load(Slot(k) + kPending)) > gen) gen = Gen(Load(Slot(k) + kPending));
+  return MakeWord(gen + 1, kind);
 }
 
 void ExpectedState::MarkPending(uint32_t k, GenWord word) {
@@ -139,26 +162,37 @@ void ExpectedState::MarkPending(uint32_t k, GenWord word) {
 
 void ExpectedState::Commit(uint32_t k) {
   uint32_t* slot = Slot(k);
-  Store(slot + kAcked, Load(slot + kPending));
-  Store(slot + kPending, 0);
-}
-
-void ExpectedState::Reset(uint32_t k, GenWord word) {
-  uint32_t* slot = Slot(k);
-  Store(slot + kAcked, word);
-  Store(slot + kPending, 0);
-}
-
-std::vector<GenWord> ExpectedState::AllowedAfterCrash(uint32_t k) const {
-  std::vector<GenWord> allowed = {Acked(k)};
   const GenWord pending = Pending(k);
-  if (pending != 0) allowed.push_back(pending);
+  if (pending != 0) StoreState(slot + kAcked, Apply(Acked(k), pending));
+  Store(slot + kPending, 0);
+}
+
+void ExpectedState::Reset(uint32_t k, const KeyState& state) {
+  uint32_t* slot = Slot(k);
+  StoreState(slot + kAcked, state);
+  Store(slot + kPending, 0);
+}
+
+std::vector<KeyState> ExpectedState::AllowedAfterCrash(uint32_t k) const {
+  const KeyState acked = Acked(k);
+  std::vector<KeyState> allowed = {acked};
+  const GenWord pending = Pending(k);
+  if (pending != 0) allowed.push_back(Apply(acked, pending));
   return allowed;
 }
 
 uint32_t ExpectedState::CountPending() const {
   uint32_t n = 0;
   for (uint32_t k = 0; k < max_key_; ++k) n += Pending(k) != 0 ? 1 : 0;
+  return n;
+}
+
+uint32_t ExpectedState::CountPending(WriteKind kind) const {
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < max_key_; ++k) {
+    const GenWord pending = Pending(k);
+    n += pending != 0 && Kind(pending) == kind ? 1 : 0;
+  }
   return n;
 }
 

@@ -4,18 +4,31 @@
 // The file (expected_dir/EXPECTED) is a 64-byte header (magic, format version, max_key) and one
 // 16-byte slot per key, memory-mapped MAP_SHARED: a store into a slot is in the kernel's page
 // cache at once and outlives the process (not a power loss: the file is never synced, and the
-// in-process power-loss mode keeps its own history, see durability.h). A slot holds three
-// 32-bit GenWords (value_codec.h), each changed with one aligned atomic store, so a process
-// killed between two stores leaves a slot in a state the rules below accept:
-//   acked    the last write of the key acknowledged by the DB (0: never written)
-//   pending  a write issued and not yet acknowledged (0: none). It is stored BEFORE the DB
-//            write is issued and cleared after it returns OK (acked := pending first).
+// in-process power-loss mode keeps its own history, see durability.h). A slot holds
+//   acked    the KeyState (key_state.h: newest write and chain hash) that the writes of the key
+//            acknowledged by the DB left it in ({0, 0}: never written). One aligned 64-bit
+//            atomic store changes both halves at once.
+//   pending  the word of a write issued and not yet acknowledged (0: none). It is stored
+//            BEFORE the DB write is issued and cleared after it returns OK.
 //   max_gen  the highest generation ever given to the key (so one is never reused).
-// After a process crash the DB may hold `acked` or `pending` (the write may or may not have
-// landed), nothing else: AllowedAfterCrash. This holds whatever WriteOptions::sync was: a
-// process crash loses nothing the OS already has, and a write returns only after its WAL
-// record was handed to the OS. (Only a power loss may lose acknowledged unsynced writes; that
-// is the in-process --power_loss mode, with its own rules in durability.h.)
+// Each field is changed with one atomic store, so a process killed between two stores leaves
+// a slot in a state the rules below accept:
+//   MarkPending  max_gen, then pending;
+//   Commit       acked := Apply(acked, pending), then pending := 0. Killed in between, the
+//                slot has acked.word == pending: generations are never reused, so that pending
+//                write is the one acked already holds and counts as none (Pending() says 0) --
+//                a merge is never applied twice by the model;
+//   Reset        acked, then pending := 0 (the same reasoning).
+// After a process crash the DB may hold acked, or Apply(acked, pending) (the write may or may
+// not have landed; for a merge, the operand applied once on top of acked), nothing else:
+// AllowedAfterCrash. This holds whatever WriteOptions::sync was: a process crash loses nothing
+// the OS already has, and a write returns only after its WAL record was handed to the OS.
+// (Only a power loss may lose acknowledged unsynced writes; that is the in-process --power_loss
+// mode, with its own rules in durability.h.)
+//
+// Format versions: 1 (before merge operands: three words per slot, words gen << 1 | deleted)
+// is refused with InvalidArgument telling to wipe the DB and the expected state together: its
+// words cannot name merges and the DB's values are in the old format too. 2 is this one.
 //
 // Thread-safety: the slot of key k may be changed only by a thread holding k's lock in
 // KeyLocks (at most one write of a key in flight); reads of other slots are always safe.
@@ -28,7 +41,7 @@
 #include <vector>
 
 #include "shale/status.h"
-#include "value_codec.h"
+#include "key_state.h"
 
 namespace shale::stress {
 
@@ -44,24 +57,28 @@ class ExpectedState {
 
   uint32_t max_key() const { return max_key_; }
 
-  GenWord Acked(uint32_t k) const;
+  KeyState Acked(uint32_t k) const;
+  // The write in flight, or 0 (none, or one that acked already holds: see Commit above).
   GenWord Pending(uint32_t k) const;
   uint32_t MaxGen(uint32_t k) const;
 
   // The word of the next write of k: a new generation. REQUIRES: k's lock.
-  GenWord NextWord(uint32_t k, bool deleted) const;
+  GenWord NextWord(uint32_t k, WriteKind kind) const;
   // Records `word` as in flight (and its generation as used). REQUIRES: k's lock.
   void MarkPending(uint32_t k, GenWord word);
-  // The pending write was acknowledged: acked := pending, pending := 0. REQUIRES: k's lock.
+  // The pending write was acknowledged: acked := Apply(acked, pending), pending := 0.
+  // REQUIRES: k's lock and a pending write.
   void Commit(uint32_t k);
-  // Verification found `word`: acked := word, pending := 0 (max_gen kept). REQUIRES: k's lock
-  // or no other thread.
-  void Reset(uint32_t k, GenWord word);
+  // Verification found `state`: acked := state, pending := 0 (max_gen kept). REQUIRES: k's
+  // lock or no other thread.
+  void Reset(uint32_t k, const KeyState& state);
 
-  // {acked} plus pending when one is set: what k may hold after a process crash.
-  std::vector<GenWord> AllowedAfterCrash(uint32_t k) const;
-  // Keys with a write pending.
+  // {acked} plus Apply(acked, pending) when a write is pending: what k may hold after a
+  // process crash.
+  std::vector<KeyState> AllowedAfterCrash(uint32_t k) const;
+  // Keys with a write pending; with a merge pending, when `kind` is given.
   uint32_t CountPending() const;
+  uint32_t CountPending(WriteKind kind) const;
 
  private:
   ExpectedState(int fd, void* map, size_t map_size, uint32_t max_key);

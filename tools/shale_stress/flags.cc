@@ -32,8 +32,8 @@ ABSL_FLAG(bool, power_loss, false,
           "Run on the fault-injecting file system, cut the power at a random time, drop "
           "unsynced data, reopen and verify with the power-loss rules.");
 ABSL_FLAG(std::string, ops_mix, std::string(shale::stress::kDefaultOpMix),
-          "Operation weights: name=weight,... (put, delete, delete_range, batch, ingest, get, "
-          "snapshot, iterate, flush, compact_range).");
+          "Operation weights: name=weight,... (put, delete, merge, delete_range, batch, ingest, "
+          "get, snapshot, iterate, flush, compact_range). Batches hold merges too.");
 
 namespace shale::stress {
 namespace {

@@ -1,11 +1,20 @@
-// See workload.h: the checked reads (Get, reads through a snapshot, iteration over a range).
+// See workload.h: the checked reads (Get and MultiGet, reads through a snapshot, iteration over
+// a range).
 #include <thread>
 
 #include "workload.h"
 
 namespace shale::stress {
 
-std::vector<GenWord> Workload::AllowedNow(uint32_t k) const {
+namespace {
+
+// How ReadKeys reads.
+enum ReadHow : int { kByGet = 0, kByMultiGet = 1, kBySeek = 2 };
+constexpr const char* kReadNames[] = {"get", "multiget", "seek"};
+
+}  // namespace
+
+std::vector<KeyState> Workload::AllowedNow(uint32_t k) const {
   // A live DB shows every acknowledged write; a pending one is left only by a failed write.
   return state_->AllowedAfterCrash(k);
 }
@@ -24,33 +33,84 @@ Status Workload::DecodeRead(uint32_t k, const Status& s, std::string_view value,
     return Status::Corruption(std::string(op) + ": key " + KeyString(k) +
                               " holds the value of key " + KeyString(d.key));
   }
-  found->present = true;
-  found->word = d.word;
-  found->members = std::move(d.members);
+  *found = FoundFromValue(std::move(d));
   return Status::OK();
 }
 
 Status Workload::CheckAllowed(uint32_t k, const Found& found,
-                              const std::vector<GenWord>& allowed, const char* op) {
-  GenWord resolved = 0;
+                              const std::vector<KeyState>& allowed, const char* op) {
+  KeyState resolved;
   if (MatchesAllowed(found, allowed, &resolved)) return Status::OK();
   return Status::Corruption(std::string(op) + ": " + DescribeMismatch(k, found, allowed));
 }
 
-Status Workload::DoGet(Random* rnd) {
-  const uint32_t k = static_cast<uint32_t>(rnd->Uniform(config_.max_key));
-  KeyLocks::Guard guard(&locks_, {k});
-  std::string value;
-  const Status s = db_->Get(ReadOptions(), KeyString(k), &value);
-  Found found;
-  Status st = DecodeRead(k, s, value, "get", &found);
-  if (st.ok()) st = CheckAllowed(k, found, AllowedNow(k), "get");
+Status Workload::ReadKeys(const ReadOptions& ro, const std::vector<uint32_t>& keys, int how,
+                          std::vector<Found>* found) {
+  found->assign(keys.size(), Found());
+  const char* op = kReadNames[how];
+  std::vector<std::string> names;
+  for (uint32_t k : keys) names.push_back(KeyString(k));
+  if (how == kByMultiGet) {
+    std::vector<std::string_view> views(names.begin(), names.end());
+    std::vector<std::string> values;
+    const std::vector<Status> statuses = db_->MultiGet(ro, views, &values);
+    Status st;
+    for (size_t i = 0; i < keys.size() && st.ok(); ++i) {
+      st = DecodeRead(keys[i], statuses[i], values[i], op, &(*found)[i]);
+    }
+    return st;
+  }
+  std::unique_ptr<Iterator> it = how == kBySeek ? db_->NewIterator(ro) : nullptr;
+  Status st;
+  for (size_t i = 0; i < keys.size() && st.ok(); ++i) {
+    if (it == nullptr) {
+      std::string value;
+      const Status s = db_->Get(ro, names[i], &value);  // before `value` is read
+      st = DecodeRead(keys[i], s, value, op, &(*found)[i]);
+      continue;
+    }
+    // Seek for even positions, SeekForPrev for odd ones: both directions land on the key.
+    if (i % 2 == 0) {
+      it->Seek(names[i]);
+    } else {
+      it->SeekForPrev(names[i]);
+    }
+    if (it->Valid() && it->key() == names[i]) {
+      st = DecodeRead(keys[i], Status::OK(), it->value(), op, &(*found)[i]);
+    } else if (!it->status().ok()) {
+      st = it->status();
+    }
+  }
   return st;
+}
+
+Status Workload::DoGet(Random* rnd) {
+  // One key by Get two times in three, else a few by MultiGet.
+  const bool multi = rnd->OneIn(3);
+  const std::vector<uint32_t> keys =
+      multi ? PickKeys(rnd, 2 + static_cast<uint32_t>(rnd->Uniform(5)))
+            : std::vector<uint32_t>{static_cast<uint32_t>(rnd->Uniform(config_.max_key))};
+  KeyLocks::Guard guard(&locks_, keys);
+  const int how = multi ? kByMultiGet : kByGet;
+  std::vector<Found> found;
+  Status st = ReadKeys(ReadOptions(), keys, how, &found);
+  for (size_t i = 0; i < keys.size() && st.ok(); ++i) {
+    st = CheckAllowed(keys[i], found[i], AllowedNow(keys[i]), kReadNames[how]);
+  }
+  return st;
+}
+
+Status Workload::MaybeMaintainDuringSnapshot(const std::vector<uint32_t>& keys, Random* rnd) {
+  if (rnd->OneIn(16)) return DoFlush();
+  if (!rnd->OneIn(32)) return Status::OK();
+  const std::string b = KeyString(keys.front()), e = KeyString(keys.back());
+  const std::string_view bv = b, ev = e;
+  return db_->CompactRange(CompactRangeOptions(), &bv, &ev);
 }
 
 Status Workload::DoSnapshot(Random* rnd) {
   const std::vector<uint32_t> keys = PickKeys(rnd, 1 + static_cast<uint32_t>(rnd->Uniform(4)));
-  std::vector<std::vector<GenWord>> allowed;
+  std::vector<std::vector<KeyState>> allowed;
   const Snapshot* snapshot = nullptr;
   {
     KeyLocks::Guard guard(&locks_, keys);
@@ -61,16 +121,21 @@ Status Workload::DoSnapshot(Random* rnd) {
   ro.snapshot = snapshot;
   Status st;
   for (int round = 0; round < 2 && st.ok(); ++round) {
-    if (round == 1) std::this_thread::yield();  // let other writers overwrite the keys
+    // The second round comes after other writers had a chance to overwrite or merge into the
+    // keys (and maybe a flush or compaction), and reads by another path.
+    if (round == 1) std::this_thread::yield();
+    if (round == 1) st = MaybeMaintainDuringSnapshot(keys, rnd);
+    const int how = round == 0 ? kByGet : static_cast<int>(rnd->Uniform(3));
+    std::vector<Found> found;
+    if (st.ok()) st = ReadKeys(ro, keys, how, &found);
     for (size_t i = 0; i < keys.size() && st.ok(); ++i) {
-      std::string value;
-      const Status s = db_->Get(ro, KeyString(keys[i]), &value);
-      Found found;
-      st = DecodeRead(keys[i], s, value, "snapshot get", &found);
-      if (st.ok()) st = CheckAllowed(keys[i], found, allowed[i], "snapshot get");
-      // The second round must read what the first did: narrow the allowed set to it (word 1,
-      // a deletion of generation 0, matches only an absent key).
-      if (st.ok()) allowed[i] = {found.present ? found.word : GenWord{1}};
+      st = CheckAllowed(keys[i], found[i], allowed[i], "snapshot read");
+      // The second round must read what the first did: narrow the allowed set to it (a
+      // deletion of generation 0 matches only an absent key).
+      if (st.ok()) {
+        allowed[i] = {found[i].present ? found[i].state()
+                                       : KeyState{MakeWord(0, WriteKind::kDelete), 0}};
+      }
     }
   }
   db_->ReleaseSnapshot(snapshot);

@@ -51,9 +51,10 @@ int VerifyDB(const Options& options, const StressConfig& config, ExpectedState* 
   }
   VerifyResult r = CheckState(found, allowed);
   r.failures.insert(r.failures.begin(), read_failures.begin(), read_failures.end());
-  std::printf("verify (%s rules): keys=%llu present=%llu failures=%zu\n", rules,
+  std::printf("verify (%s rules): keys=%llu present=%llu failures=%zu merged=%llu\n", rules,
               static_cast<unsigned long long>(r.keys_checked),
-              static_cast<unsigned long long>(r.keys_present), r.failures.size());
+              static_cast<unsigned long long>(r.keys_present), r.failures.size(),
+              static_cast<unsigned long long>(r.keys_merged));
   if (!r.failures.empty()) {
     for (size_t i = 0; i < r.failures.size() && i < kMaxPrintedFailures; ++i) {
       std::printf("FAIL: %s\n", r.failures[i].c_str());
@@ -95,7 +96,7 @@ void PrintOps(const Workload& w, double seconds) {
     std::printf(" %s=%llu", OpName(static_cast<OpType>(i)),
                 static_cast<unsigned long long>(counts[i]));
   }
-  std::printf("\n");
+  std::printf(" merge_operands=%llu\n", static_cast<unsigned long long>(w.merges_done()));
   std::fflush(stdout);
 }
 
@@ -110,8 +111,16 @@ std::vector<std::string> RunWorkload(const StressConfig& config, DB* db, Expecte
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   w.Start();
+  double next_progress = 1;
   while (w.Running() && elapsed() < cut_after) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (elapsed() >= next_progress) {
+      // A run killed by the crash driver never prints its summary: this is what it did.
+      std::printf("progress: %.0f s ops=%llu merge_operands=%llu\n", next_progress,
+                  static_cast<unsigned long long>(w.ops_done()),
+                  static_cast<unsigned long long>(w.merges_done()));
+      next_progress += 1;
+    }
   }
   if (on_cut) {
     std::printf("power cut after %.2f s\n", elapsed());
@@ -145,7 +154,7 @@ int RunPowerLossMode(const StressConfig& config, const Options& options,
   std::unique_ptr<DB> db;
   Status s = DB::Open(fault_options, config.db, &db);
   if (!s.ok()) return Fail(std::string("open: ") + s.ToString());
-  std::vector<GenWord> initial(config.max_key);
+  std::vector<KeyState> initial(config.max_key);
   for (uint32_t k = 0; k < config.max_key; ++k) initial[k] = state->Acked(k);
   DurabilityTracker tracker(initial);
   Random rnd(config.seed ^ 0x5eed);
@@ -177,7 +186,8 @@ int RunStress(const StressConfig& config, bool verify_only, bool randomize_optio
   s = PrepareOptions(config, randomize_options, verify_only, &options);
   if (!s.ok()) return Fail(s.ToString());
   if (verify_only) options.create_if_missing = false;
-  std::printf("expected state: %u keys, %u pending\n", config.max_key, state->CountPending());
+  std::printf("expected state: %u keys, %u pending (%u merges)\n", config.max_key,
+              state->CountPending(), state->CountPending(WriteKind::kMerge));
   int rc = VerifyDB(options, config, state.get(),
                     [&state](uint32_t k) { return state->AllowedAfterCrash(k); }, "crash");
   if (rc != kExitOk || verify_only) {

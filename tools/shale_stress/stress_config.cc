@@ -7,7 +7,7 @@ namespace shale::stress {
 
 const char* OpName(OpType op) {
   static constexpr const char* kNames[kNumOpTypes] = {
-      "put", "delete", "delete_range", "batch", "ingest",
+      "put", "delete", "merge", "delete_range", "batch", "ingest",
       "get", "snapshot", "iterate", "flush", "compact_range"};
   return kNames[static_cast<int>(op)];
 }
@@ -28,8 +28,9 @@ Status ParseOpMix(std::string_view text, OpWeights* weights) {
     auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), weight);
     if (op == kNumOpTypes || num.empty() || ec != std::errc() || end != num.data() + num.size()) {
       return Status::InvalidArgument("--ops_mix: bad item '" + std::string(item) +
-                                     "' (want name=weight, names put, delete, delete_range, "
-                                     "batch, ingest, get, snapshot, iterate, flush, compact_range)");
+                                     "' (want name=weight, names put, delete, merge, "
+                                     "delete_range, batch, ingest, get, snapshot, iterate, "
+                                     "flush, compact_range)");
     }
     w[op] = weight;
     total += weight;

@@ -16,19 +16,19 @@
 namespace shale::stress {
 
 enum class OpType : int {
-  kPut, kDelete, kDeleteRange, kBatch, kIngest,   // writes
-  kGet, kSnapshot, kIterate,                      // checked reads
-  kFlush, kCompactRange,                          // maintenance
+  kPut, kDelete, kMerge, kDeleteRange, kBatch, kIngest,   // writes
+  kGet, kSnapshot, kIterate,                              // checked reads
+  kFlush, kCompactRange,                                  // maintenance
 };
-inline constexpr int kNumOpTypes = 10;
+inline constexpr int kNumOpTypes = 11;
 using OpWeights = std::array<uint32_t, kNumOpTypes>;
 
 // The flag name of each operation ("put", "delete_range", ...).
 const char* OpName(OpType op);
 // "put=400,delete=80,...": every operation named, weights in per-mille-ish units.
 inline constexpr std::string_view kDefaultOpMix =
-    "put=400,delete=60,delete_range=15,batch=100,ingest=3,get=250,snapshot=40,iterate=40,"
-    "flush=2,compact_range=1";
+    "put=400,delete=60,merge=80,delete_range=15,batch=100,ingest=3,get=250,snapshot=40,"
+    "iterate=40,flush=2,compact_range=1";
 // Parses "name=weight,..." (names from OpName; unnamed operations get 0). InvalidArgument
 // naming the bad part, or when every weight is 0.
 [[nodiscard]] Status ParseOpMix(std::string_view text, OpWeights* weights);

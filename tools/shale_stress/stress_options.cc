@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "shale/filter_policy.h"
+#include "stress_merge_operator.h"
 #include "util/random.h"
 
 namespace shale::stress {
@@ -44,6 +45,8 @@ void RandomizeShape(Random* rnd, Options* o) {
   }
   o->max_background_jobs = 1 + static_cast<int>(rnd->Uniform(4));
   o->max_subcompactions = 1 + static_cast<uint32_t>(rnd->Uniform(4));
+  // Mostly 0 (operands pile up until flush or compaction), else merge at write time often.
+  o->max_successive_merges = rnd->OneIn(3) ? 1 + rnd->Uniform(8) : 0;
 }
 
 void RandomizeTable(Random* rnd, Options* o) {
@@ -77,6 +80,7 @@ Options MakeStressOptions(uint64_t seed, bool randomize) {
   o.max_bytes_for_level_base = 1 << 20;
   o.level0_file_num_compaction_trigger = 4;
   o.table_options.filter_policy = NewBloomFilterPolicy(10);
+  o.merge_operator = NewStressMergeOperator();
   if (randomize) {
     Random rnd(seed);
     RandomizeShape(&rnd, &o);
@@ -98,14 +102,16 @@ std::string SummarizeOptions(const Options& o) {
   std::snprintf(buf, sizeof(buf),
                 "style=%s write_buffer=%zuK target_file=%lluK l0_trigger=%d filter=%s "
                 "index=%s hash_index=%d block=%zu compression=%s jobs=%d subcompactions=%u "
-                "block_cache=%s",
+                "block_cache=%s merge_operator=%s max_successive_merges=%zu",
                 style, o.write_buffer_size >> 10,
                 static_cast<unsigned long long>(o.target_file_size_base >> 10),
                 o.level0_file_num_compaction_trigger, filter,
                 t.index_type == TableOptions::kTwoLevelIndexSearch ? "two-level" : "binary",
                 t.data_block_index_type == TableOptions::kDataBlockBinaryAndHash ? 1 : 0,
                 t.block_size, o.compression == kZSTD ? "zstd" : "none", o.max_background_jobs,
-                o.max_subcompactions, t.no_block_cache ? "none" : "default");
+                o.max_subcompactions, t.no_block_cache ? "none" : "default",
+                o.merge_operator == nullptr ? "none" : o.merge_operator->Name(),
+                o.max_successive_merges);
   return buf;
 }
 
@@ -129,8 +135,13 @@ Status LoadStressOptions(const std::string& path, Options* options) {
   text << in.rdbuf();
   std::string s = text.str();
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-  Status st = GetOptionsFromString(Options(), s, options);
+  // The base holds the stress operator, so its id in the string keeps it. Options saved before
+  // shale_stress had merges say merge_operator=nullptr: such a DB gets the operator too.
+  Options base;
+  base.merge_operator = NewStressMergeOperator();
+  Status st = GetOptionsFromString(base, s, options);
   if (!st.ok()) return Status::InvalidArgument(path + ": " + st.ToString());
+  if (options->merge_operator == nullptr) options->merge_operator = base.merge_operator;
   return Status::OK();
 }
 

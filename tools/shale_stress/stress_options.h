@@ -9,7 +9,10 @@
 // buffers (64-256 KiB, 2-4 of them), target file sizes (64 KiB-1 MiB), filters (none, full or
 // partitioned bloom), index type (binary or two-level), data-block hash index, block and
 // metadata block sizes, compression (none or zstd, and the bottommost one), block cache size
-// or none, caching of index and filter blocks, background jobs and subcompactions.
+// or none, caching of index and filter blocks, background jobs and subcompactions, and
+// max_successive_merges (0 two times in three, else 1-8).
+// Every stress DB has the stress merge operator (stress_merge_operator.h), randomised or not;
+// it is saved by name and put back on load.
 //
 // Thread-safety: free functions.
 #ifndef SHALE_TOOLS_SHALE_STRESS_STRESS_OPTIONS_H_

@@ -1,18 +1,25 @@
-// Keys and values of shale_stress, and the generation words that name each write of a key.
+// Keys, values and merge operands of shale_stress: the bytes the stress tool puts in the DB.
+// The words and states they name are in key_state.h.
 //
 // Keys: key index k in [0, max_key) is written as ten decimal digits ("0000000042"), so the
 // bytewise order of keys is their numeric order and a range of indexes is a range of keys.
 //
-// Generation words: every write of key k (a put or a deletion) gets the next generation number
-// of k, counted from 1 and never reused. A GenWord packs it with the kind of write:
-// word = gen << 1 | deleted. Word 0 is "generation 0": never written, so absent.
-//
-// Values say who wrote them, so that a read can be checked against the expected state:
-//   "S1|<key index>|<word>|<members>|<filler>"
+// Three formats, each a '|'-separated list of decimal fields ending in <members>|<filler>:
+//   put value     "S2|<key>|<word>|<members>|<filler>"
+//   merge operand "O2|<key>|<first>|<last>|<count>|<seg>|<members>|<filler>"
+//                 `count` operands of the key, generations first..last, combined (one written
+//                 operand has count 1, first == last, seg == MixWord(last)); seg is their chain
+//                 hash started from 0 (key_state.h). Partial merges make longer segments.
+//   merged value  "M2|<key>|<word>|<hash>|<base>|<count>|<members>|<filler>"
+//                 what the merge operator makes (stress_merge_operator.h): `count` operands
+//                 up to `word` applied over `base` (a put word, or 0: no value), chain `hash`.
+// A read returns a put value or a merged value (DecodeValue); only the operator sees operands.
 // <members> lists every key of a multi-key write (a write batch, an ingested file) as
 // "<key>:<word>" joined by ',' (this key included); it is empty for a single-key write. It lets
-// verification check that such a write is all or nothing. <filler> is FillerByte(k, word, i)
-// for i in [0, n): a read checks it byte by byte, so damaged values are caught too.
+// verification check that such a write is all or nothing; an operand or merged value carries
+// the members of its newest operand. <filler> is FillerByte(key, word, i) for i in [0, n), word
+// being the newest write's: a read checks it byte by byte, so damaged values are caught too.
+// Format 1 ("S1", words gen << 1 | deleted) is gone with the expected-state format 1.
 //
 // Thread-safety: free functions over values; no state.
 #ifndef SHALE_TOOLS_SHALE_STRESS_VALUE_CODEC_H_
@@ -24,18 +31,9 @@
 #include <string_view>
 #include <vector>
 
+#include "key_state.h"
+
 namespace shale::stress {
-
-using GenWord = uint32_t;
-
-inline uint32_t Gen(GenWord w) { return w >> 1; }
-// A deletion, or generation 0 (never written): the key reads as absent.
-inline bool IsAbsentWord(GenWord w) { return w == 0 || (w & 1) != 0; }
-inline GenWord MakeWord(uint32_t gen, bool deleted) {
-  return (gen << 1) | (deleted ? 1u : 0u);
-}
-// "g5:put", "g7:del", "g0:never" for messages.
-std::string DescribeWord(GenWord w);
 
 // The key text of index k.
 std::string KeyString(uint32_t k);
@@ -49,18 +47,43 @@ struct Member {
   bool operator==(const Member&) const = default;
 };
 
+// A put value or a merged value, as a read returns it.
 struct DecodedValue {
   uint32_t key = 0;
-  GenWord word = 0;
-  std::vector<Member> members;  // empty for a single-key write
+  GenWord word = 0;     // the newest write: a put, or the last merge operand applied
+  uint32_t hash = 0;    // the chain hash of the key's state (key_state.h)
+  GenWord base = 0;     // the put under the operands (0: none); == word for a put value
+  uint32_t merges = 0;  // operands applied over the base
+  std::vector<Member> members;
+  size_t filler_len = 0;
 };
 
-// The value written to key k with word (a put: its low bit is 0), `filler_len` filler bytes.
+struct DecodedOperand {
+  uint32_t key = 0;
+  GenWord first = 0;
+  GenWord last = 0;
+  uint32_t count = 0;
+  uint32_t seg = 0;
+  std::vector<Member> members;
+  size_t filler_len = 0;
+};
+
+// The value written to key k by a put with `word`, with `filler_len` filler bytes.
 std::string EncodeValue(uint32_t key, GenWord word, const std::vector<Member>& members,
                         size_t filler_len);
-// Parses and checks a value made by EncodeValue (format, filler bytes, a put's word); false,
-// with the reason in *error, for anything else.
+// A merged value: `v.merges` operands up to v.word over v.base, chain v.hash.
+std::string EncodeMergedValue(const DecodedValue& v);
+// Parses and checks a put value or a merged value (format, fields, filler bytes); false, with
+// the reason in *error, for anything else.
 bool DecodeValue(std::string_view value, DecodedValue* out, std::string* error);
+
+// The operand of one merge of key k with `word`.
+std::string EncodeOperand(uint32_t key, GenWord word, const std::vector<Member>& members,
+                          size_t filler_len);
+// An operand standing for `op.count` operands (a partial merge's result).
+std::string EncodeOperand(const DecodedOperand& op);
+// Parses and checks an operand; false, with the reason in *error, for anything else.
+bool DecodeOperand(std::string_view operand, DecodedOperand* out, std::string* error);
 
 }  // namespace shale::stress
 

@@ -6,10 +6,6 @@
 namespace shale::stress {
 namespace {
 
-std::string DescribeFound(const Found& f) {
-  return f.present ? DescribeWord(f.word) : std::string("absent");
-}
-
 // Decodes the value of key k into *f, or appends a failure.
 void DecodeInto(uint32_t k, std::string_view value, Found* f, std::vector<std::string>* failures) {
   DecodedValue d;
@@ -22,23 +18,47 @@ void DecodeInto(uint32_t k, std::string_view value, Found* f, std::vector<std::s
     failures->push_back("key " + KeyString(k) + " holds the value of key " + KeyString(d.key));
     return;
   }
-  f->present = true;
-  f->word = d.word;
-  f->members = std::move(d.members);
+  *f = FoundFromValue(std::move(d));
 }
 
-// Rule 4: a Get of every key agrees with the iterator.
-Status CrossCheckWithGet(DB* db, const std::vector<Found>& found,
-                         std::vector<std::string>* failures) {
+bool SameFound(const Found& a, const Found& b) {
+  return a.present == b.present && (!a.present || a.state() == b.state());
+}
+
+// Rule 4 for one key read by `how`.
+Status CrossCheckOne(uint32_t k, const Status& s, const std::string& value, const char* how,
+                     const Found& expected, std::vector<std::string>* failures) {
+  if (!s.ok() && !s.IsNotFound()) return s;
+  Found g;
+  if (s.ok()) DecodeInto(k, value, &g, failures);
+  if (!SameFound(g, expected)) {
+    failures->push_back("key " + KeyString(k) + ": " + how + " found " + DescribeFound(g) +
+                        " but the iterator " + DescribeFound(expected));
+  }
+  return Status::OK();
+}
+
+// Rule 4: a Get and a MultiGet (in batches) of every key agree with the iterator.
+Status CrossCheckWithGets(DB* db, const std::vector<Found>& found,
+                          std::vector<std::string>* failures) {
+  constexpr uint32_t kBatch = 64;
+  const uint32_t n = static_cast<uint32_t>(found.size());
   std::string value;
-  for (uint32_t k = 0; k < found.size(); ++k) {
-    Status s = db->Get(ReadOptions(), KeyString(k), &value);
-    if (!s.ok() && !s.IsNotFound()) return s;
-    Found g;
-    if (s.ok()) DecodeInto(k, value, &g, failures);
-    if (g.present != found[k].present || (g.present && g.word != found[k].word)) {
-      failures->push_back("key " + KeyString(k) + ": Get found " + DescribeFound(g) +
-                          " but the iterator " + DescribeFound(found[k]));
+  for (uint32_t k = 0; k < n; ++k) {
+    Status s = db->Get(ReadOptions(), KeyString(k), &value);  // before `value` is read
+    s = CrossCheckOne(k, s, value, "Get", found[k], failures);
+    if (!s.ok()) return s;
+  }
+  for (uint32_t begin = 0; begin < n; begin += kBatch) {
+    std::vector<std::string> keys;
+    for (uint32_t k = begin; k < n && k < begin + kBatch; ++k) keys.push_back(KeyString(k));
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    std::vector<std::string> values;
+    const std::vector<Status> statuses = db->MultiGet(ReadOptions(), views, &values);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const uint32_t k = begin + static_cast<uint32_t>(i);
+      Status s = CrossCheckOne(k, statuses[i], values[i], "MultiGet", found[k], failures);
+      if (!s.ok()) return s;
     }
   }
   return Status::OK();
@@ -56,7 +76,9 @@ void CheckMembers(uint32_t k, const std::vector<Found>& found, const AllowedFn& 
     const Found& other = found[m.key];
     bool ok = other.present && Gen(other.word) >= Gen(m.word);
     if (!other.present) {
-      for (GenWord w : allowed(m.key)) ok = ok || (IsAbsentWord(w) && Gen(w) >= Gen(m.word));
+      for (const KeyState& s : allowed(m.key)) {
+        ok = ok || (!IsPresent(s) && Gen(s.word) >= Gen(m.word));
+      }
     }
     if (!ok) {
       failures->push_back("key " + KeyString(k) + " shows " + DescribeWord(found[k].word) +
@@ -68,6 +90,27 @@ void CheckMembers(uint32_t k, const std::vector<Found>& found, const AllowedFn& 
 }
 
 }  // namespace
+
+Found FoundFromValue(DecodedValue d) {
+  Found f;
+  f.present = true;
+  f.word = d.word;
+  f.hash = d.hash;
+  f.base = d.base;
+  f.merges = d.merges;
+  f.members = std::move(d.members);
+  return f;
+}
+
+std::string DescribeFound(const Found& f) {
+  if (!f.present) return "absent";
+  std::string out = DescribeState(f.state());
+  if (f.merges > 0) {
+    out += " (" + std::to_string(f.merges) + " operands over " +
+           (f.base == 0 ? std::string("no value") : DescribeWord(f.base)) + ")";
+  }
+  return out;
+}
 
 Status ReadState(DB* db, uint32_t max_key, std::vector<Found>* found,
                  std::vector<std::string>* failures) {
@@ -84,15 +127,16 @@ Status ReadState(DB* db, uint32_t max_key, std::vector<Found>* found,
   Status s = it->status();
   it.reset();
   if (!s.ok()) return s;
-  return CrossCheckWithGet(db, *found, failures);
+  return CrossCheckWithGets(db, *found, failures);
 }
 
-bool MatchesAllowed(const Found& found, const std::vector<GenWord>& allowed, GenWord* resolved) {
+bool MatchesAllowed(const Found& found, const std::vector<KeyState>& allowed,
+                    KeyState* resolved) {
   bool match = false;
-  for (GenWord w : allowed) {
-    if (found.present ? w == found.word : IsAbsentWord(w)) {
+  for (const KeyState& s : allowed) {
+    if (found.present ? s == found.state() : !IsPresent(s)) {
       // For an absent key keep the newest deletion (the generations only grow).
-      if (!match || Gen(w) > Gen(*resolved)) *resolved = w;
+      if (!match || Gen(s.word) > Gen(resolved->word)) *resolved = s;
       match = true;
     }
   }
@@ -100,22 +144,23 @@ bool MatchesAllowed(const Found& found, const std::vector<GenWord>& allowed, Gen
 }
 
 std::string DescribeMismatch(uint32_t key, const Found& found,
-                             const std::vector<GenWord>& allowed) {
+                             const std::vector<KeyState>& allowed) {
   std::string out = "key " + KeyString(key) + ": found " + DescribeFound(found) + ", allowed {";
   for (size_t i = 0; i < allowed.size(); ++i) {
     if (i > 0) out += ", ";
-    out += DescribeWord(allowed[i]);
+    out += DescribeState(allowed[i]);
   }
   return out + "}";
 }
 
 VerifyResult CheckState(const std::vector<Found>& found, const AllowedFn& allowed) {
   VerifyResult r;
-  r.resolved.assign(found.size(), 0);
+  r.resolved.assign(found.size(), KeyState());
   for (uint32_t k = 0; k < found.size(); ++k) {
     ++r.keys_checked;
     if (found[k].present) ++r.keys_present;
-    const std::vector<GenWord> ok = allowed(k);
+    if (found[k].present && found[k].merges > 0) ++r.keys_merged;
+    const std::vector<KeyState> ok = allowed(k);
     if (!MatchesAllowed(found[k], ok, &r.resolved[k])) {
       r.failures.push_back(DescribeMismatch(k, found[k], ok));
     }

@@ -86,8 +86,9 @@ void Workload::ThreadMain(uint32_t index) {
 
 Status Workload::RunOp(OpType op, uint32_t thread, Random* rnd) {
   switch (op) {
-    case OpType::kPut: return DoPut(rnd, false);
-    case OpType::kDelete: return DoPut(rnd, true);
+    case OpType::kPut: return DoWrite(rnd, WriteKind::kPut);
+    case OpType::kDelete: return DoWrite(rnd, WriteKind::kDelete);
+    case OpType::kMerge: return DoWrite(rnd, WriteKind::kMerge);
     case OpType::kDeleteRange: return DoDeleteRange(rnd);
     case OpType::kBatch: return DoBatch(rnd);
     case OpType::kIngest: return DoIngest(thread, rnd);

@@ -1,17 +1,21 @@
 // Workload: the random operations of shale_stress, run by config.threads threads against one
 // open DB while the expected state records every write (expected_state.h).
 //
-// A write of keys K (a put, delete, range deletion, write batch or ingested file):
+// A write of keys K (a put, delete, merge, range deletion, write batch of puts, deletes and
+// merges, or ingested file of puts and deletes):
 //   1. lock K (KeyLocks, so the expected state of a key has at most one write in flight);
 //   2. give each key its next generation and store it as pending in the expected state;
 //   3. issue the DB write, with WriteOptions::sync per config;
-//   4. if it returns OK, commit (acked := pending) -- in power-loss mode also take a ticket and
-//      record it in the DurabilityTracker -- and unlock.
+//   4. if it returns OK, commit (acked := Apply(acked, pending): a merge extends the key's
+//      chain) -- in power-loss mode also take a ticket and record it in the DurabilityTracker --
+//      and unlock.
 // Checked reads lock their keys too, so what they read must be exactly what the expected state
-// allows: Get (one key), snapshot (a few keys read twice through a snapshot taken under their
-// locks: both reads allowed at that time, and equal), iterate (a small range, forward or
-// backward, within iterator bounds: every key seen allowed, every key missed allowed absent).
-// Flush and CompactRange take no key locks.
+// allows (for a merged value: exactly the acknowledged operands, see key_state.h): get (one
+// key with Get, or a few with MultiGet), snapshot (a few keys read twice through a snapshot
+// taken under their locks, the second time by Get, MultiGet or iterator seeks, sometimes after
+// a flush or a compaction of their range: both reads allowed at that time, and equal), iterate
+// (a small range, forward or backward, within iterator bounds: every key seen allowed, every
+// key missed allowed absent). Flush and CompactRange take no key locks.
 //
 // A failed operation or check (a read that does not match: Corruption) is recorded
 // (failures()) and stops every thread, except after PowerCut(): then errors are what the power
@@ -64,12 +68,14 @@ class Workload {
   uint64_t ops_done() const { return ops_done_.load(); }
   // Completed operations per OpType.
   std::array<uint64_t, kNumOpTypes> op_counts() const;
+  // Merge operands acknowledged (by merge operations and inside batches).
+  uint64_t merges_done() const { return merges_done_.load(); }
 
  private:
   // One key of a write: filled by WriteKeys with the word it gets.
   struct KeyWrite {
     uint32_t key;
-    bool deleted;
+    WriteKind kind;
     GenWord word = 0;
   };
   using WriteFn = std::function<Status(const std::vector<KeyWrite>&, const WriteOptions&)>;
@@ -83,7 +89,8 @@ class Workload {
   // ---- writes (write_ops.cc)
   // Steps 1-4 above. `can_sync`: the write honours WriteOptions::sync (ingestion does not).
   Status WriteKeys(std::vector<KeyWrite> writes, bool can_sync, Random* rnd, const WriteFn& fn);
-  Status DoPut(Random* rnd, bool deleted);
+  // A put, delete or merge of one key.
+  Status DoWrite(Random* rnd, WriteKind kind);
   Status DoDeleteRange(Random* rnd);
   Status DoBatch(Random* rnd);
   Status DoIngest(uint32_t thread, Random* rnd);
@@ -91,21 +98,30 @@ class Workload {
   Status DoCompactRange(Random* rnd);
   // `n` distinct random keys, sorted; clustered near one another half of the time.
   std::vector<uint32_t> PickKeys(Random* rnd, uint32_t n) const;
+  // The value of a put, or the operand of a merge, named by word.
   std::string MakeValue(uint32_t key, GenWord word, const std::vector<Member>& members,
                         Random* rnd) const;
+  // Adds write x to the batch (a Put, Delete or Merge by its kind).
+  Status AddToBatch(const KeyWrite& x, const std::vector<Member>& members, Random* rnd,
+                    WriteBatch* batch) const;
 
   // ---- checked reads (read_ops.cc)
   Status DoGet(Random* rnd);
   Status DoSnapshot(Random* rnd);
+  // Reads `keys` at `ro` (a snapshot) by Get, MultiGet or iterator seeks (chosen by `how`).
+  Status ReadKeys(const ReadOptions& ro, const std::vector<uint32_t>& keys, int how,
+                  std::vector<Found>* found);
+  // Between the two rounds of a snapshot: now and then a flush, or a compaction of the keys.
+  Status MaybeMaintainDuringSnapshot(const std::vector<uint32_t>& keys, Random* rnd);
   Status DoIterate(Random* rnd);
   // What key k may hold now. REQUIRES: k's lock.
-  std::vector<GenWord> AllowedNow(uint32_t k) const;
+  std::vector<KeyState> AllowedNow(uint32_t k) const;
   // What a read of key k returned (status s, value) as a Found; Corruption (naming the key
   // and the operation) when the value is damaged or the read failed.
   static Status DecodeRead(uint32_t k, const Status& s, std::string_view value, const char* op,
                            Found* found);
   // Corruption naming the key, what was found and what was allowed, unless found is allowed.
-  static Status CheckAllowed(uint32_t k, const Found& found, const std::vector<GenWord>& allowed,
+  static Status CheckAllowed(uint32_t k, const Found& found, const std::vector<KeyState>& allowed,
                              const char* op);
 
   const StressConfig config_;
@@ -120,6 +136,7 @@ class Workload {
   std::atomic<uint64_t> ops_done_{0};
   std::atomic<uint32_t> running_{0};
   std::array<std::atomic<uint64_t>, kNumOpTypes> op_counts_{};
+  std::atomic<uint64_t> merges_done_{0};
   std::vector<std::thread> threads_;
 
   mutable Mutex mu_;

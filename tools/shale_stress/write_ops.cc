@@ -1,5 +1,5 @@
-// See workload.h: the writes (put, delete, range deletion, write batch, ingested file) and the
-// maintenance operations (flush, compact range).
+// See workload.h: the writes (put, delete, merge, range deletion, write batch, ingested file)
+// and the maintenance operations (flush, compact range).
 #include <algorithm>
 
 #include "shale/sst_file_writer.h"
@@ -13,7 +13,7 @@ Status Workload::WriteKeys(std::vector<KeyWrite> writes, bool can_sync, Random* 
   for (const KeyWrite& w : writes) keys.push_back(w.key);
   KeyLocks::Guard guard(&locks_, keys);
   for (KeyWrite& w : writes) {
-    w.word = state_->NextWord(w.key, w.deleted);
+    w.word = state_->NextWord(w.key, w.kind);
     state_->MarkPending(w.key, w.word);
     if (tracker_ != nullptr) tracker_->Issue(w.key, w.word);
   }
@@ -27,6 +27,7 @@ Status Workload::WriteKeys(std::vector<KeyWrite> writes, bool can_sync, Random* 
   for (const KeyWrite& w : writes) {
     state_->Commit(w.key);
     if (tracker_ != nullptr) tracker_->Acknowledge(w.key, ticket, wo.sync);
+    if (w.kind == WriteKind::kMerge) merges_done_.fetch_add(1);
   }
   if (tracker_ != nullptr && wo.sync) tracker_->MarkDurable(clock);
   return Status::OK();
@@ -49,15 +50,33 @@ std::vector<uint32_t> Workload::PickKeys(Random* rnd, uint32_t n) const {
 
 std::string Workload::MakeValue(uint32_t key, GenWord word, const std::vector<Member>& members,
                                 Random* rnd) const {
-  return EncodeValue(key, word, members, rnd->Uniform(uint64_t{config_.max_filler} + 1));
+  const size_t filler = rnd->Uniform(uint64_t{config_.max_filler} + 1);
+  return Kind(word) == WriteKind::kMerge ? EncodeOperand(key, word, members, filler)
+                                        : EncodeValue(key, word, members, filler);
 }
 
-Status Workload::DoPut(Random* rnd, bool deleted) {
+Status Workload::AddToBatch(const KeyWrite& x, const std::vector<Member>& members, Random* rnd,
+                            WriteBatch* batch) const {
+  const std::string key = KeyString(x.key);
+  switch (x.kind) {
+    case WriteKind::kDelete: return batch->Delete(key);
+    case WriteKind::kMerge: return batch->Merge(key, MakeValue(x.key, x.word, members, rnd));
+    case WriteKind::kPut: break;
+  }
+  return batch->Put(key, MakeValue(x.key, x.word, members, rnd));
+}
+
+Status Workload::DoWrite(Random* rnd, WriteKind kind) {
   const uint32_t k = static_cast<uint32_t>(rnd->Uniform(config_.max_key));
-  return WriteKeys({{k, deleted}}, true, rnd,
+  return WriteKeys({{k, kind}}, true, rnd,
                    [&](const std::vector<KeyWrite>& w, const WriteOptions& wo) {
                      const std::string key = KeyString(k);
-                     if (deleted) return db_->Delete(wo, key);
+                     switch (kind) {
+                       case WriteKind::kDelete: return db_->Delete(wo, key);
+                       case WriteKind::kMerge:
+                         return db_->Merge(wo, key, MakeValue(k, w[0].word, {}, rnd));
+                       case WriteKind::kPut: break;
+                     }
                      return db_->Put(wo, key, MakeValue(k, w[0].word, {}, rnd));
                    });
 }
@@ -67,7 +86,7 @@ Status Workload::DoDeleteRange(Random* rnd) {
   const uint32_t end =
       std::min<uint32_t>(config_.max_key, begin + 1 + static_cast<uint32_t>(rnd->Uniform(8)));
   std::vector<KeyWrite> writes;
-  for (uint32_t k = begin; k < end; ++k) writes.push_back({k, true});
+  for (uint32_t k = begin; k < end; ++k) writes.push_back({k, WriteKind::kDelete});
   return WriteKeys(std::move(writes), true, rnd,
                    [&](const std::vector<KeyWrite>&, const WriteOptions& wo) {
                      return db_->DeleteRange(wo, KeyString(begin), KeyString(end));
@@ -76,8 +95,14 @@ Status Workload::DoDeleteRange(Random* rnd) {
 
 Status Workload::DoBatch(Random* rnd) {
   std::vector<KeyWrite> writes;
+  // A batch of merges only, now and then: all its keys then verify through merged values.
+  const bool all_merges = rnd->OneIn(8);
   for (uint32_t k : PickKeys(rnd, 2 + static_cast<uint32_t>(rnd->Uniform(7)))) {
-    writes.push_back({k, rnd->OneIn(5)});
+    const uint64_t r = rnd->Uniform(10);
+    const WriteKind kind = all_merges || r >= 7 ? WriteKind::kMerge
+                           : r < 2              ? WriteKind::kDelete
+                                                : WriteKind::kPut;
+    writes.push_back({k, kind});
   }
   return WriteKeys(std::move(writes), true, rnd,
                    [&](const std::vector<KeyWrite>& w, const WriteOptions& wo) {
@@ -85,9 +110,7 @@ Status Workload::DoBatch(Random* rnd) {
                      for (const KeyWrite& x : w) members.push_back({x.key, x.word});
                      WriteBatch batch;
                      for (const KeyWrite& x : w) {
-                       Status s = x.deleted ? batch.Delete(KeyString(x.key))
-                                            : batch.Put(KeyString(x.key),
-                                                        MakeValue(x.key, x.word, members, rnd));
+                       Status s = AddToBatch(x, members, rnd, &batch);
                        if (!s.ok()) return s;
                      }
                      return db_->Write(wo, &batch);
@@ -96,8 +119,10 @@ Status Workload::DoBatch(Random* rnd) {
 
 Status Workload::DoIngest(uint32_t thread, Random* rnd) {
   std::vector<KeyWrite> writes;
+  // Puts and deletes only (SstFileWriter writes no operands): an ingested put replaces the
+  // key's value and operands, an ingested delete removes them.
   for (uint32_t k : PickKeys(rnd, 1 + static_cast<uint32_t>(rnd->Uniform(8)))) {
-    writes.push_back({k, rnd->OneIn(6)});
+    writes.push_back({k, rnd->OneIn(6) ? WriteKind::kDelete : WriteKind::kPut});
   }
   const Options options = db_->GetOptions();
   const std::string path =
@@ -116,8 +141,9 @@ Status Workload::DoIngest(uint32_t thread, Random* rnd) {
     if (st.ok()) st = writer.Open(path);
     for (size_t i = 0; st.ok() && i < w.size(); ++i) {
       const std::string key = KeyString(w[i].key);
-      st = w[i].deleted ? writer.Delete(key)
-                        : writer.Put(key, MakeValue(w[i].key, w[i].word, members, rnd));
+      st = w[i].kind == WriteKind::kDelete
+               ? writer.Delete(key)
+               : writer.Put(key, MakeValue(w[i].key, w[i].word, members, rnd));
     }
     if (st.ok()) st = writer.Finish();
     if (!st.ok()) return st;
