@@ -5,6 +5,7 @@
 #include "base/filename.h"
 #include "compaction/build_table.h"
 #include "db/db_impl.h"
+#include "util/kill_point.h"
 
 namespace shale {
 
@@ -32,6 +33,7 @@ void DBImpl::BackgroundFlushCall() {
   }
   if (old_sv != nullptr) UnrefSuperVersion(old_sv);
   for (MemTable* m : to_unref) m->Unref();
+  if (flushed) SHALE_KILL_POINT("flush.manifest_written");
   if (flushed) DeleteObsoleteFiles();
 }
 
@@ -55,6 +57,7 @@ Status DBImpl::FlushOldestLocked(std::vector<MemTable*>* to_unref, SuperVersion*
     std::unique_ptr<InternalIterator> range_dels;
     if (imm.mem->num_range_deletes() > 0) range_dels = imm.mem->NewRangeTombstoneIterator();
     s = BuildTable(dbname_, fs_, icmp_, bopts, points.get(), range_dels.get(), &meta);
+    if (s.ok()) SHALE_KILL_POINT("flush.table_synced");
     mu_.Lock();
   }
   VersionEdit edit;

@@ -13,6 +13,7 @@
 #include "compaction/level_targets.h"
 #include "compaction/reserved_level.h"
 #include "db/db_impl.h"
+#include "util/kill_point.h"
 
 namespace shale {
 namespace {
@@ -159,6 +160,7 @@ Status DBImpl::RunCompactionLocked(Compaction* c) {
     CompactionJob job(c, std::move(ctx));
     mu_.Unlock();
     s = job.Run();
+    if (s.ok()) SHALE_KILL_POINT("compaction.outputs_synced");
     mu_.Lock();
     if (s.ok()) s = InstallCompactionLocked(c, &job, false);
     if (!s.ok()) {
@@ -190,6 +192,7 @@ Status DBImpl::InstallCompactionLocked(Compaction* c, const CompactionJob* job,
   Status s = versions_->LogAndApply(&edit, &mu_);
   if (range_id != 0) RemovePendingRangeLocked(range_id);
   if (!s.ok()) return s;
+  SHALE_KILL_POINT("compaction.manifest_written");
   ReplaceSuperVersionLocked();
   // Statistics and the LOG line.
   const int out = c->output_level();

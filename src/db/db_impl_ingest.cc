@@ -34,6 +34,7 @@
 #include "compaction/reserved_level.h"
 #include "db/external_file.h"
 #include "util/coding.h"
+#include "util/kill_point.h"
 
 namespace shale {
 
@@ -119,6 +120,7 @@ Status DBImpl::IngestExternalFile(const std::vector<std::string>& paths,
 
   // 2. Bring the files in.
   s = AddExternalFilesToDir(options, &files);
+  if (s.ok()) SHALE_KILL_POINT("ingest.files_in_dir");
   if (s.ok()) {
     // 3 and 4.
     s = InstallExternalFiles(options, &files);
@@ -139,6 +141,7 @@ Status DBImpl::IngestExternalFile(const std::vector<std::string>& paths,
   }
 
   // 5. The originals of moved files.
+  SHALE_KILL_POINT("ingest.manifest_written");
   if (options.move_files) {
     for (const IngestedFile& f : files) {
       Status d = fs_->DeleteFile(f.info.path);
@@ -239,6 +242,7 @@ Status DBImpl::InstallExternalFiles(const IngestExternalFileOptions& options,
       range_ids.push_back(
           AddPendingRangeLocked(f.level, f.info.smallest_user_key, f.info.largest_user_key));
     }
+    SHALE_KILL_POINT("ingest.before_manifest");
     s = versions_->LogAndApply(&edit, &mu_);
     for (uint64_t id : range_ids) RemovePendingRangeLocked(id);
     if (!s.ok()) {

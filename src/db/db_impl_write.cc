@@ -9,6 +9,7 @@
 #include "db/write_batch_internal.h"
 #include "memtable/memtable_allocator.h"
 #include "merge/merge_helper.h"
+#include "util/kill_point.h"
 
 namespace shale {
 
@@ -152,6 +153,7 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
       mu_.Unlock();
       Status wal_status;
       if (use_wal) wal_status = WriteGroupToWal(*group, w.sync);
+      if (use_wal && wal_status.ok()) SHALE_KILL_POINT("wal.written");
       if (wal_status.ok()) {
         if (max_merges > 0 && merge_operator_ != nullptr && group->HasMerge()) {
           s = WriteBatchInternal::InsertInto(
@@ -171,6 +173,13 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
         s = wal_status;
         // The group's sequence numbers are used up: its record may be in the WAL, and a later
         // write replayed after it must not reuse them.
+        versions_->SetLastSequence(first + count - 1);
+      } else if (!s.ok() && use_wal) {
+        // The group is in the WAL but not in the memtable (InsertInto refuses a batch only
+        // before adding any of it, and Write validated it, so this should not happen): its
+        // sequence numbers are used up as above, and the DB stops writing so the memtable and
+        // the WAL cannot disagree further; reopening replays the group.
+        RecordBackgroundErrorLocked(s, "memtable insert after the WAL write");
         versions_->SetLastSequence(first + count - 1);
       }
     }
@@ -231,6 +240,7 @@ WriteBatch* DBImpl::BuildBatchGroup(Writer** last_writer) {
 
 Status DBImpl::WriteGroupToWal(const WriteBatch& group, bool sync) {
   Status s = log_->AddRecord(WriteBatchInternal::Contents(group));
+  if (s.ok()) SHALE_KILL_POINT("wal.record_added");
   if (s.ok()) s = log_->Flush();
   if (s.ok() && sync) {
     const auto start = std::chrono::steady_clock::now();
@@ -390,6 +400,7 @@ Status DBImpl::SwitchMemTable() {
     if (old_log.ok()) old_log = log_->Close();
     if (old_log.ok()) old_log = fs_->SyncDir(dbname_);
   }
+  if (s.ok() && old_log.ok()) SHALE_KILL_POINT("wal.switch_new_log_created");
   mu_.Lock();
   if (!s.ok()) {
     RecordBackgroundErrorLocked(s, "creating a WAL at a memtable switch");

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/filename.h"
 #include "util/absl_compat.h"
+#include "util/kill_point.h"
 #include "version/version_builder.h"
 
 namespace shale {
@@ -164,7 +165,9 @@ Status VersionSet::WriteManifest(const ManifestWrite& w) {
     return WriteNewManifest(w);
   }
   Status s = descriptor_log_->AddRecord(w.record);
+  if (s.ok()) SHALE_KILL_POINT("manifest.record_appended");
   if (s.ok()) s = descriptor_log_->Sync();
+  if (s.ok()) SHALE_KILL_POINT("manifest.record_synced");
   if (!s.ok()) {
     // The record may be half written: never append to this MANIFEST again.
     descriptor_log_->Close().PermitUncheckedError();
@@ -190,6 +193,7 @@ Status VersionSet::WriteNewManifest(const ManifestWrite& w) {
   s = writer->AddRecord(w.snapshot);
   if (s.ok()) s = writer->AddRecord(w.record);
   if (s.ok()) s = writer->Sync();
+  if (s.ok()) SHALE_KILL_POINT("manifest.new_synced");
   bool renamed = false;
   if (s.ok()) s = InstallCurrentFile(w.manifest_number, &renamed);
   if (!s.ok()) {
