@@ -510,6 +510,11 @@ extern SHALE_LIBRARY_API void shale_sstfilewriter_put(shale_sstfilewriter_t* wri
 extern SHALE_LIBRARY_API void shale_sstfilewriter_delete(shale_sstfilewriter_t* writer,
                                                          const char* key, size_t keylen,
                                                          char** errptr);
+/* A merge operand for key (the file then needs a DB with a merge operator to be ingested). */
+extern SHALE_LIBRARY_API void shale_sstfilewriter_merge(shale_sstfilewriter_t* writer,
+                                                        const char* key, size_t keylen,
+                                                        const char* val, size_t vallen,
+                                                        char** errptr);
 /* Deletes the keys in [begin_key, end_key); may come in any order relative to the point keys. */
 extern SHALE_LIBRARY_API void shale_sstfilewriter_delete_range(
     shale_sstfilewriter_t* writer, const char* begin_key, size_t begin_keylen,

@@ -69,9 +69,13 @@ class SHALE_EXPORT SstFileWriter {
   // Creates (or truncates) the file at `file_path`. InvalidArgument if a file is open already.
   Status Open(const std::string& file_path);
 
-  // Adds a value / a deletion for `user_key`.
+  // Adds a value / a deletion / a merge operand for `user_key` (one entry per key). A file
+  // with merge operands can only be ingested into a DB with a merge operator; its operands
+  // apply on top of what the DB holds for their keys (as DB::Merge would), or on nothing when
+  // the file lands below every other version.
   Status Put(std::string_view user_key, std::string_view value);
   Status Delete(std::string_view user_key);
+  Status Merge(std::string_view user_key, std::string_view operand);
   // Deletes the keys in [begin_key, end_key). An empty range (begin == end) is ignored;
   // InvalidArgument when end_key < begin_key.
   Status DeleteRange(std::string_view begin_key, std::string_view end_key);

@@ -35,6 +35,11 @@ void shale_sstfilewriter_delete(shale_sstfilewriter_t* writer, const char* key, 
   SaveError(errptr, writer->rep->Delete(View(key, keylen)));
 }
 
+void shale_sstfilewriter_merge(shale_sstfilewriter_t* writer, const char* key, size_t keylen,
+                               const char* val, size_t vallen, char** errptr) {
+  SaveError(errptr, writer->rep->Merge(View(key, keylen), View(val, vallen)));
+}
+
 void shale_sstfilewriter_delete_range(shale_sstfilewriter_t* writer, const char* begin_key,
                                       size_t begin_keylen, const char* end_key,
                                       size_t end_keylen, char** errptr) {

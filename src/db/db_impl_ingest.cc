@@ -175,6 +175,13 @@ Status DBImpl::InspectExternalFiles(const std::vector<std::string>& paths,
   for (const Status& r : results) {
     if (!r.ok()) return Status(r.code(), r.subcode(), "IngestExternalFile", r.message());
   }
+  for (const IngestedFile& f : *files) {
+    if (f.info.has_merge_operands && merge_operator_ == nullptr) {
+      return Status::InvalidArgument(absl::StrCat(
+          "IngestExternalFile: ", f.info.path,
+          " holds merge operands, and the DB has no merge operator (Options::merge_operator)"));
+    }
+  }
   return Status::OK();
 }
 

@@ -43,7 +43,7 @@ Status ScanPoints(const InternalKeyComparator& icmp, const std::string& path,
           "ingested"));
     }
     if (parsed.type != kTypeValue && parsed.type != kTypeDeletion &&
-        parsed.type != kTypeSingleDeletion) {
+        parsed.type != kTypeSingleDeletion && parsed.type != kTypeMerge) {
       return Status::InvalidArgument(absl::StrCat(path, ": entry ", n, " has value type ",
                                                   static_cast<int>(parsed.type),
                                                   ", which ingestion does not take"));
@@ -55,7 +55,8 @@ Status ScanPoints(const InternalKeyComparator& icmp, const std::string& path,
     }
     previous.assign(parsed.user_key.data(), parsed.user_key.size());
     meta->UpdateBoundaries(it->key(), 0);
-    if (parsed.type != kTypeValue) meta->num_deletions++;
+    if (parsed.type == kTypeDeletion || parsed.type == kTypeSingleDeletion) meta->num_deletions++;
+    if (parsed.type == kTypeMerge) info->has_merge_operands = true;
   }
   if (!it->status().ok()) return Annotate(it->status(), path);
   meta->num_entries += n;

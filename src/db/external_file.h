@@ -31,6 +31,8 @@ struct ExternalFileInfo {
   // end counts as touched: the check errs on the side of overlap).
   std::string smallest_user_key;
   std::string largest_user_key;
+  // Whether the file holds merge operands (it then needs a DB with a merge operator).
+  bool has_merge_operands = false;
 };
 
 // Reads the whole file at `path`: its format and block checksums (every block when
@@ -38,7 +40,8 @@ struct ExternalFileInfo {
 // the comparator it was written with, every entry's sequence number and type, and the order
 // of its keys. Errors name the file: NotFound / IOError as the file system says; Corruption for
 // a damaged file or keys out of order; InvalidArgument for a file of another comparator, with
-// non-zero sequence numbers, or with no entries.
+// non-zero sequence numbers, or with no entries. Point entries may be values, deletions, single
+// deletions and merge operands.
 [[nodiscard]] Status InspectExternalFile(FileSystem* fs, const InternalKeyComparator& icmp,
                                          const std::string& path, bool verify_all_checksums,
                                          ExternalFileInfo* info);

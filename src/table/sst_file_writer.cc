@@ -118,6 +118,10 @@ Status SstFileWriter::Delete(std::string_view user_key) {
   return rep_->AddPoint(user_key, {}, kTypeDeletion);
 }
 
+Status SstFileWriter::Merge(std::string_view user_key, std::string_view operand) {
+  return rep_->AddPoint(user_key, operand, kTypeMerge);
+}
+
 Status SstFileWriter::DeleteRange(std::string_view begin_key, std::string_view end_key) {
   Rep* r = rep_.get();
   Status s = r->CheckOpen();

@@ -163,5 +163,32 @@ void TestExternalFiles(void) {
   shale_close(db);
   DestroyOrFail("db_behind");
   if (FileExists(path)) CHECK(unlink(path) == 0);
+
+  /* Merge operands in a file apply on top of the DB's value (stringappend joins with ','). */
+  shale_mergeoperator_t* append = shale_mergeoperator_create_builtin("stringappend");
+  CHECK(append != NULL);
+  shale_options_set_merge_operator(options, append);
+  shale_mergeoperator_destroy(append);
+  writer = OpenWriter(options, path);
+  shale_sstfilewriter_merge(writer, STR("m1"), STR("two"), &err);
+  CHECK_OK(err);
+  shale_sstfilewriter_finish(writer, &err);
+  CHECK_OK(err);
+  shale_sstfilewriter_destroy(writer);
+  db = OpenOrFail(options, "db_merge_file");
+  wo = shale_writeoptions_create();
+  ro = shale_readoptions_create();
+  io = shale_ingestexternalfileoptions_create();
+  shale_put(db, wo, STR("m1"), STR("one"), &err);
+  CHECK_OK(err);
+  shale_ingest_external_file(db, files, 1, io, &err);
+  CHECK_OK(err);
+  CheckGet(db, ro, "m1", "one,two");
+  shale_readoptions_destroy(ro);
+  shale_writeoptions_destroy(wo);
+  shale_ingestexternalfileoptions_destroy(io);
+  shale_close(db);
+  DestroyOrFail("db_merge_file");
+  if (FileExists(path)) CHECK(unlink(path) == 0);
   shale_options_destroy(options);
 }

@@ -17,6 +17,7 @@
 #include "shale/db.h"
 #include "shale/sst_file_writer.h"
 #include "testutil/status_matchers.h"
+#include "testutil/test_merge_operators.h"
 #include "util/random.h"
 
 namespace shale {
@@ -386,6 +387,67 @@ TEST_F(DBIngestTest, IngestBehindGoesBelowEverythingAndLosesToTheDB) {
 }
 
 // ------------------------------------------------------------------ Bad input
+
+// Merge operands in an external file apply on top of what the DB holds for their keys (the file
+// gets a global sequence number above it), or on nothing when the file lands below everything;
+// a DB without a merge operator refuses such a file and stays unchanged.
+TEST_F(DBIngestTest, MergeOperandsInAFileApplyOnTopOfTheDB) {
+  auto write_operands = [&](const std::string& name,
+                            const std::vector<std::pair<std::string, std::string>>& ops) {
+    const std::string path = "/ext/" + name;
+    SstFileWriter writer(TableOptions(), kNoCompression, BytewiseComparator(), fs_);
+    EXPECT_OK(writer.Open(path));
+    for (const auto& [k, v] : ops) {
+      if (k == "d") {
+        EXPECT_OK(writer.Put(k, v));
+      } else {
+        EXPECT_OK(writer.Merge(k, v));
+      }
+    }
+    EXPECT_OK(writer.Finish());
+    return path;
+  };
+  // Without a merge operator: refused, nothing changes.
+  Open();
+  ASSERT_OK(db_->Put(WriteOptions(), "a", "base"));
+  const std::string refused = write_operands("refused.sst", {{"a", "m1"}});
+  Status s = Ingest({refused});
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("merge operator"), std::string::npos) << s.ToString();
+  EXPECT_EQ(Get("a"), "base");
+  ASSERT_OK(db_->Close());
+  db_.reset();
+
+  options_.merge_operator = std::make_shared<test::JoinOperator>();
+  Open();
+  ASSERT_OK(db_->Merge(WriteOptions(), "b", "x"));
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  const std::string over = write_operands(
+      "over.sst", {{"a", "m1"}, {"b", "m2"}, {"c", "m3"}, {"d", "v"}});
+  ASSERT_OK(Ingest({over}));
+  auto check = [&] {
+    EXPECT_EQ(Get("a"), "base,m1");
+    EXPECT_EQ(Get("b"), "x,m2");
+    EXPECT_EQ(Get("c"), "m3");
+    EXPECT_EQ(Get("d"), "v");
+  };
+  check();
+  ASSERT_OK(db_->Merge(WriteOptions(), "c", "later"));
+  EXPECT_EQ(Get("c"), "m3,later");
+  CompactRangeOptions co;
+  co.bottommost_level_compaction = BottommostLevelCompaction::kForce;
+  ASSERT_OK(db_->CompactRange(co, nullptr, nullptr));
+  EXPECT_EQ(Get("c"), "m3,later");
+  Reopen();
+  EXPECT_EQ(Get("a"), "base,m1");
+  EXPECT_EQ(Get("b"), "x,m2");
+  EXPECT_EQ(Get("c"), "m3,later");
+
+  // A file below everything (keys the DB does not have): operands on nothing.
+  const std::string below = write_operands("below.sst", {{"p", "q1"}});
+  ASSERT_OK(Ingest({below}));
+  EXPECT_EQ(Get("p"), "q1");
+}
 
 TEST_F(DBIngestTest, BadInputIsRefusedAndChangesNothing) {
   Open();

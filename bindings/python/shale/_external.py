@@ -116,6 +116,13 @@ class SstFileWriter:
         self._call(self._lib.shale_sstfilewriter_delete, key, len(key))
         self._point_added(key)
 
+    def merge(self, key, operand):
+        """Adds a merge operand for `key` (ingestion then needs a DB with a merge operator)."""
+        key = _library.as_bytes(key, "key")
+        operand = _library.as_bytes(operand, "operand")
+        self._call(self._lib.shale_sstfilewriter_merge, key, len(key), operand, len(operand))
+        self._point_added(key)
+
     def delete_range(self, start, end):
         """Deletes the keys in [start, end); an empty range (start == end) is ignored."""
         start = _library.as_bytes(start, "start")

@@ -127,6 +127,7 @@ _PROTOTYPES = {
     "shale_sstfilewriter_open": (None, [_handle, _bytes, _errptr]),
     "shale_sstfilewriter_put": (None, [_handle, _bytes, _size, _bytes, _size, _errptr]),
     "shale_sstfilewriter_delete": (None, [_handle, _bytes, _size, _errptr]),
+    "shale_sstfilewriter_merge": (None, [_handle, _bytes, _size, _bytes, _size, _errptr]),
     "shale_sstfilewriter_finish": (None, [_handle, _errptr]),
     "shale_sstfilewriter_destroy": (None, [_handle]),
     "shale_ingestexternalfileoptions_create": (_handle, []),

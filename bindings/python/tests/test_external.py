@@ -419,3 +419,22 @@ def test_bulk_loader_option_errors(db):
         shale.BulkLoader(db, memory_budget=1024)
     with pytest.raises(ValueError, match="kZSTD"):
         shale.BulkLoader(db, compression="zstd")
+
+
+def test_merge_operands_in_a_file_apply_on_top_of_the_db(tmp_path):
+    path = tmp_path / "m.sst"
+    with shale.SstFileWriter() as writer:
+        writer.open(path)
+        writer.merge(b"k1", b"two")
+        writer.merge(b"k2", b"only")
+        writer.finish()
+    # Without a merge operator: refused.
+    with shale.DB(str(tmp_path / "plain"), create_if_missing=True) as db:
+        with pytest.raises(shale.InvalidArgumentError, match="merge operator"):
+            db.ingest_external_file([str(path)])
+    with shale.DB(str(tmp_path / "db"), create_if_missing=True,
+                  merge_operator="stringappend") as db:
+        db.put(b"k1", b"one")
+        _ingest(db, [path])
+        assert db.get(b"k1") == b"one,two"
+        assert db.get(b"k2") == b"only"
