@@ -220,9 +220,13 @@ void MemTable::TrackSuccessiveMerges(ValueType type, std::string_view user_key) 
     }
   } else if (type == kTypeRangeDeletion) {
     successive_merges_.clear();  // the deleted keys' chains end; restarting all is simpler
+    tracking_bytes_.store(0, std::memory_order_relaxed);
   } else if (!successive_merges_.empty()) {
     auto it = successive_merges_.find(ToAbsl(user_key));
-    if (it != successive_merges_.end()) successive_merges_.erase(it);
+    if (it != successive_merges_.end()) {
+      tracking_bytes_.fetch_sub(it->first.size() + kEntryOverhead, std::memory_order_relaxed);
+      successive_merges_.erase(it);
+    }
   }
 }
 

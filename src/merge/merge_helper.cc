@@ -31,9 +31,8 @@ bool TryPartialMerge(const MergeOperator* op, std::string_view key,
   assert(op != nullptr);
   if (operands.empty()) return false;
   if (operands.size() == 1 && !op->AllowSingleOperand()) return false;
-  if (operands.size() == 2) {
-    return op->PartialMerge(key, operands[0], operands[1], result);
-  }
+  // Always PartialMergeMulti (as RocksDB does): its default folds PartialMerge, and an operator
+  // may implement only it.
   return op->PartialMergeMulti(key, operands, result);
 }
 

@@ -25,7 +25,8 @@ namespace shale {
                                const std::vector<std::string_view>& operands,
                                std::string* result);
 
-// Combines `operands` (oldest first) into one operand in *result when the operator can:
+// Combines `operands` (oldest first) into one operand in *result with PartialMergeMulti when the
+// operator can:
 // returns false (and leaves *result unspecified) when it cannot, which is not an error. A
 // single operand is only re-encoded when op->AllowSingleOperand(). REQUIRES: op != nullptr.
 bool TryPartialMerge(const MergeOperator* op, std::string_view key,

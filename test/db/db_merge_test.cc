@@ -1097,6 +1097,7 @@ TEST_P(DBMergeModelTest, RandomOperationsMatchTheModel) {
   options_.level0_file_num_compaction_trigger = 2;
   options_.write_buffer_size = 64 << 10;
   options_.num_levels = 4;
+  if (p.universal) options_.compaction_style = kCompactionStyleUniversal;
   Open();
   // SHALE_MERGE_TEST_SEED varies the run (to search more histories); the default is fixed.
   const char* env_seed = std::getenv("SHALE_MERGE_TEST_SEED");
