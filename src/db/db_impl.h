@@ -160,8 +160,11 @@ class DBImpl final : public DB {
 
   // ---- db_impl_open.cc
   [[nodiscard]] Status CheckOrCreateDir();
-  // Corruption when the directory holds a DB's files but no CURRENT.
-  [[nodiscard]] Status CheckNoDBFilesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Corruption when the directory holds a DB's data (a table or a non-empty WAL) but no
+  // CURRENT. Otherwise lists in *leftovers the MANIFESTs and empty WALs a creation interrupted
+  // by a crash leaves (to be removed before creating the DB again).
+  [[nodiscard]] Status CheckNoDBFilesLocked(std::vector<std::string>* leftovers)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status NewDBLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status RecoverLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status CheckTableFileSizesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

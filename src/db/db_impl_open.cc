@@ -91,10 +91,17 @@ Status DBImpl::OpenDB() {
   MutexLock lock(&mu_);
   const bool exists = fs_->FileExists(CurrentFileName(dbname_)).ok();
   if (!exists) {
-    s = CheckNoDBFilesLocked();
+    std::vector<std::string> leftovers;
+    s = CheckNoDBFilesLocked(&leftovers);
     if (!s.ok()) return s;
     if (!options_.create_if_missing) {
       return Status::InvalidArgument(dbname_ + ": does not exist (create_if_missing is false)");
+    }
+    for (const std::string& name : leftovers) {
+      info_log_->Log("removing %s, left by a creation of this DB that did not finish",
+                     name.c_str());
+      s = fs_->DeleteFile(dbname_ + "/" + name);
+      if (!s.ok()) return s;
     }
     s = NewDBLocked();
   } else {
@@ -126,7 +133,7 @@ Status DBImpl::OpenDB() {
   return Status::OK();
 }
 
-Status DBImpl::CheckNoDBFilesLocked() {
+Status DBImpl::CheckNoDBFilesLocked(std::vector<std::string>* leftovers) {
   std::vector<std::string> children;
   Status s = fs_->GetChildren(dbname_, &children);
   if (!s.ok()) return s;
@@ -134,11 +141,23 @@ Status DBImpl::CheckNoDBFilesLocked() {
     uint64_t number;
     FileType type;
     if (!ParseFileName(name, &number, &type)) continue;
-    if (type == FileType::kTableFile || type == FileType::kWalFile ||
-        type == FileType::kDescriptorFile) {
+    // A creation (NewDBLocked) writes an empty WAL, then the MANIFEST, then CURRENT; no write
+    // can be acknowledged before it ends. So MANIFESTs and empty WALs without CURRENT are what
+    // a crash during a creation leaves, holding nothing; a table or a non-empty WAL is data.
+    bool data = type == FileType::kTableFile;
+    if (type == FileType::kWalFile) {
+      uint64_t size = 0;
+      s = fs_->GetFileSize(dbname_ + "/" + name, &size);
+      if (!s.ok()) return s;
+      data = size > 0;
+    }
+    if (data) {
       return Status::Corruption(CurrentFileName(dbname_) +
                                 ": missing, but the directory holds DB files (" + name +
                                 "); refusing to create a new DB over them");
+    }
+    if (type == FileType::kWalFile || type == FileType::kDescriptorFile) {
+      leftovers->push_back(name);
     }
   }
   return Status::OK();

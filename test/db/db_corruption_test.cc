@@ -296,6 +296,43 @@ TEST_F(DBCorruptionTest, MissingCurrentInAnExistingDBIsAnErrorNotANewDB) {
   }
 }
 
+// A crash while a DB is being created (after its empty WAL and MANIFEST, before CURRENT; the
+// whitebox crash test's manifest.new_synced point) leaves nothing anyone wrote: the next Open
+// with create_if_missing creates the DB over the leftovers. A WAL with bytes in it is data,
+// though: then Open refuses.
+TEST_F(DBCorruptionTest, InterruptedCreationIsCreatedAgain) {
+  Open();
+  Close();
+  ASSERT_FALSE(Files(FileType::kDescriptorFile).empty());
+  ASSERT_OK(fs_->DeleteFile(CurrentFileName(kDBName)));
+  const std::vector<std::string> wals = Files(FileType::kWalFile);
+  options_.create_if_missing = false;
+  EXPECT_TRUE(TryOpen().IsInvalidArgument());
+  options_.create_if_missing = true;
+  Open();
+  ASSERT_OK(db_->Put(WriteOptions(), "k", "v"));
+  Close();
+  Open();
+  std::string v;
+  ASSERT_OK(db_->Get(ReadOptions(), "k", &v));
+  EXPECT_EQ(v, "v");
+  Close();
+
+  // The same leftovers, but a WAL holding bytes: refused, nothing deleted.
+  fs_ = NewMemFileSystem();
+  options_.file_system = fs_;
+  Open();
+  Close();
+  ASSERT_OK(fs_->DeleteFile(CurrentFileName(kDBName)));
+  const std::string wal = WalFileName(kDBName, 999);
+  ASSERT_OK(WriteStringToFile(fs_.get(), "not empty", wal, true));
+  Status s = TryOpen();
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_TRUE(Mentions(s, "CURRENT"));
+  EXPECT_TRUE(fs_->FileExists(wal).ok());
+  EXPECT_FALSE(Files(FileType::kDescriptorFile).empty());
+}
+
 // ---------------------------------------------------------------- Tables
 
 // A table deleted or cut short behind the DB's back: Open finds it (unless told to skip the
