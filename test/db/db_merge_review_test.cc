@@ -18,6 +18,7 @@
 #include "shale/filter_policy.h"
 #include "shale/sst_file_writer.h"
 #include "shale/write_batch.h"
+#include "db/iterator_walk.h"
 #include "testutil/status_matchers.h"
 #include "testutil/test_merge_operators.h"
 #include "util/random.h"
@@ -524,71 +525,6 @@ TEST_F(MergeReviewTest, MaxSuccessiveMergesBoundMatchesTheDoc) {
 
 // ---------------------------------------------------------------- Randomized model
 
-// Walks an iterator with random moves, checking each position against the model within the
-// read's bounds. Returns a failure description, empty when every position matched.
-std::string RandomWalk(DB* db, const Model& model, const ReadOptions& ro, Random* rnd, int steps,
-                       const std::vector<std::string>& targets) {
-  std::vector<std::pair<std::string, std::string>> in;
-  for (const auto& [k, v] : model) {
-    if (ro.iterate_lower_bound != nullptr && k < *ro.iterate_lower_bound) continue;
-    if (ro.iterate_upper_bound != nullptr && k >= *ro.iterate_upper_bound) continue;
-    in.emplace_back(k, v);
-  }
-  const int n = static_cast<int>(in.size());
-  std::unique_ptr<Iterator> it = db->NewIterator(ro);
-  int pos = -1;
-  std::string trace;
-  for (int step = 0; step < steps; step++) {
-    const int what = static_cast<int>(rnd->Uniform(6));
-    const std::string& t = targets[rnd->Uniform(targets.size())];
-    if (what == 0) {
-      it->SeekToFirst();
-      pos = n > 0 ? 0 : -1;
-      trace += " First";
-    } else if (what == 1) {
-      it->SeekToLast();
-      pos = n > 0 ? n - 1 : -1;
-      trace += " Last";
-    } else if (what == 2) {
-      it->Seek(t);
-      pos = -1;
-      for (int i = 0; i < n; i++) {
-        if (in[i].first >= t) {
-          pos = i;
-          break;
-        }
-      }
-      trace += " Seek(" + t + ")";
-    } else if (what == 3) {
-      it->SeekForPrev(t);
-      pos = -1;
-      for (int i = n - 1; i >= 0; i--) {
-        if (in[i].first <= t) {
-          pos = i;
-          break;
-        }
-      }
-      trace += " SeekForPrev(" + t + ")";
-    } else if (pos < 0) {
-      continue;
-    } else if (what == 4) {
-      it->Next();
-      pos = pos + 1 < n ? pos + 1 : -1;
-      trace += " Next";
-    } else {
-      it->Prev();
-      pos = pos - 1;
-      trace += " Prev";
-    }
-    if (!it->status().ok()) return it->status().ToString() + trace;
-    if (it->Valid() != (pos >= 0)) return "validity differs:" + trace;
-    if (pos >= 0 && (it->key() != in[pos].first || it->value() != in[pos].second)) {
-      return "at " + std::string(it->key()) + "=" + std::string(it->value()) + " want " +
-             in[pos].first + "=" + in[pos].second + ":" + trace;
-    }
-  }
-  return "";
-}
 
 struct ModelConfig {
   std::string name;
@@ -779,7 +715,7 @@ TEST_P(MergeReviewModelTest, RandomHistoriesMatchTheModel) {
         hi = targets[rnd.Uniform(targets.size())];
         ro.iterate_upper_bound = &hi;
       }
-      const std::string failure = RandomWalk(db_.get(), *m, ro, &rnd, 20, targets);
+      const std::string failure = test::RandomWalk(db_.get(), *m, ro, &rnd, 20, targets);
       ASSERT_EQ(failure, "");
     }
   }

@@ -19,6 +19,7 @@
 #include "shale/db.h"
 #include "shale/sst_file_writer.h"
 #include "shale/write_batch.h"
+#include "db/iterator_walk.h"
 #include "testutil/status_matchers.h"
 #include "testutil/test_merge_operators.h"
 #include "util/random.h"
@@ -384,71 +385,6 @@ TEST_F(DBMergeTest, RangeDeletionNewerThanEveryOperand) {
 
 // ---------------------------------------------------------------- Iterators
 
-// Walks an iterator with random moves, checking each position against the model within the
-// read's bounds.
-void RandomWalk(DB* db, const Model& model, const ReadOptions& ro, Random* rnd, int steps,
-                const std::vector<std::string>& targets) {
-  std::vector<std::pair<std::string, std::string>> in;
-  for (const auto& [k, v] : model) {
-    if (ro.iterate_lower_bound != nullptr && k < *ro.iterate_lower_bound) continue;
-    if (ro.iterate_upper_bound != nullptr && k >= *ro.iterate_upper_bound) continue;
-    in.emplace_back(k, v);
-  }
-  const int n = static_cast<int>(in.size());
-  std::unique_ptr<Iterator> it = db->NewIterator(ro);
-  int pos = -1;  // -1: not valid
-  std::string trace;
-  for (int step = 0; step < steps; step++) {
-    const int what = static_cast<int>(rnd->Uniform(6));
-    const std::string& t = targets[rnd->Uniform(targets.size())];
-    if (what == 0) {
-      it->SeekToFirst();
-      pos = n > 0 ? 0 : -1;
-      trace += " First";
-    } else if (what == 1) {
-      it->SeekToLast();
-      pos = n > 0 ? n - 1 : -1;
-      trace += " Last";
-    } else if (what == 2) {
-      it->Seek(t);
-      pos = -1;
-      for (int i = 0; i < n; i++) {
-        if (in[i].first >= t) {
-          pos = i;
-          break;
-        }
-      }
-      trace += " Seek(" + t + ")";
-    } else if (what == 3) {
-      it->SeekForPrev(t);
-      pos = -1;
-      for (int i = n - 1; i >= 0; i--) {
-        if (in[i].first <= t) {
-          pos = i;
-          break;
-        }
-      }
-      trace += " SeekForPrev(" + t + ")";
-    } else if (pos < 0) {
-      continue;
-    } else if (what == 4) {
-      it->Next();
-      pos = pos + 1 < n ? pos + 1 : -1;
-      trace += " Next";
-    } else {
-      it->Prev();
-      pos = pos - 1;
-      trace += " Prev";
-    }
-    ASSERT_TRUE(it->status().ok()) << it->status().ToString() << trace;
-    ASSERT_EQ(it->Valid(), pos >= 0) << trace;
-    if (pos >= 0) {
-      ASSERT_EQ(std::string(it->key()), in[pos].first) << trace;
-      ASSERT_EQ(std::string(it->value()), in[pos].second) << trace;
-    }
-  }
-}
-
 class DBMergeIteratorTest : public DBMergeTest {
  protected:
   // Keys mixing plain values and merged keys, spread over the bottom level, L0 and the
@@ -577,13 +513,13 @@ TEST_F(DBMergeIteratorTest, RandomWalksWithAndWithoutBounds) {
     }
     SCOPED_TRACE("round " + std::to_string(round) + " lo=" + std::string(lo) +
                  " hi=" + std::string(hi));
-    RandomWalk(db_.get(), model_, ro, &rnd, 30, targets_);
+    ASSERT_EQ(test::RandomWalk(db_.get(), model_, ro, &rnd, 30, targets_), "");
     if (HasFatalFailure()) return;
   }
   // The same after everything is compacted into plain values.
   CompactAll();
   for (int round = 0; round < 20; round++) {
-    RandomWalk(db_.get(), model_, ReadOptions(), &rnd, 30, targets_);
+    ASSERT_EQ(test::RandomWalk(db_.get(), model_, ReadOptions(), &rnd, 30, targets_), "");
     if (HasFatalFailure()) return;
   }
 }
@@ -1222,7 +1158,7 @@ TEST_P(DBMergeModelTest, RandomOperationsMatchTheModel) {
         hi = targets[rnd.Uniform(targets.size())];
         ro.iterate_upper_bound = &hi;
       }
-      RandomWalk(db_.get(), *m, ro, &rnd, 20, targets);
+      ASSERT_EQ(test::RandomWalk(db_.get(), *m, ro, &rnd, 20, targets), "");
     }
     if (HasFatalFailure()) return;
   }
