@@ -79,13 +79,20 @@ bool Compaction::IsTrivialMove() const {
   if (levels_with_files != 1 || inputs_.front().files.empty()) return false;
   if (start_level() == output_level_) return false;
   if (start_level() > 0 || output_level_ == 0) return true;
-  // L0 files move into a sorted level only if they do not overlap each other.
+  // L0 files move into a sorted level only if no two of them hold a common user key. The test
+  // is on user keys: internal keys order the versions of one key newest first, so a newer file
+  // ending with a key's deletion sorts before an older file starting with the key's value, yet
+  // side by side in a sorted level they would split the key (invariant 1b).
+  const Comparator* ucmp = icmp_->user_comparator();
   std::vector<FileMetaData*> files = inputs_.front().files;
-  std::sort(files.begin(), files.end(), [this](const FileMetaData* a, const FileMetaData* b) {
-    return icmp_->Compare(a->smallest, b->smallest) < 0;
+  std::sort(files.begin(), files.end(), [ucmp](const FileMetaData* a, const FileMetaData* b) {
+    return ucmp->Compare(ExtractUserKey(a->smallest), ExtractUserKey(b->smallest)) < 0;
   });
   for (size_t i = 1; i < files.size(); i++) {
-    if (icmp_->Compare(files[i - 1]->largest, files[i]->smallest) >= 0) return false;
+    if (ucmp->Compare(ExtractUserKey(files[i - 1]->largest), ExtractUserKey(files[i]->smallest)) >=
+        0) {
+      return false;
+    }
   }
   return true;
 }

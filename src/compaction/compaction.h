@@ -13,6 +13,14 @@
 //  1. inputs[0].level is the start level; the other input levels follow in increasing order and
 //     the last one may be output_level. In every level but L0 the inputs are contiguous files of
 //     that level; no input file is being compacted by another compaction.
+//  1b. Clean cuts: in every level but L0 the inputs of a level share no user key with the files
+//     of that level left out (the file before the first input and the file after the last do
+//     not continue its boundary user keys; compaction_picker.h ExpandToCleanCut, RocksDB's
+//     ExpandInputsToCleanCut). Otherwise an input's newer entries of a key (a deletion) would be
+//     rewritten, or dropped as bottommost, while the key's older entries stay behind in the
+//     neighbour, and a read could find those again. Outputs are cut only between user keys
+//     (compaction_job.cc), so a level's boundary keys are split only by a range deletion's end
+//     (exclusive) or by files written before this rule.
 //  2. Every file in a level <= output_level that overlaps the inputs' user-key span and is older
 //     than the inputs is itself an input, so the output, placed at output_level, sits below
 //     everything newer and above everything older.
@@ -107,7 +115,8 @@ class Compaction {
   // Bytes of the inputs that come from `level`.
   uint64_t InputBytesAt(int level) const;
   // The inputs move to output_level unchanged: one input level, not the output level, and
-  // (for L0) its files do not overlap each other.
+  // (for L0) no two of its files share a user key (compared by user key: two L0 files holding
+  // different versions of one key do not move side by side into a sorted level).
   bool IsTrivialMove() const;
   // "3@0 + 2@1 -> L1" for logs.
   std::string InputSummary() const;

@@ -1,6 +1,8 @@
 #include "compaction/compaction_picker.h"
 
 #include <algorithm>
+#include <cassert>
+#include <cstddef>
 
 #include "compaction/level_targets.h"
 #include "compaction/reserved_level.h"
@@ -13,6 +15,35 @@ std::string FirstInternalKeyOf(std::string_view user_key) {
 
 std::string LastInternalKeyOf(std::string_view user_key) {
   return MakeInternalKey(user_key, 0, static_cast<ValueType>(0));
+}
+
+bool SharesBoundaryUserKey(const Comparator* ucmp, const FileMetaData& left,
+                           const FileMetaData& right) {
+  return ucmp->Compare(ExtractUserKey(left.largest), ExtractUserKey(right.smallest)) == 0;
+}
+
+void WidenToCleanCut(const Comparator* ucmp, const std::vector<FileMetaData*>& files,
+                     size_t* first, size_t* last) {
+  assert(*first <= *last && *last < files.size());
+  while (*first > 0 && SharesBoundaryUserKey(ucmp, *files[*first - 1], *files[*first])) (*first)--;
+  while (*last + 1 < files.size() && SharesBoundaryUserKey(ucmp, *files[*last], *files[*last + 1])) {
+    (*last)++;
+  }
+}
+
+void CompactionPicker::ExpandToCleanCut(const Version& v, int level,
+                                        std::vector<FileMetaData*>* files) const {
+  if (level == 0 || files->empty()) return;
+  const std::vector<FileMetaData*>& all = v.files(level);
+  auto it = std::find(all.begin(), all.end(), files->front());
+  assert(it != all.end());
+  if (it == all.end()) return;
+  size_t first = static_cast<size_t>(it - all.begin());
+  size_t last = first + files->size() - 1;
+  assert(last < all.size() && all[last] == files->back());
+  WidenToCleanCut(icmp_->user_comparator(), all, &first, &last);
+  files->assign(all.begin() + static_cast<std::ptrdiff_t>(first),
+                all.begin() + static_cast<std::ptrdiff_t>(last) + 1);
 }
 
 bool CompactionPicker::OverlapsPending(const std::vector<PendingOutputRange>& pending, int level,

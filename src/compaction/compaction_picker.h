@@ -67,12 +67,26 @@ class CompactionPicker {
   // Whether any file in levels > level of `v` overlaps [smallest, largest] (user keys).
   bool OverlapsBelow(const Version& v, int level, std::string_view smallest_user_key,
                      std::string_view largest_user_key) const;
+  // Widens `files`, contiguous files of `level` (>= 1) of `v` in the level's order, to a clean
+  // cut (compaction.h invariant 1b): while the file just before the first (after the last)
+  // shares a boundary user key with it, that file joins. Empty input or L0: unchanged.
+  void ExpandToCleanCut(const Version& v, int level, std::vector<FileMetaData*>* files) const;
   // Fills the output settings common to merges: target size, grandparents, compression.
   void SetOutputOptions(const Version& v, const Options& options, uint64_t target_file_size,
                         Compaction* c) const;
 
   const InternalKeyComparator* const icmp_;
 };
+
+// Whether `left` and `right`, neighbours of a sorted level (left first), may both hold entries
+// of one user key: left's largest and right's smallest user keys are equal. (A largest key that
+// is a range deletion's exclusive end counts too: conservative, a cut there is taken as unclean.)
+bool SharesBoundaryUserKey(const Comparator* ucmp, const FileMetaData& left,
+                           const FileMetaData& right);
+// Widens the index range [*first, *last] of `files`, the files of a sorted level, to a clean
+// cut: neighbours sharing a boundary user key join, transitively.
+void WidenToCleanCut(const Comparator* ucmp, const std::vector<FileMetaData*>& files,
+                     size_t* first, size_t* last);
 
 std::unique_ptr<CompactionPicker> NewLevelCompactionPicker(const InternalKeyComparator* icmp);
 std::unique_ptr<CompactionPicker> NewUniversalCompactionPicker(const InternalKeyComparator* icmp);

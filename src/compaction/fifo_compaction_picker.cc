@@ -53,7 +53,16 @@ class FifoCompactionPicker final : public CompactionPicker {
       for (FileMetaData* f : v->files(level)) {
         if (std::find(victims.begin(), victims.end(), f) != victims.end()) in.files.push_back(f);
       }
+      // A file below L0 goes with the neighbours sharing its boundary user keys: deleting the
+      // file with a key's deletion but not the neighbour with the key's older value would bring
+      // the deleted value back (compaction.h invariant 1b).
+      ExpandToCleanCut(*v, level, &in.files);
       if (!in.files.empty()) inputs.push_back(std::move(in));
+    }
+    for (const CompactionInputLevel& in : inputs) {
+      for (const FileMetaData* f : in.files) {
+        if (f->being_compacted) return nullptr;
+      }
     }
     auto c = std::make_unique<Compaction>(v, icmp_, reason, std::move(inputs), 0);
     c->deletion_only = true;

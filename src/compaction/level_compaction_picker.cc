@@ -85,7 +85,7 @@ class LevelCompactionPicker final : public CompactionPicker {
 
   // ttl: a file above the bottom (last writable) level written more than ttl seconds ago
   // (creation_time) moves down one level, so old data keeps flowing to the bottom even without
-  // new writes.
+  // new writes. It moves with the neighbours sharing its boundary user keys (Finish).
   static bool Expired(const FileMetaData& f, const Options& o, uint64_t now) {
     return o.ttl > 0 && f.creation_time > 0 && f.creation_time + o.ttl < now &&
            !f.being_compacted;
@@ -106,7 +106,7 @@ class LevelCompactionPicker final : public CompactionPicker {
           return Finish(v, o, t, pending, std::move(inputs), t.base_level,
                         CompactionReason::kTtl);
         }
-        inputs[0].files.push_back(f);
+        inputs[0].files.push_back(f);  // Finish widens it to a clean cut
         std::unique_ptr<Compaction> c = Finish(v, o, t, pending, std::move(inputs), level + 1,
                                                CompactionReason::kTtl);
         if (c != nullptr) return c;
@@ -128,14 +128,7 @@ class LevelCompactionPicker final : public CompactionPicker {
     for (size_t i = 0; i < files.size(); i++) {
       // Widen to a clean cut: neighbours sharing a boundary user key come along.
       size_t lo = i, hi = i;
-      while (lo > 0 && ucmp->Compare(ExtractUserKey(files[lo - 1]->largest),
-                                     ExtractUserKey(files[lo]->smallest)) == 0) {
-        lo--;
-      }
-      while (hi + 1 < files.size() && ucmp->Compare(ExtractUserKey(files[hi]->largest),
-                                                    ExtractUserKey(files[hi + 1]->smallest)) == 0) {
-        hi++;
-      }
+      WidenToCleanCut(ucmp, files, &lo, &hi);
       bool busy = false;
       uint64_t size = 0;
       for (size_t j = lo; j <= hi; j++) {
@@ -176,14 +169,20 @@ class LevelCompactionPicker final : public CompactionPicker {
                   CompactionReason::kLevelMaxBytes);
   }
 
-  // Adds the overlapping files of the output level and the output settings; null if they are
-  // busy or the output range collides with a pending output.
+  // Widens the start level's files to a clean cut, adds the overlapping files of the output
+  // level (widened to a clean cut too) and the output settings; null if they are busy or the
+  // output range collides with a pending output. Both cuts matter: a start-level file moved or
+  // merged down without its neighbour sharing a user key would put the key's newer entries
+  // below its older ones; an output-level neighbour left out would keep older entries of a key
+  // the merge treats as bottommost (and may drop the deletion hiding them).
   std::unique_ptr<Compaction> Finish(Version* v, const Options& o, const LevelTargets& t,
                                      const std::vector<PendingOutputRange>& pending,
                                      std::vector<CompactionInputLevel> inputs, int out,
                                      CompactionReason reason) {
     assert(out <= LastWritableLevel(o, v->num_levels()));
     const Comparator* ucmp = icmp_->user_comparator();
+    ExpandToCleanCut(*v, inputs[0].level, &inputs[0].files);
+    if (AnyBeingCompacted(inputs[0].files)) return nullptr;
     std::string lo, hi;
     bool first = true;
     for (const FileMetaData* f : inputs[0].files) {
@@ -195,6 +194,7 @@ class LevelCompactionPicker final : public CompactionPicker {
     CompactionInputLevel next;
     next.level = out;
     v->GetOverlappingInputs(out, FirstInternalKeyOf(lo), LastInternalKeyOf(hi), &next.files);
+    ExpandToCleanCut(*v, out, &next.files);
     if (AnyBeingCompacted(next.files)) return nullptr;
     for (const FileMetaData* f : next.files) {
       if (ucmp->Compare(ExtractUserKey(f->smallest), lo) < 0) lo.assign(ExtractUserKey(f->smallest));

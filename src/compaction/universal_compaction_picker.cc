@@ -9,7 +9,9 @@
 //  3. run count: failing both, the newest runs are merged so the count falls below the trigger.
 // The merged runs are consecutive, so their output goes just above the next older run (or to
 // the bottom level when the oldest run is included) and the order of runs stays the order of
-// age. One universal compaction runs at a time.
+// age. One universal compaction runs at a time. A run below L0 is always taken whole, so the
+// inputs of each level are a clean cut (compaction.h invariant 1b) and the output level holds
+// nothing but inputs in the span, or is empty.
 //
 // With allow_ingest_behind the reserved last level is not a run at all: its files are never
 // picked, the bottom level is num_levels - 2, and no merge counts as bottommost
