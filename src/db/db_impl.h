@@ -248,6 +248,11 @@ class DBImpl final : public DB {
   [[nodiscard]] Status InstallCompactionLocked(Compaction* c, const CompactionJob* job,
                                                bool trivial_move)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // CompactRange(change_level): moves the files of the finished manual compaction `c` in its
+  // output level (the bottom) up to `target`, in one MANIFEST edit. Aborted (nothing moved,
+  // the data stays correct in the output level) if a level between holds data of the span.
+  [[nodiscard]] Status RefitCompactionOutputLocked(const Compaction& c, int target)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Registers a pending output range; returns its id for RemovePendingRangeLocked.
   uint64_t AddPendingRangeLocked(int level, std::string_view smallest, std::string_view largest)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -297,30 +297,35 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::strin
     bg_cv_.Wait(&mu_);
   }
   if (s.ok() && c != nullptr) {
-    s = RunCompactionLocked(c.get());
-    if (s.ok() && options.change_level && !c->deletion_only) {
-      const int target = options.target_level < 0
-                             ? LastWritableLevel(options_, versions_->num_levels())
-                             : options.target_level;
-      if (target != c->output_level()) {
-        // Nothing else overlaps the output now (the compaction took every overlapping file but
-        // those of a reserved last level, which are older and stay below), so its files may
-        // move to any writable level.
-        VersionEdit edit;
-        std::vector<FileMetaData*> moved;
-        versions_->current()->GetOverlappingInputs(
-            c->output_level(), FirstInternalKeyOf(c->smallest_user_key()),
-            LastInternalKeyOf(c->largest_user_key()), &moved);
-        for (const FileMetaData* f : moved) {
-          edit.DeleteFile(c->output_level(), f->number);
-          edit.AddFile(target, *f);
-        }
-        if (!moved.empty()) s = versions_->LogAndApply(&edit, &mu_);
-        if (s.ok() && !moved.empty()) ReplaceSuperVersionLocked();
+    // change_level: the output, written to the bottom level, then moves up to `target`.
+    // Between the two, while the compaction runs and while its MANIFEST edits are written
+    // (both without the mutex), flushes, ingestions and automatic compactions go on. Had one
+    // of them put newer data of the span into a level between target and the bottom, the move
+    // would lift the older output above it. So the span of every level from target down to
+    // the one above the output is registered as a pending output range from the pick to the
+    // end of the move: flushes and ingestions place overlapping files above target, and no
+    // compaction sends output into it (RocksDB pauses background work for its ReFitLevel).
+    // L0 needs no guard: it is ordered by sequence number, so output moved into L0 goes below
+    // any newer L0 file (and a flush can always go to L0).
+    const int target = options.target_level < 0
+                           ? LastWritableLevel(options_, versions_->num_levels())
+                           : options.target_level;
+    const bool refit = options.change_level && !c->deletion_only && target < c->output_level();
+    std::vector<uint64_t> refit_guard;
+    if (refit) {
+      for (int level = std::max(1, target); level < c->output_level(); level++) {
+        refit_guard.push_back(
+            AddPendingRangeLocked(level, c->smallest_user_key(), c->largest_user_key()));
       }
     }
+    s = RunCompactionLocked(c.get());
+    if (s.ok() && refit) s = RefitCompactionOutputLocked(*c, target);
+    for (uint64_t id : refit_guard) RemovePendingRangeLocked(id);
     c->ReleaseInputs();
-    if (!s.ok() && !s.IsShutdownInProgress()) RecordBackgroundErrorLocked(s, "manual compaction");
+    // A refused move (Aborted) leaves a consistent tree: not a background error.
+    if (!s.ok() && !s.IsShutdownInProgress() && !s.IsAborted()) {
+      RecordBackgroundErrorLocked(s, "manual compaction");
+    }
   }
   manual_compactions_--;
   if (options.exclusive_manual_compaction) exclusive_manual_compactions_--;
@@ -329,6 +334,39 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::strin
   mu_.Unlock();
   DeleteObsoleteFiles();
   mu_.Lock();
+  return s;
+}
+
+Status DBImpl::RefitCompactionOutputLocked(const Compaction& c, int target) {
+  const int out = c.output_level();
+  const std::string lo(c.smallest_user_key()), hi(c.largest_user_key());
+  Version* v = versions_->current();
+  // The compaction took every file overlapping its span (but those of a reserved last level,
+  // which are older and stay below), and the guard of CompactRange kept new ones out of the
+  // levels max(1, target)..out-1 since: the span there is empty. Checked here, under the same
+  // lock as the edit below is computed, so the move can never lift older data above newer.
+  // (Newer L0 files may overlap: L0 is ordered by sequence number, the moved files go below.)
+  for (int level = std::max(1, target); level < out; level++) {
+    if (v->OverlapInLevel(level, lo, hi)) {
+      return Status::Aborted(
+          "CompactRange: change_level",
+          absl::StrCat("L", level, " holds newer data of the range; the output stays in L", out));
+    }
+  }
+  std::vector<FileMetaData*> moved;
+  v->GetOverlappingInputs(out, FirstInternalKeyOf(lo), LastInternalKeyOf(hi), &moved);
+  if (moved.empty()) return Status::OK();
+  VersionEdit edit;
+  for (const FileMetaData* f : moved) {
+    if (f->being_compacted) {
+      return Status::Aborted("CompactRange: change_level",
+                             absl::StrCat("table #", f->number, " is being compacted"));
+    }
+    edit.DeleteFile(out, f->number);
+    edit.AddFile(target, *f);
+  }
+  Status s = versions_->LogAndApply(&edit, &mu_);
+  if (s.ok()) ReplaceSuperVersionLocked();
   return s;
 }
 

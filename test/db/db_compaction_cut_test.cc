@@ -333,5 +333,57 @@ INSTANTIATE_TEST_SUITE_P(Styles, DBCompactionCutRandomTest,
                                                                       : std::string("Universal");
                          });
 
+// ---------------------------------------------------------------- Finding 6
+
+// CompactRange(change_level, target L1) over a DB whose data sits in the bottom level (L3):
+// the compaction rewrites it into L3, then moves it up to L1. A flush of a newer value of m
+// while the compaction runs (here: at its directory sync, after its outputs are written) used
+// to land in L2 (L0..L2 held nothing of m, and the compaction's pending output kept it out of
+// L3); the move then lifted the older output into L1, above it, and Get(m) read the old value.
+TEST_F(DBCompactionCutTest, ChangeLevelNeverMovesOlderDataAboveAConcurrentFlush) {
+  options_.num_levels = 4;
+  options_.level_compaction_dynamic_level_bytes = false;
+  options_.disable_auto_compactions = true;
+  Open();
+  for (char c = 'a'; c <= 'z'; c++) {
+    ASSERT_OK(db_->Put(WriteOptions(), std::string(1, c), std::string("v1-") + c));
+  }
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  std::vector<SstInfo> files = ListFiles(db_.get());
+  ASSERT_EQ(files.size(), 1u);
+  ASSERT_EQ(files[0].level, 3) << "a flush over an empty DB goes to the bottom level";
+
+  Status hook_status;
+  fs_->ArmSyncDirHook([&] {
+    std::thread writer([&] {
+      hook_status = db_->Put(WriteOptions(), "m", "v3");
+      if (hook_status.ok()) hook_status = db_->Flush(FlushOptions());
+    });
+    writer.join();
+  });
+  CompactRangeOptions cro;
+  cro.change_level = true;
+  cro.target_level = 1;
+  cro.bottommost_level_compaction = BottommostLevelCompaction::kForce;
+  ASSERT_OK(db_->CompactRange(cro, nullptr, nullptr));
+  ASSERT_TRUE(fs_->hook_ran());
+  ASSERT_OK(hook_status);
+  EXPECT_EQ(Get("m"), "v3") << "the moved (older) output sits above the newer flush: "
+                            << test::ShapeString(ListFiles(db_.get()), options_.num_levels);
+  EXPECT_EQ(Get("a"), "v1-a");
+  // The moved data did go up to L1 (the flush stayed above it, in L0).
+  files = ListFiles(db_.get());
+  int in_l1 = 0;
+  for (const SstInfo& f : files) {
+    if (f.level == 1) in_l1++;
+    EXPECT_NE(f.level, 2) << "#" << f.number;
+    EXPECT_NE(f.level, 3) << "#" << f.number;
+  }
+  EXPECT_GT(in_l1, 0);
+  Close();
+  Open();
+  EXPECT_EQ(Get("m"), "v3") << "after reopen";
+}
+
 }  // namespace
 }  // namespace shale
