@@ -254,8 +254,11 @@ struct SHALE_EXPORT Options {
 
   // Most threads one automatic compaction is split into (key-range subcompactions of about
   // equal input bytes, run in parallel). DB::CompactRange uses at least min(cores,
-  // max_background_jobs). Default: 1. Dynamic: yes.
+  // max_background_jobs). Must be 1..kMaxSubcompactions (64). Default: 1. Dynamic: yes.
   uint32_t max_subcompactions = 1;
+  // The most subcompactions (threads) any one compaction runs, whatever max_subcompactions or
+  // CompactRangeOptions::max_subcompactions ask for.
+  static constexpr uint32_t kMaxSubcompactions = 64;
 
   // Writes slow down (to delayed_write_rate) once compaction is estimated to owe this many
   // bytes; 0 disables. Must not exceed hard_pending_compaction_bytes_limit when both are set.
@@ -428,8 +431,8 @@ struct CompactRangeOptions {
   BottommostLevelCompaction bottommost_level_compaction =
       BottommostLevelCompaction::kIfHaveCompactionFilter;
 
-  // Most subcompactions for this compaction; 0 means Options::max_subcompactions.
-  // Default: 0.
+  // Most subcompactions for this compaction; 0 means Options::max_subcompactions. Values above
+  // Options::kMaxSubcompactions run that many. Default: 0.
   uint32_t max_subcompactions = 0;
 };
 

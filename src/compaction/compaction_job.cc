@@ -374,7 +374,10 @@ Status CompactionJob::Run() {
   stats_.bytes_read = c_->InputBytes();
   Status s = BuildTombstones();
   if (!s.ok()) return s;
-  std::vector<std::string> points = SplitPoints(c_->max_subcompactions);
+  // One thread per range: bounded, so a huge max_subcompactions (or per-call
+  // CompactRangeOptions::max_subcompactions) cannot start thousands of threads.
+  const size_t ranges = std::min<size_t>(c_->max_subcompactions, Options::kMaxSubcompactions);
+  std::vector<std::string> points = SplitPoints(ranges);
   std::vector<Subcompaction> subs(points.size() + 1);
   for (size_t i = 0; i < subs.size(); i++) {
     if (i > 0) subs[i].start = points[i - 1];

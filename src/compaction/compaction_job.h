@@ -7,7 +7,8 @@
 // Subcompactions: with max_subcompactions > 1 the key span is split into that many ranges of
 // about equal input bytes (split points sampled from the input tables' indexes) and the ranges
 // run in parallel threads, each with its own iterator and output files; ranges do not overlap,
-// so their outputs together form one sorted run.
+// so their outputs together form one sorted run. At most Options::kMaxSubcompactions ranges
+// (threads, the caller's included) run, whatever max_subcompactions asks for.
 //
 // Range deletions: the inputs' tombstones are fragmented once; each output file carries the
 // fragments of its own key interval (from its first key, or its subcompaction's start, up to the

@@ -79,6 +79,8 @@ void CheckLevels(const Options& o, RuleChecker* c) {
 void CheckCompaction(const Options& o, RuleChecker* c) {
   c->Require(o.max_background_jobs >= 1, "max_background_jobs", "must be at least 1");
   c->Require(o.max_subcompactions >= 1, "max_subcompactions", "must be at least 1");
+  c->Require(o.max_subcompactions <= Options::kMaxSubcompactions, "max_subcompactions",
+             absl::StrCat("must be at most ", Options::kMaxSubcompactions));
   c->Require(o.soft_pending_compaction_bytes_limit == 0 ||
                  o.hard_pending_compaction_bytes_limit == 0 ||
                  o.soft_pending_compaction_bytes_limit <= o.hard_pending_compaction_bytes_limit,

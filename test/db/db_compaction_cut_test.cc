@@ -385,5 +385,60 @@ TEST_F(DBCompactionCutTest, ChangeLevelNeverMovesOlderDataAboveAConcurrentFlush)
   EXPECT_EQ(Get("m"), "v3") << "after reopen";
 }
 
+// ---------------------------------------------------------------- Finding 17 (part)
+
+// max_subcompactions above Options::kMaxSubcompactions is refused at Open, naming the option.
+TEST_F(DBCompactionCutTest, MaxSubcompactionsAboveTheBoundIsRefused) {
+  options_.max_subcompactions = kSubcompactionBound + 1;
+  Status s = DB::Open(options_, kDb, &db_);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("max_subcompactions"), std::string::npos) << s.ToString();
+  options_.max_subcompactions = std::numeric_limits<uint32_t>::max();
+  EXPECT_TRUE(DB::Open(options_, kDb, &db_).IsInvalidArgument());
+  options_.max_subcompactions = kSubcompactionBound;
+  Open();
+}
+
+// A per-call CompactRangeOptions::max_subcompactions of 2^31 over 40 tables (some 5,000
+// sampled split points) used to start one thread per split point. The job now runs at most
+// Options::kMaxSubcompactions ranges (the LOG's "N subcompactions"), and the result is complete.
+TEST_F(DBCompactionCutTest, HugeSubcompactionCountStartsBoundedThreads) {
+  options_.disable_auto_compactions = true;
+  options_.max_subcompactions = kSubcompactionBound;
+  Open();
+  std::map<std::string, std::string> model;
+  Random rnd(17);
+  for (int f = 0; f < 40; f++) {
+    for (int i = 0; i < 400; i++) {
+      char k[16];
+      snprintf(k, sizeof(k), "k%06u", static_cast<unsigned>(rnd.Uniform(200000)));
+      const std::string v = std::to_string(f) + std::string(20, 'v');
+      ASSERT_OK(db_->Put(WriteOptions(), k, v));
+      model[k] = v;
+    }
+    ASSERT_OK(db_->Flush(FlushOptions()));
+  }
+  CompactRangeOptions cro;
+  cro.max_subcompactions = 1u << 31;
+  ASSERT_OK(db_->CompactRange(cro, nullptr, nullptr));
+  std::string log;
+  ASSERT_OK(ReadFileToString(fs_.get(), std::string(kDb) + "/LOG", &log));
+  std::smatch m;
+  const std::regex done(R"(compaction \(manual\) done: .*, (\d+) subcompactions,)");
+  ASSERT_TRUE(std::regex_search(log, m, done)) << "no compaction line in the LOG";
+  const int subs = std::stoi(m[1].str());
+  EXPECT_GE(subs, 2);
+  EXPECT_LE(subs, static_cast<int>(kSubcompactionBound));
+  std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions());
+  auto expected = model.begin();
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++expected) {
+    ASSERT_NE(expected, model.end());
+    ASSERT_EQ(it->key(), expected->first);
+    ASSERT_EQ(it->value(), expected->second);
+  }
+  ASSERT_OK(it->status());
+  EXPECT_EQ(expected, model.end());
+}
+
 }  // namespace
 }  // namespace shale
