@@ -421,7 +421,9 @@ struct CompactRangeOptions {
   bool exclusive_manual_compaction = true;
 
   // Move the result to target_level (or the lowest level that fits when target_level is -1).
-  // Default: false.
+  // While the compaction and the move run, flushes and ingestions of overlapping keys go above
+  // target_level, and no compaction writes the range into the levels between, so the moved
+  // (older) data never lands above newer data. Default: false.
   bool change_level = false;
 
   // See change_level. Default: -1.
