@@ -3,7 +3,8 @@
 //      fail before anything changes.
 //   2. Bring each file into the DB directory under a new file number (kept in
 //      pending_outputs_, so no obsolete-file sweep removes it): a hard link when move_files
-//      asks and the file system allows, else a synced copy; then sync the directory.
+//      asks and the file system allows (then the linked file is synced: its writer may not
+//      have), else a synced copy; then sync the directory.
 //   3. Take the front of the write queue (as Flush does), so no write runs until the end.
 //      Flush the memtables first if they hold keys in a file's range, and under universal
 //      compaction flush every memtable before a file enters L0 (FlushForIngestionLocked says
@@ -203,7 +204,14 @@ Status DBImpl::AddExternalFilesToDir(const IngestExternalFileOptions& options,
       f.linked = s.ok();
       // Not linkable (another file system, no hard links): copy instead.
     }
-    if (!f.linked) s = CopyFileSynced(fs_, f.info.path, target);
+    if (f.linked) {
+      f.in_dir = true;
+      // The link shares data that its writer may never have synced: make it durable before
+      // the MANIFEST edit refers to it (a copy is synced as it is written).
+      s = SyncExistingFile(fs_, target);
+    } else {
+      s = CopyFileSynced(fs_, f.info.path, target);
+    }
     if (!s.ok()) return Status(s.code(), s.subcode(), "IngestExternalFile", s.message());
     f.in_dir = true;
     uint64_t size = 0;
