@@ -180,6 +180,8 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
 
 const Snapshot* DBImpl::GetSnapshot() {
   MutexLock lock(&mu_);
+  // A snapshot taken now would see a sequence-0 ingested file appear (db_impl_ingest.cc).
+  while (snapshot_blocking_ingestions_ > 0) ingestion_cv_.Wait(&mu_);
   return snapshots_.New(versions_->LastSequence());
 }
 

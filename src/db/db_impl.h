@@ -347,6 +347,10 @@ class DBImpl final : public DB {
   uint64_t super_version_number_ ABSL_GUARDED_BY(mu_) = 0;
 
   SnapshotList snapshots_ ABSL_GUARDED_BY(mu_);
+  // Ingestions writing the MANIFEST edit of a file at sequence 0 that snapshot_consistency
+  // must keep from earlier snapshots (db_impl_ingest.cc): GetSnapshot waits while any is.
+  int snapshot_blocking_ingestions_ ABSL_GUARDED_BY(mu_) = 0;
+  CondVar ingestion_cv_;  // signalled when snapshot_blocking_ingestions_ drops to 0
   // Table files being written: not obsolete though no Version lists them yet.
   std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
   uint64_t options_file_number_ ABSL_GUARDED_BY(mu_) = 0;
