@@ -114,9 +114,12 @@ class DBImpl final : public DB {
  private:
   // CreateCheckpoint's steps (db_impl_checkpoint.cc). A plan holds a reference to a Version.
   struct CheckpointPlan;
-  // Flushes or lists the WALs to copy (per log_size_for_flush), then captures the plan.
+  // Flushes (per log_size_for_flush) and captures the plan with the WALs to copy.
   [[nodiscard]] Status PlanCheckpoint(uint64_t log_size_for_flush, CheckpointPlan* plan)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // At the write queue's front: flushes writes made without the WAL, then captures the plan
+  // (CapturePlanLocked) with the WAL being written and its length, and keeps the plan's WALs.
+  [[nodiscard]] Status CapturePlanAtFront(CheckpointPlan* plan) ABSL_LOCKS_EXCLUDED(mu_);
   void CapturePlanLocked(CheckpointPlan* plan) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReleasePlan(CheckpointPlan* plan) ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -351,6 +354,9 @@ class DBImpl final : public DB {
   // must keep from earlier snapshots (db_impl_ingest.cc): GetSnapshot waits while any is.
   int snapshot_blocking_ingestions_ ABSL_GUARDED_BY(mu_) = 0;
   CondVar ingestion_cv_;  // signalled when snapshot_blocking_ingestions_ drops to 0
+  // The first WAL (log number) of each checkpoint plan alive: DeleteObsoleteFiles keeps the
+  // WALs from the smallest on, so the plan can copy them (db_impl_checkpoint.cc).
+  std::multiset<uint64_t> checkpoint_wals_ ABSL_GUARDED_BY(mu_);
   // Table files being written: not obsolete though no Version lists them yet.
   std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
   uint64_t options_file_number_ ABSL_GUARDED_BY(mu_) = 0;
