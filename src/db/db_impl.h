@@ -179,6 +179,9 @@ class DBImpl final : public DB {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status StartNewWal(uint64_t number);
   [[nodiscard]] Status WriteOptionsFileLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Writes `options` durably as OPTIONS-<number> (a temp file, renamed, the directory synced);
+  // on failure leaves neither file. Touches no DB state: called with or without mu_.
+  [[nodiscard]] Status WriteOptionsFileNumbered(const Options& options, uint64_t number);
 
   // ---- db_impl_write.cc
   [[nodiscard]] Status MakeRoomForWrite(bool force) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -329,6 +332,9 @@ class DBImpl final : public DB {
   std::unique_ptr<ThreadPool> compaction_pool_;
   std::unique_ptr<CompactionPicker> picker_;
 
+  // Serializes SetOptions calls (held across validating, writing the OPTIONS file and
+  // installing the values, so options_ cannot change in between). Lock order: before mu_.
+  Mutex set_options_mu_;
   mutable Mutex mu_;
   Options options_ ABSL_GUARDED_BY(mu_);  // changed by SetOptions
   // Shared with the Options the user passed (keeps the file system alive).
