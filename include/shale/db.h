@@ -137,7 +137,10 @@ class SHALE_EXPORT DB {
                                     const IngestExternalFileOptions& options) = 0;
   // Changes dynamic options ("Dynamic: yes" in options.h) by name, RocksDB's names and value
   // syntax ({"write_buffer_size", "128M"}). All or none: InvalidArgument naming the option if
-  // one is unknown, not dynamic, or has a bad value.
+  // one is unknown, not dynamic, or has a bad value. The new values go live only once a new
+  // OPTIONS file holding them is durable; if writing it fails, that error is returned and the
+  // old values stay live (the old OPTIONS file stays the latest). Calls are serialized; reads,
+  // writes and background work go on while the file is written.
   virtual Status SetOptions(const std::unordered_map<std::string, std::string>& options) = 0;
 
   // Clears the background error after its cause is fixed (space freed, device back) and

@@ -440,10 +440,13 @@ struct CompactRangeOptions {
 
 struct IngestExternalFileOptions {
   // Move (rename) the files into the DB instead of copying them; falls back to a copy across
-  // file systems. Default: false.
+  // file systems. A moved file is synced before the ingestion commits (whatever wrote it may
+  // not have). Default: false.
   bool move_files = false;
 
-  // Snapshots taken before the ingestion do not see the ingested keys. Default: true.
+  // Snapshots taken before the ingestion do not see the ingested keys. Default: true. (When
+  // the files overlap nothing and no snapshot exists, they keep sequence 0; a GetSnapshot
+  // called while such an ingestion commits waits the few milliseconds until it has.)
   bool snapshot_consistency = true;
 
   // Allow giving the files a sequence number (needed when they overlap the DB's keys or a

@@ -180,6 +180,8 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
 
 const Snapshot* DBImpl::GetSnapshot() {
   MutexLock lock(&mu_);
+  // A snapshot taken now would see a sequence-0 ingested file appear (db_impl_ingest.cc).
+  while (snapshot_blocking_ingestions_ > 0) ingestion_cv_.Wait(&mu_);
   return snapshots_.New(versions_->LastSequence());
 }
 
@@ -215,21 +217,38 @@ Status DBImpl::SetOptions(const std::unordered_map<std::string, std::string>& ch
     }
     text += name + "=" + value + ";";
   }
-  MutexLock lock(&mu_);
+  // One SetOptions at a time: options_ cannot change between the validation below and the
+  // install, while the new OPTIONS file is written without mu_ held.
+  MutexLock serial(&set_options_mu_);
   Options updated;
-  Status s = GetOptionsFromString(options_, text, &updated);
-  if (s.ok()) s = updated.Validate();
-  if (s.ok()) s = CheckSupportedNow(updated);
-  if (!s.ok()) return s;
-  options_ = updated;
-  info_log_->Log("SetOptions: %s", text.c_str());
-  RecalculateWriteStallLocked();
-  MaybeScheduleCompactionLocked();
-  s = WriteOptionsFileLocked();
-  mu_.Unlock();
+  uint64_t number = 0;
+  {
+    MutexLock lock(&mu_);
+    if (closed_ || shutting_down_) return Status::ShutdownInProgress("the DB is closing");
+    Status s = GetOptionsFromString(options_, text, &updated);
+    if (s.ok()) s = updated.Validate();
+    if (s.ok()) s = CheckSupportedNow(updated);
+    if (!s.ok()) return s;
+    number = versions_->NewFileNumber();
+  }
+  // All or none: the new values go live only once their OPTIONS file is durable; a failed
+  // write leaves the old values live and the old file the latest.
+  Status s = WriteOptionsFileNumbered(updated, number);
+  if (!s.ok()) {
+    info_log_->Log("SetOptions: %s not applied: writing the OPTIONS file failed: %s",
+                   text.c_str(), s.ToString().c_str());
+    return s;
+  }
+  {
+    MutexLock lock(&mu_);
+    options_ = updated;
+    options_file_number_ = number;
+    info_log_->Log("SetOptions: %s", text.c_str());
+    RecalculateWriteStallLocked();
+    MaybeScheduleCompactionLocked();
+  }
   DeleteObsoleteFiles();  // the previous OPTIONS file
-  mu_.Lock();
-  return s;
+  return Status::OK();
 }
 
 Status DBImpl::Resume() {

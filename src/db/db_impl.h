@@ -114,9 +114,12 @@ class DBImpl final : public DB {
  private:
   // CreateCheckpoint's steps (db_impl_checkpoint.cc). A plan holds a reference to a Version.
   struct CheckpointPlan;
-  // Flushes or lists the WALs to copy (per log_size_for_flush), then captures the plan.
+  // Flushes (per log_size_for_flush) and captures the plan with the WALs to copy.
   [[nodiscard]] Status PlanCheckpoint(uint64_t log_size_for_flush, CheckpointPlan* plan)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // At the write queue's front: flushes writes made without the WAL, then captures the plan
+  // (CapturePlanLocked) with the WAL being written and its length, and keeps the plan's WALs.
+  [[nodiscard]] Status CapturePlanAtFront(CheckpointPlan* plan) ABSL_LOCKS_EXCLUDED(mu_);
   void CapturePlanLocked(CheckpointPlan* plan) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReleasePlan(CheckpointPlan* plan) ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -176,6 +179,9 @@ class DBImpl final : public DB {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status StartNewWal(uint64_t number);
   [[nodiscard]] Status WriteOptionsFileLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Writes `options` durably as OPTIONS-<number> (a temp file, renamed, the directory synced);
+  // on failure leaves neither file. Touches no DB state: called with or without mu_.
+  [[nodiscard]] Status WriteOptionsFileNumbered(const Options& options, uint64_t number);
 
   // ---- db_impl_write.cc
   [[nodiscard]] Status MakeRoomForWrite(bool force) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -331,6 +337,9 @@ class DBImpl final : public DB {
   std::unique_ptr<ThreadPool> compaction_pool_;
   std::unique_ptr<CompactionPicker> picker_;
 
+  // Serializes SetOptions calls (held across validating, writing the OPTIONS file and
+  // installing the values, so options_ cannot change in between). Lock order: before mu_.
+  Mutex set_options_mu_;
   mutable Mutex mu_;
   Options options_ ABSL_GUARDED_BY(mu_);  // changed by SetOptions
   // Shared with the Options the user passed (keeps the file system alive).
@@ -352,6 +361,13 @@ class DBImpl final : public DB {
   uint64_t super_version_number_ ABSL_GUARDED_BY(mu_) = 0;
 
   SnapshotList snapshots_ ABSL_GUARDED_BY(mu_);
+  // Ingestions writing the MANIFEST edit of a file at sequence 0 that snapshot_consistency
+  // must keep from earlier snapshots (db_impl_ingest.cc): GetSnapshot waits while any is.
+  int snapshot_blocking_ingestions_ ABSL_GUARDED_BY(mu_) = 0;
+  CondVar ingestion_cv_;  // signalled when snapshot_blocking_ingestions_ drops to 0
+  // The first WAL (log number) of each checkpoint plan alive: DeleteObsoleteFiles keeps the
+  // WALs from the smallest on, so the plan can copy them (db_impl_checkpoint.cc).
+  std::multiset<uint64_t> checkpoint_wals_ ABSL_GUARDED_BY(mu_);
   // Table files being written: not obsolete though no Version lists them yet.
   std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
   uint64_t options_file_number_ ABSL_GUARDED_BY(mu_) = 0;

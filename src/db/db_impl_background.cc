@@ -1,5 +1,6 @@
 // DBImpl: background work. Flushes of immutable memtables (one at a time, oldest first),
 // the sticky background error, and deleting files that nothing refers to any more.
+#include <algorithm>
 #include <chrono>
 
 #include "base/filename.h"
@@ -182,6 +183,8 @@ void DBImpl::DeleteObsoleteFiles() {
     live = pending_outputs_;
     versions_->AddLiveFiles(&live);
     log_number = versions_->LogNumber();
+    // WALs a checkpoint in progress copies.
+    if (!checkpoint_wals_.empty()) log_number = std::min(log_number, *checkpoint_wals_.begin());
     manifest_number = versions_->ManifestFileNumber();
     options_number = options_file_number_;
     // Files numbered from here on may be created after this snapshot of what is live.

@@ -1,17 +1,21 @@
 // DBImpl: checkpoints (shale/checkpoint.h). CreateCheckpoint
 //  1. makes sure the target does not exist (and removes a crashed attempt's ".tmp" dir);
-//  2. plans: either flushes the memtables, or (log_size_for_flush > 0, small WALs) lists the
-//     live WALs; then, under mu_, references the current Version (so DeleteObsoleteFiles keeps
-//     its tables, see VersionSet::AddLiveFiles, until the plan is released) and encodes it as
-//     one MANIFEST record, a snapshot of the whole state as VersionSet writes when it starts a
-//     MANIFEST;
-//  3. without mu_, fills "<dir>.tmp": the WALs' complete records, hard links to (or copies of)
-//     the tables, then OPTIONS, the MANIFEST and, last, CURRENT; syncs it;
+//  2. plans: flushes the memtables first when log_size_for_flush is 0 (or the WALs prove
+//     larger than it); then, at the front of the write queue (no write in progress, as Flush
+//     and IngestExternalFile take it) and under mu_, references the current Version (so
+//     DeleteObsoleteFiles keeps its tables, see VersionSet::AddLiveFiles, until the plan is
+//     released), encodes it as one MANIFEST record (a snapshot of the whole state, as
+//     VersionSet writes when it starts a MANIFEST) and records the WAL being written and its
+//     length; writes made without the WAL are flushed there first;
+//  3. without mu_, fills "<dir>.tmp": the WALs' records up to the recorded lengths, hard links
+//     to (or copies of) the tables, then OPTIONS, the MANIFEST and, last, CURRENT; syncs it;
 //  4. renames "<dir>.tmp" to <dir> and syncs the parent directory.
-// The plan's WALs are those numbered >= its Version's log number: together with its tables
-// they hold every write acknowledged before the call. A WAL may vanish while being copied (a
-// flush finished and DeleteObsoleteFiles removed it); the checkpoint then starts over by
-// flushing.
+// The plan's WALs are those numbered from its Version's log number up to the one being
+// written: with its tables they hold exactly the writes made before the plan was captured, a
+// state the DB had (every write acknowledged before the call, nothing after the capture: an
+// ingestion or a write that lands while the files are copied is in none of them). While a
+// plan lives, DeleteObsoleteFiles keeps its WALs (checkpoint_wals_). A WAL that vanishes
+// anyway makes the checkpoint start over by flushing.
 #include <algorithm>
 #include <utility>
 
@@ -34,7 +38,10 @@ struct CheckpointSource {
   uint64_t options_number = 0;
   std::string manifest_record;  // the MANIFEST's only record: a snapshot of `version`
   Options options;
-  std::vector<uint64_t> wals;  // WALs to copy, ascending; empty when the memtables were flushed
+  uint64_t current_wal = 0;         // the WAL being written when the plan was captured...
+  uint64_t current_wal_length = 0;  // ...and its length then (a record boundary)
+  std::vector<uint64_t> wals;         // WALs to copy, ascending...
+  std::vector<uint64_t> wal_lengths;  // ...and how many bytes of each
 };
 
 // Ignores what the WAL reader drops: the torn tail of a WAL being written is expected, and
@@ -69,29 +76,66 @@ Status PrepareTarget(FileSystem* fs, const std::string& dir, const std::string& 
   return Status::OK();
 }
 
-// The WALs of `dbname` numbered >= min_number, ascending, and their total size.
-Status ListWals(FileSystem* fs, const std::string& dbname, uint64_t min_number,
-                std::vector<uint64_t>* wals, uint64_t* bytes) {
+// Fills src->wals and src->wal_lengths with the WALs of `dbname` the plan needs: numbered
+// from src->log_number to src->current_wal, ascending. The older ones are complete (a memtable
+// switch closed them) and copied whole; the current one up to src->current_wal_length. Adds
+// their total length to *bytes.
+Status ListWals(FileSystem* fs, const std::string& dbname, CheckpointSource* src,
+                uint64_t* bytes) {
   std::vector<std::string> names;
   Status s = fs->GetChildren(dbname, &names);
+  std::vector<uint64_t> numbers;
   for (size_t i = 0; s.ok() && i < names.size(); i++) {
-    uint64_t number = 0, size = 0;
+    uint64_t number = 0;
     FileType type;
-    if (!ParseFileName(names[i], &number, &type) || type != FileType::kWalFile ||
-        number < min_number) {
-      continue;
+    if (ParseFileName(names[i], &number, &type) && type == FileType::kWalFile &&
+        number >= src->log_number && number <= src->current_wal) {
+      numbers.push_back(number);
     }
-    s = fs->GetFileSize(WalFileName(dbname, number), &size);
-    if (s.IsNotFound() || s.IsPathNotFound()) {
-      s = Status::OK();  // deleted since the listing: the caller sees the log number move on
-      continue;
+  }
+  std::sort(numbers.begin(), numbers.end());
+  for (size_t i = 0; s.ok() && i < numbers.size(); i++) {
+    uint64_t size = 0;
+    if (numbers[i] == src->current_wal) {
+      size = src->current_wal_length;
+    } else {
+      s = fs->GetFileSize(WalFileName(dbname, numbers[i]), &size);
+      if (s.IsNotFound() || s.IsPathNotFound()) {
+        s = Status::TryAgain(WalFileName(dbname, numbers[i]), "deleted by a flush");
+      }
     }
-    wals->push_back(number);
+    if (!s.ok()) break;
+    if (size == 0) continue;  // holds nothing (a flush just started it): nothing to copy
+    src->wals.push_back(numbers[i]);
+    src->wal_lengths.push_back(size);
     *bytes += size;
   }
-  std::sort(wals->begin(), wals->end());
   return s;
 }
+
+// Reads at most `limit` bytes of another SequentialFile: what a WAL held at a moment.
+class PrefixSequentialFile final : public SequentialFile {
+ public:
+  PrefixSequentialFile(std::unique_ptr<SequentialFile> base, uint64_t limit)
+      : base_(std::move(base)), remaining_(limit) {}
+  Status Read(size_t n, std::string_view* result, char* scratch) override {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(n, remaining_));
+    *result = {};
+    if (want == 0) return Status::OK();
+    Status s = base_->Read(want, result, scratch);
+    if (s.ok()) remaining_ -= result->size();
+    return s;
+  }
+  Status Skip(uint64_t n) override {
+    const uint64_t skip = std::min(n, remaining_);
+    remaining_ -= skip;
+    return base_->Skip(skip);
+  }
+
+ private:
+  const std::unique_ptr<SequentialFile> base_;
+  uint64_t remaining_;
+};
 
 // Copies src to dst byte for byte and syncs dst; deletes dst on failure.
 Status CopyWholeFile(FileSystem* fs, const std::string& src, const std::string& dst) {
@@ -125,12 +169,15 @@ Status LinkOrCopy(FileSystem* fs, const std::string& src, const std::string& dst
   return CopyWholeFile(fs, src, dst);
 }
 
-// Copies the complete records of WAL src into a new WAL dst (a record being appended to src
-// right now is left out). TryAgain if src is gone.
-Status CopyWalRecords(FileSystem* fs, const std::string& src, const std::string& dst) {
-  std::unique_ptr<SequentialFile> in;
-  Status s = fs->NewSequentialFile(src, &in);
+// Copies the complete records in the first `length` bytes of WAL src into a new WAL dst.
+// TryAgain if src is gone.
+Status CopyWalRecords(FileSystem* fs, const std::string& src, uint64_t length,
+                      const std::string& dst) {
+  std::unique_ptr<SequentialFile> file;
+  Status s = fs->NewSequentialFile(src, &file);
   if (s.IsNotFound() || s.IsPathNotFound()) return Status::TryAgain(src, "deleted by a flush");
+  std::unique_ptr<SequentialFile> in;
+  if (s.ok()) in = std::make_unique<PrefixSequentialFile>(std::move(file), length);
   std::unique_ptr<WritableFile> out;
   if (s.ok()) s = fs->NewWritableFile(dst, &out);
   if (!s.ok()) return s;
@@ -170,7 +217,8 @@ Status FillCheckpointDir(FileSystem* fs, const std::string& dbname, const std::s
   Status s = fs->CreateDir(dir);
   if (!s.ok()) return s;
   for (size_t i = 0; s.ok() && i < src.wals.size(); i++) {
-    s = CopyWalRecords(fs, WalFileName(dbname, src.wals[i]), WalFileName(dir, src.wals[i]));
+    s = CopyWalRecords(fs, WalFileName(dbname, src.wals[i]), src.wal_lengths[i],
+                       WalFileName(dir, src.wals[i]));
   }
   bool link_failed = false;
   for (int level = 0; s.ok() && level < src.version->num_levels(); level++) {
@@ -224,8 +272,9 @@ Status DBImpl::CreateCheckpoint(const std::string& checkpoint_dir, uint64_t log_
   const std::string tmp = dir + ".tmp";
   Status s = PrepareTarget(fs_, dir, tmp);
   bool planned = false;
-  // The first attempt may copy WALs; if one vanishes, the second flushes instead.
-  for (int attempt = 0; s.ok() && attempt < 2; attempt++) {
+  // The first attempt flushes as log_size_for_flush says; if a WAL vanishes (it should not:
+  // the plan keeps them), the next ones flush first.
+  for (int attempt = 0; s.ok() && attempt < 3; attempt++) {
     CheckpointPlan plan;
     s = PlanCheckpoint(attempt == 0 ? log_size_for_flush : 0, &plan);
     if (!s.ok()) break;
@@ -245,30 +294,53 @@ Status DBImpl::CreateCheckpoint(const std::string& checkpoint_dir, uint64_t log_
 }
 
 Status DBImpl::PlanCheckpoint(uint64_t log_size_for_flush, CheckpointPlan* plan) {
-  bool flush = log_size_for_flush == 0;
-  {
-    MutexLock lock(&mu_);
-    if (closed_ || shutting_down_) return Status::ShutdownInProgress("the DB is closed");
-    if (HasUnloggedWritesLocked()) flush = true;  // those writes are in no WAL
-    if (!flush) CapturePlanLocked(plan);
+  // Flushing before the plan is captured lets writers go on while the memtables are written;
+  // what they write meanwhile is in the WALs the plan copies.
+  bool flushed = false;
+  if (log_size_for_flush == 0) {
+    Status s = Flush(FlushOptions());
+    if (!s.ok()) return s;
+    flushed = true;
   }
-  if (!flush) {
+  while (true) {
+    Status s = CapturePlanAtFront(plan);
     uint64_t bytes = 0;
-    Status s = ListWals(fs_, dbname_, plan->log_number, &plan->wals, &bytes);
-    bool complete = false;  // no WAL the plan needs was deleted before the listing
-    {
-      MutexLock lock(&mu_);
-      complete = versions_->LogNumber() == plan->log_number;
-    }
-    if (s.ok() && complete && bytes < log_size_for_flush) return Status::OK();
+    if (s.ok()) s = ListWals(fs_, dbname_, plan, &bytes);
+    if (s.ok() && (flushed || bytes < log_size_for_flush)) return Status::OK();
     ReleasePlan(plan);
     if (!s.ok()) return s;
+    // The WALs are too large to copy: flush them into tables, then plan again.
+    s = Flush(FlushOptions());
+    if (!s.ok()) return s;
+    flushed = true;
   }
-  Status s = Flush(FlushOptions());
-  if (!s.ok()) return s;
+}
+
+Status DBImpl::CapturePlanAtFront(CheckpointPlan* plan) {
+  Writer w(nullptr, WriteOptions());
   MutexLock lock(&mu_);
-  CapturePlanLocked(plan);
-  return Status::OK();
+  if (closed_ || shutting_down_) return Status::ShutdownInProgress("the DB is closed");
+  writers_.push_back(&w);
+  while (&w != writers_.front()) w.cv.Wait(&mu_);
+  // At the front no write is in progress (and no ingestion, which takes the front too): the
+  // current Version with the WALs as long as they are now holds exactly the writes made so
+  // far, and the WAL being written ends at a record boundary.
+  Status s;
+  if (HasUnloggedWritesLocked()) {
+    // Writes made without the WAL are only in the memtables: flush them into tables first,
+    // here, so that none is made meanwhile.
+    if (mem_->num_entries() > 0) s = MakeRoomForWrite(/*force=*/true);
+    if (s.ok()) s = WaitForFlushLocked(logfile_number_);
+  }
+  if (s.ok()) {
+    CapturePlanLocked(plan);
+    plan->current_wal = logfile_number_;
+    plan->current_wal_length = log_->length();
+    checkpoint_wals_.insert(plan->log_number);
+  }
+  writers_.pop_front();
+  if (!writers_.empty()) writers_.front()->cv.Signal();
+  return s;
 }
 
 void DBImpl::CapturePlanLocked(CheckpointPlan* plan) {
@@ -297,6 +369,7 @@ void DBImpl::ReleasePlan(CheckpointPlan* plan) {
   if (plan->version != nullptr) {
     MutexLock lock(&mu_);
     plan->version->Unref();
+    checkpoint_wals_.erase(checkpoint_wals_.find(plan->log_number));
   }
   *plan = CheckpointPlan();
 }

@@ -3,7 +3,8 @@
 //      fail before anything changes.
 //   2. Bring each file into the DB directory under a new file number (kept in
 //      pending_outputs_, so no obsolete-file sweep removes it): a hard link when move_files
-//      asks and the file system allows, else a synced copy; then sync the directory.
+//      asks and the file system allows (then the linked file is synced: its writer may not
+//      have), else a synced copy; then sync the directory.
 //   3. Take the front of the write queue (as Flush does), so no write runs until the end.
 //      Flush the memtables first if they hold keys in a file's range, and under universal
 //      compaction flush every memtable before a file enters L0 (FlushForIngestionLocked says
@@ -13,7 +14,9 @@
 //      files in the directory are unreferenced (removed here, or by the next sweep after a
 //      crash); after it the DB holds every file. When the MANIFEST write fails, the outcome
 //      is unknown until the next Open (the record may be whole on disk): the DB goes
-//      read-only (a background error) and keeps the files.
+//      read-only (a background error) and keeps the files. The files' sequence number is
+//      published (LastSequence) only with the SuperVersion that holds them, so a snapshot
+//      taken while the edit is written reads the same before and after it lands.
 //   5. With move_files, unlink the originals.
 //
 // Placement: a file goes to the lowest level whose files, and the files of every level above
@@ -203,7 +206,14 @@ Status DBImpl::AddExternalFilesToDir(const IngestExternalFileOptions& options,
       f.linked = s.ok();
       // Not linkable (another file system, no hard links): copy instead.
     }
-    if (!f.linked) s = CopyFileSynced(fs_, f.info.path, target);
+    if (f.linked) {
+      f.in_dir = true;
+      // The link shares data that its writer may never have synced: make it durable before
+      // the MANIFEST edit refers to it (a copy is synced as it is written).
+      s = SyncExistingFile(fs_, target);
+    } else {
+      s = CopyFileSynced(fs_, f.info.path, target);
+    }
     if (!s.ok()) return Status(s.code(), s.subcode(), "IngestExternalFile", s.message());
     f.in_dir = true;
     uint64_t size = 0;
@@ -228,6 +238,7 @@ Status DBImpl::InstallExternalFiles(const IngestExternalFileOptions& options,
   if (s.ok()) {
     VersionEdit edit;
     SequenceNumber last = versions_->LastSequence();
+    bool sequence_zero = false;
     for (IngestedFile& f : *files) {
       FileMetaData meta = f.info.meta;
       meta.number = f.number;
@@ -237,10 +248,22 @@ Status DBImpl::InstallExternalFiles(const IngestExternalFileOptions& options,
       SetBoundarySequence(&meta.largest, f.seqno);
       edit.AddFile(f.level, meta);
       last = std::max(last, f.seqno);
+      sequence_zero = sequence_zero || f.seqno == 0;
     }
-    // Published before the edit is logged, so the MANIFEST records it: after a restart new
-    // writes are numbered above the ingested files.
-    if (last > versions_->LastSequence()) versions_->SetLastSequence(last);
+    // The files' sequence numbers are allocated before the edit is logged, so the MANIFEST
+    // records them (after a restart new writes are numbered above the files), but published
+    // only once the SuperVersion holds the files (below): LogAndApply releases mu_, and a
+    // snapshot taken meanwhile must read below the files both before and after they land.
+    const SequenceNumber allocated = versions_->LastAllocatedSequence();
+    if (last > allocated) versions_->AllocateSequences(last - allocated);
+    // A file at sequence 0 is visible at every sequence, so no sequence can keep it from a
+    // snapshot taken before it lands. When snapshot_consistency asks that earlier snapshots
+    // not see the files (and there were none as they were placed), GetSnapshot waits until
+    // they are in (ingest_behind files are below everything by definition, and visible to
+    // every snapshot).
+    const bool hold_snapshots =
+        sequence_zero && options.snapshot_consistency && !options.ingest_behind;
+    if (hold_snapshots) snapshot_blocking_ingestions_++;
     // LogAndApply releases mu_ while it writes: until the files are in the Version, their
     // ranges are pending outputs, so no compaction or flush picked meanwhile puts an
     // overlapping file into their levels.
@@ -255,11 +278,21 @@ Status DBImpl::InstallExternalFiles(const IngestExternalFileOptions& options,
     if (!s.ok()) {
       // The edit may have reached the MANIFEST anyway (a failed sync after the write): the
       // files stay, listed as pending outputs until the DB closes; the next Open keeps them
-      // if the MANIFEST lists them and deletes them otherwise.
+      // if the MANIFEST lists them and deletes them otherwise. Their sequence numbers are
+      // used up: no later write may reuse them.
+      if (last > versions_->LastSequence()) versions_->SetLastSequence(last);
       for (IngestedFile& f : *files) f.maybe_logged = true;
       RecordBackgroundErrorLocked(s, "ingestion MANIFEST write");
     } else {
-      ReplaceSuperVersionLocked();
+      // Readers take the SuperVersion and the last sequence together under mu_: both change
+      // here without releasing it.
+      SuperVersion* old = InstallSuperVersionLocked();
+      if (last > versions_->LastSequence()) versions_->SetLastSequence(last);
+      if (old != nullptr) {
+        mu_.Unlock();
+        UnrefSuperVersion(old);
+        mu_.Lock();
+      }
       RecalculateWriteStallLocked();
       MaybeScheduleCompactionLocked();
       for (const IngestedFile& f : *files) {
@@ -272,6 +305,7 @@ Status DBImpl::InstallExternalFiles(const IngestExternalFileOptions& options,
         }
       }
     }
+    if (hold_snapshots && --snapshot_blocking_ingestions_ == 0) ingestion_cv_.SignalAll();
   }
   writers_.pop_front();
   if (!writers_.empty()) writers_.front()->cv.Signal();

@@ -337,15 +337,26 @@ Status DBImpl::FlushRecoveredMemTable(MemTable* mem, VersionEdit* edit) {
 
 Status DBImpl::WriteOptionsFileLocked() {
   const uint64_t number = versions_->NewFileNumber();
+  Status s = WriteOptionsFileNumbered(options_, number);
+  if (s.ok()) options_file_number_ = number;
+  return s;
+}
+
+Status DBImpl::WriteOptionsFileNumbered(const Options& options, uint64_t number) {
   const std::string tmp = TempFileName(dbname_, number);
-  Status s = WriteOptionsFile(fs_, tmp, options_);
-  if (s.ok()) s = fs_->RenameFile(tmp, OptionsFileName(dbname_, number));
+  const std::string target = OptionsFileName(dbname_, number);
+  Status s = WriteOptionsFile(fs_, tmp, options);
+  bool renamed = false;
+  if (s.ok()) {
+    s = fs_->RenameFile(tmp, target);
+    renamed = s.ok();
+  }
   if (s.ok()) s = fs_->SyncDir(dbname_);
   if (!s.ok()) {
-    fs_->DeleteFile(tmp).PermitUncheckedError();
+    // Neither name stays: the previous OPTIONS file remains the latest.
+    fs_->DeleteFile(renamed ? target : tmp).PermitUncheckedError();
     return s;
   }
-  options_file_number_ = number;
   return Status::OK();
 }
 

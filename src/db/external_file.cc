@@ -177,4 +177,13 @@ Status CopyFileSynced(FileSystem* fs, const std::string& src, const std::string&
   return s;
 }
 
+Status SyncExistingFile(FileSystem* fs, const std::string& path) {
+  std::unique_ptr<WritableFile> file;
+  Status s = fs->NewAppendableFile(path, &file);
+  if (!s.ok()) return s;
+  s = file->Sync();
+  Status closed = file->Close();
+  return s.ok() ? closed : s;
+}
+
 }  // namespace shale

@@ -51,6 +51,12 @@ struct ExternalFileInfo {
 [[nodiscard]] Status CopyFileSynced(FileSystem* fs, const std::string& src,
                                     const std::string& target);
 
+// Makes the contents of the existing file `path` durable (opens it to append, syncs it, closes
+// it; nothing is written). A file brought in by a hard link shares its data with a file that
+// whoever wrote it (cp, rsync, a job on another host) may never have synced: the link alone
+// makes only the name durable, once the directory is synced.
+[[nodiscard]] Status SyncExistingFile(FileSystem* fs, const std::string& path);
+
 }  // namespace shale
 
 #endif  // SHALE_DB_EXTERNAL_FILE_H_
