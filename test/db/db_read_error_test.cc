@@ -11,7 +11,8 @@
 // model's answer or an error. A key the model says is deleted, another value, or a key missing
 // without an error fails the test, as does a read whose injected fault fired without any
 // operation reporting an error (the error was swallowed), and an iterator that is Valid() while
-// its status() is an error.
+// its status() is an error. Compaction input: a failing read fails the compaction (a background
+// error), the inputs stay and the data reads back in full, after Resume and after a reopen.
 //
 // Block cache: off, or tiny with the index and filter in it (so index and filter reads hit the
 // file too), with a one-level or a partitioned index and filter; max_open_files is small in
@@ -690,6 +691,96 @@ TEST(DBReadErrorTest, BackwardScanNeverReturnsAnOlderVersionAfterAnError) {
   fault_fs->ClearInjectedErrors();
   ASSERT_GT(errors, 4u);
   ASSERT_OK(db->Close());
+}
+
+// ---------------------------------------------------------------- compaction input
+
+void VerifyAll(DB* db, const Model& model, const std::string& where) {
+  std::unique_ptr<Iterator> it = db->NewIterator(ReadOptions());
+  auto m = model.begin();
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++m) {
+    ASSERT_NE(m, model.end()) << where << "extra key " << it->key();
+    ASSERT_EQ(it->key(), m->first) << where;
+    ASSERT_EQ(it->value(), m->second) << where;
+  }
+  ASSERT_TRUE(it->status().ok()) << where << it->status().ToString();
+  ASSERT_EQ(m, model.end()) << where << "missing " << m->first;
+  auto r = model.rbegin();
+  for (it->SeekToLast(); it->Valid(); it->Prev(), ++r) {
+    ASSERT_NE(r, model.rend()) << where;
+    ASSERT_EQ(it->key(), r->first) << where;
+  }
+  ASSERT_TRUE(it->status().ok()) << where << it->status().ToString();
+  ASSERT_EQ(r, model.rend()) << where;
+  it.reset();
+  for (int i = 0; i < kKeys; i++) {
+    std::string value;
+    Status s = db->Get(ReadOptions(), Key(i), &value);
+    auto found = model.find(Key(i));
+    if (found == model.end()) {
+      ASSERT_TRUE(s.IsNotFound()) << where << Key(i) << ": " << s.ToString();
+    } else {
+      ASSERT_TRUE(s.ok()) << where << Key(i) << ": " << s.ToString();
+      ASSERT_EQ(value, found->second) << where << Key(i);
+    }
+  }
+}
+
+// A full manual compaction whose Nth read fails: it fails (the DB records a background error),
+// the inputs stay, every key reads back; after Resume and after a reopen the compaction
+// succeeds and the data is unchanged.
+TEST(DBReadErrorTest, FailedCompactionReadKeepsTheInputs) {
+  const int seeds = Stress() ? 60 : 6;
+  for (Layout layout : {Layout::kNoCache, Layout::kPartitioned}) {
+    uint64_t reads = 0;
+    {
+      // A clean run counts the compaction's reads (the build is the same every time).
+      ReadErrorDB t(layout);
+      ASSERT_NO_FATAL_FAILURE(t.Build(77));
+      ASSERT_NO_FATAL_FAILURE(t.Close());
+      ASSERT_NO_FATAL_FAILURE(t.Open());  // the snapshot is gone: the compaction reads all
+      const uint64_t before = t.fault_fs()->OpCount(OpKind::kRead);
+      ASSERT_OK(t.db()->CompactRange(CompactRangeOptions(), nullptr, nullptr));
+      reads = t.fault_fs()->OpCount(OpKind::kRead) - before;
+      ASSERT_NO_FATAL_FAILURE(VerifyAll(t.db(), t.model(), "clean compaction: "));
+    }
+    ASSERT_GT(reads, 0u);
+    std::mt19937_64 rng(static_cast<uint64_t>(layout) + 5);
+    for (int i = 0; i < seeds; i++) {
+      ReadErrorDB t(layout);
+      ASSERT_NO_FATAL_FAILURE(t.Build(77));
+      ASSERT_NO_FATAL_FAILURE(t.Close());
+      ASSERT_NO_FATAL_FAILURE(t.Open());
+      const uint64_t nth = 1 + rng() % reads;
+      const std::string where =
+          absl::StrCat(LayoutName(layout), ": compaction read ", nth, " of ", reads, " fails: ");
+      const uint64_t before = t.fault_fs()->OpCount(OpKind::kRead);
+      t.fault_fs()->InjectError(OpKind::kRead, nth, FaultIOError("injected read fault"));
+      Status s = t.db()->CompactRange(CompactRangeOptions(), nullptr, nullptr);
+      const bool hit = t.fault_fs()->OpCount(OpKind::kRead) - before >= nth;
+      t.fault_fs()->ClearInjectedErrors();
+      if (hit) {
+        ASSERT_FALSE(s.ok()) << where << "the compaction succeeded";
+        std::string cause;
+        ASSERT_TRUE(t.db()->GetProperty(DB::Properties::kBackgroundError, &cause));
+        EXPECT_FALSE(cause.empty()) << where << "no background error recorded";
+      }
+      ASSERT_NO_FATAL_FAILURE(VerifyAll(t.db(), t.model(), where + "after it: "));
+      {
+        Status r = t.db()->Resume();
+        ASSERT_TRUE(r.ok()) << where << "Resume: " << r.ToString();
+      }
+      ASSERT_NO_FATAL_FAILURE(VerifyAll(t.db(), t.model(), where + "after Resume: "));
+      {
+        Status r = t.db()->CompactRange(CompactRangeOptions(), nullptr, nullptr);
+        ASSERT_TRUE(r.ok()) << where << "compacting again: " << r.ToString();
+      }
+      ASSERT_NO_FATAL_FAILURE(VerifyAll(t.db(), t.model(), where + "compacted again: "));
+      ASSERT_NO_FATAL_FAILURE(t.Close());
+      ASSERT_NO_FATAL_FAILURE(t.Open());
+      ASSERT_NO_FATAL_FAILURE(VerifyAll(t.db(), t.model(), where + "after reopen: "));
+    }
+  }
 }
 
 }  // namespace
