@@ -3,8 +3,9 @@
 // read path in that error, never in a stale value, a deleted key or a silently skipped table.
 //
 // The DB under test has several levels, L0 tables and a memtable, in which newer values,
-// deletions, range deletions and merge operands shadow older entries across tables; a snapshot
-// keeps some of the older versions alive. For many seeds a read (Get, MultiGet, forward and
+// deletions, range deletions and merge operands (some in ingested tables, read with a global
+// sequence number) shadow older entries across tables; a snapshot keeps some of the older
+// versions alive. For many seeds a read (Get, MultiGet, forward and
 // backward scans, a random walk of seeks, Next and Prev with and without bounds, at the latest
 // state or at the snapshot) runs once without faults to count its file reads, then again with
 // the Nth of them failing. Each answer is checked against a std::map model: it is either the
@@ -38,6 +39,7 @@
 #include "shale/db.h"
 #include "shale/filter_policy.h"
 #include "shale/merge_operator.h"
+#include "shale/sst_file_writer.h"
 #include "testutil/status_matchers.h"
 
 namespace shale {
@@ -276,6 +278,9 @@ class ReadErrorDB {
           model_.erase(model_.lower_bound(key), model_.lower_bound(end));
         }
       }
+      if (round == 3 || round == kRounds - 2) {
+        ASSERT_NO_FATAL_FAILURE(Ingest(&rng, round));
+      }
       if (round == 4) {
         snapshot_ = db_->GetSnapshot();
         snap_model_ = model_;
@@ -291,6 +296,39 @@ class ReadErrorDB {
         ASSERT_NO_FATAL_FAILURE(WaitIdle());
       }
     }
+  }
+
+  // Ingests a table of puts, deletions and merge operands over random keys. It overlaps the
+  // memtable and the tables, so it gets a global sequence number (read through
+  // GlobalSeqnoIterator) and shadows older entries.
+  void Ingest(std::mt19937_64* rng, int round) {
+    const std::string path = absl::StrCat("/ingest-", round, ".sst");
+    SstFileWriter writer(MakeOptions().table_options, kNoCompression, BytewiseComparator(), fs_);
+    ASSERT_OK(writer.Open(path));
+    for (int k = static_cast<int>((*rng)() % 4); k < kKeys; k += 1 + static_cast<int>((*rng)() % 4)) {
+      const std::string key = Key(k);
+      const int op = static_cast<int>((*rng)() % 10);
+      if (op < 6) {
+        std::string value = absl::StrCat("ingested", round, ".");
+        value.append(10 + (*rng)() % 110, static_cast<char>('a' + (*rng)() % 26));
+        ASSERT_OK(writer.Put(key, value));
+        model_[key] = value;
+      } else if (op < 8) {
+        ASSERT_OK(writer.Delete(key));
+        model_.erase(key);
+      } else {
+        const std::string operand = absl::StrCat("im", round, ".", k);
+        ASSERT_OK(writer.Merge(key, operand));
+        auto it = model_.find(key);
+        if (it == model_.end()) {
+          model_[key] = operand;
+        } else {
+          it->second += "," + operand;
+        }
+      }
+    }
+    ASSERT_OK(writer.Finish());
+    ASSERT_OK(db_->IngestExternalFile({path}, IngestExternalFileOptions()));
   }
 
   // Files per level, "L0:2 L1:3 ...".
