@@ -161,6 +161,7 @@ enum class Layout {
   kNoCache,            // no block cache: every block read hits the file
   kTinyCacheIndexed,   // a 4 KiB cache holding the index and filter (unpinned), filter on
   kPartitioned,        // partitioned index and filter, no cache, few open tables
+  kPartitionedCached,  // partitioned, a 4 KiB cache holding the (unpinned) top-level index too
 };
 
 const char* LayoutName(Layout l) {
@@ -168,6 +169,7 @@ const char* LayoutName(Layout l) {
     case Layout::kNoCache: return "no-cache";
     case Layout::kTinyCacheIndexed: return "tiny-cache-indexed";
     case Layout::kPartitioned: return "partitioned";
+    case Layout::kPartitionedCached: return "partitioned-cached";
   }
   return "?";
 }
@@ -214,6 +216,15 @@ class ReadErrorDB {
         o.table_options.metadata_block_size = 128;
         o.table_options.filter_policy = NewBloomFilterPolicy(10);
         o.max_open_files = 20;  // a table cache of 10 tables: reads open tables too
+        break;
+      case Layout::kPartitionedCached:
+        o.table_options.block_cache = NewLRUCache(4 << 10, 0);
+        o.table_options.cache_index_and_filter_blocks = true;
+        o.table_options.pin_top_level_index_and_filter = false;
+        o.table_options.index_type = TableOptions::kTwoLevelIndexSearch;
+        o.table_options.partition_filters = true;
+        o.table_options.metadata_block_size = 128;
+        o.table_options.filter_policy = NewBloomFilterPolicy(10);
         break;
     }
     return o;
@@ -378,8 +389,15 @@ class ReadErrorDB {
 // the operations that reported one.
 class CheckedReads {
  public:
-  CheckedReads(DB* db, const Model& model, const Snapshot* snapshot, std::string where)
-      : db_(db), model_(model), snapshot_(snapshot), where_(std::move(where)) {}
+  // `may_skip_checksums`: reads may turn off checksum verification (not when the fault is
+  // damaged bytes, which only the checksums can catch).
+  CheckedReads(DB* db, const Model& model, const Snapshot* snapshot, bool may_skip_checksums,
+               std::string where)
+      : db_(db),
+        model_(model),
+        snapshot_(snapshot),
+        may_skip_checksums_(may_skip_checksums),
+        where_(std::move(where)) {}
 
   int errors() const { return errors_; }
 
@@ -387,6 +405,7 @@ class CheckedReads {
     ReadOptions ro;
     ro.snapshot = snapshot_;
     ro.fill_cache = (*rng)() % 2 == 0;
+    ro.verify_checksums = !may_skip_checksums_ || (*rng)() % 4 != 0;
     return ro;
   }
 
@@ -563,6 +582,7 @@ class CheckedReads {
   DB* const db_;
   const Model& model_;
   const Snapshot* const snapshot_;
+  const bool may_skip_checksums_;
   const std::string where_;
   int errors_ = 0;
 };
@@ -571,11 +591,11 @@ enum class ReadPath { kGet, kMultiGet, kForward, kBackward, kWalk };
 constexpr int kNumReadPaths = 5;
 
 // Runs one read path (chosen by seed), checked. *errors: operations that reported an error.
-void RunRead(ReadErrorDB* t, uint64_t seed, bool at_snapshot, const std::string& where,
-             int* errors) {
+void RunRead(ReadErrorDB* t, uint64_t seed, bool at_snapshot, bool corrupt,
+             const std::string& where, int* errors) {
   std::mt19937_64 rng(seed);
   CheckedReads reads(t->db(), at_snapshot ? t->snap_model() : t->model(),
-                     at_snapshot ? t->snapshot() : nullptr, where);
+                     at_snapshot ? t->snapshot() : nullptr, !corrupt, where);
   switch (static_cast<ReadPath>(seed % kNumReadPaths)) {
     case ReadPath::kGet:
       ASSERT_NO_FATAL_FAILURE(reads.Get(&rng));
@@ -613,7 +633,7 @@ void RunSeeds(Layout layout, bool corrupt, int seeds) {
                      at_snapshot ? " snapshot" : "", " (", t.Shape(), "): ");
     int errors = 0;
     const uint64_t before = t.fs()->reads();
-    ASSERT_NO_FATAL_FAILURE(RunRead(&t, seed, at_snapshot, base + "clean: ", &errors));
+    ASSERT_NO_FATAL_FAILURE(RunRead(&t, seed, at_snapshot, corrupt, base + "clean: ", &errors));
     ASSERT_EQ(errors, 0) << base << "a clean read failed";
     const uint64_t reads = t.fs()->reads() - before;
     if (reads == 0) continue;
@@ -626,7 +646,7 @@ void RunSeeds(Layout layout, bool corrupt, int seeds) {
       t.fault_fs()->InjectError(OpKind::kRead, nth, FaultIOError("injected read fault"));
     }
     const std::string where = absl::StrCat(base, "read ", nth, " of ", reads, " fails: ");
-    ASSERT_NO_FATAL_FAILURE(RunRead(&t, seed, at_snapshot, where, &errors));
+    ASSERT_NO_FATAL_FAILURE(RunRead(&t, seed, at_snapshot, corrupt, where, &errors));
     const bool hit = corrupt ? t.fs()->fired()
                              : t.fault_fs()->OpCount(OpKind::kRead) - fault_before >= nth;
     t.fs()->Arm(0, 0);
@@ -647,6 +667,9 @@ TEST(DBReadErrorTest, IOErrorTinyCacheIndexed) {
   RunSeeds(Layout::kTinyCacheIndexed, false, ReadSeeds());
 }
 TEST(DBReadErrorTest, IOErrorPartitioned) { RunSeeds(Layout::kPartitioned, false, ReadSeeds()); }
+TEST(DBReadErrorTest, IOErrorPartitionedCached) {
+  RunSeeds(Layout::kPartitionedCached, false, ReadSeeds());
+}
 TEST(DBReadErrorTest, CorruptionNoCache) { RunSeeds(Layout::kNoCache, true, ReadSeeds()); }
 TEST(DBReadErrorTest, CorruptionPartitioned) {
   RunSeeds(Layout::kPartitioned, true, ReadSeeds());
@@ -768,8 +791,9 @@ void VerifyAll(DB* db, const Model& model, const std::string& where) {
 // the inputs stay, every key reads back; after Resume and after a reopen the compaction
 // succeeds and the data is unchanged.
 TEST(DBReadErrorTest, FailedCompactionReadKeepsTheInputs) {
-  const int seeds = Stress() ? 60 : 6;
-  for (Layout layout : {Layout::kNoCache, Layout::kPartitioned}) {
+  const int seeds = Stress() ? 60 : 10;
+  for (Layout layout : {Layout::kNoCache, Layout::kTinyCacheIndexed, Layout::kPartitioned,
+                        Layout::kPartitionedCached}) {
     uint64_t reads = 0;
     {
       // A clean run counts the compaction's reads (the build is the same every time).
