@@ -16,8 +16,8 @@
 // status() returns the error, in either direction, so no entry collected before the error
 // (possibly an older version or a deleted key whose newer entry sat in the source that
 // failed) is ever returned. It stays so until the next Seek*/SeekTo* call, which starts afresh
-// and succeeds if the error is gone. Next() and Prev() REQUIRE Valid(); called anyway, they
-// change nothing.
+// and succeeds if the error is gone. Next() and Prev() REQUIRE Valid() (a debug build
+// asserts); called anyway in a release build, they change nothing.
 //
 // Ownership: owns the internal iterator and shares the range deletions; runs `cleanup` (which
 // releases what the sources pin) when destroyed. Thread-safety: none (one thread at a time).
