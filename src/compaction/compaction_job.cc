@@ -263,8 +263,9 @@ std::unique_ptr<InternalIterator> CompactionJob::NewInputIterator() const {
   return NewMergingIterator(&c_->icmp(), std::move(children));
 }
 
-std::vector<std::string> CompactionJob::SplitPoints(size_t n) const {
-  if (n <= 1) return {};
+Status CompactionJob::SplitPoints(size_t n, std::vector<std::string>* points) const {
+  points->clear();
+  if (n <= 1) return Status::OK();
   const Comparator* ucmp = c_->icmp().user_comparator();
   struct Sample {
     std::string user_key;
@@ -275,8 +276,11 @@ std::vector<std::string> CompactionJob::SplitPoints(size_t n) const {
   for (const CompactionInputLevel& in : c_->inputs()) {
     for (const FileMetaData* f : in.files) {
       std::shared_ptr<const CachedTable> table;
-      if (!ctx_.table_cache->Find(f->number, f->file_size, &table, -1, f->global_seqno).ok()) continue;
-      std::vector<std::string> keys = table->reader->SampleKeys(128);
+      Status s = ctx_.table_cache->Find(f->number, f->file_size, &table, -1, f->global_seqno);
+      if (!s.ok()) return s;
+      std::vector<std::string> keys;
+      s = table->reader->SampleKeys(128, &keys);
+      if (!s.ok()) return s;
       if (keys.empty()) continue;
       const double each = static_cast<double>(f->file_size) / static_cast<double>(keys.size());
       for (std::string& k : keys) {
@@ -288,7 +292,6 @@ std::vector<std::string> CompactionJob::SplitPoints(size_t n) const {
   std::sort(samples.begin(), samples.end(), [ucmp](const Sample& a, const Sample& b) {
     return ucmp->Compare(a.user_key, b.user_key) < 0;
   });
-  std::vector<std::string> points;
   double acc = 0;
   size_t next = 1;
   for (const Sample& s : samples) {
@@ -299,11 +302,11 @@ std::vector<std::string> CompactionJob::SplitPoints(size_t n) const {
           ucmp->Compare(s.user_key, c_->largest_user_key()) > 0) {
         continue;
       }
-      if (!points.empty() && ucmp->Compare(s.user_key, points.back()) <= 0) continue;
-      points.push_back(s.user_key);
+      if (!points->empty() && ucmp->Compare(s.user_key, points->back()) <= 0) continue;
+      points->push_back(s.user_key);
     }
   }
-  return points;
+  return Status::OK();
 }
 
 void CompactionJob::RunSubcompaction(Subcompaction* sub) const {
@@ -377,7 +380,9 @@ Status CompactionJob::Run() {
   // One thread per range: bounded, so a huge max_subcompactions (or per-call
   // CompactRangeOptions::max_subcompactions) cannot start thousands of threads.
   const size_t ranges = std::min<size_t>(c_->max_subcompactions, Options::kMaxSubcompactions);
-  std::vector<std::string> points = SplitPoints(ranges);
+  std::vector<std::string> points;
+  s = SplitPoints(ranges, &points);
+  if (!s.ok()) return s;
   std::vector<Subcompaction> subs(points.size() + 1);
   for (size_t i = 0; i < subs.size(); i++) {
     if (i > 0) subs[i].start = points[i - 1];

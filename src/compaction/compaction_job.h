@@ -86,9 +86,10 @@ class CompactionJob {
   struct Subcompaction;
   class OutputWriter;
 
-  // Split points (user keys) for `n` ranges of about equal input bytes; fewer when the inputs
-  // do not spread enough.
-  std::vector<std::string> SplitPoints(size_t n) const;
+  // Split points (user keys) for `n` ranges of about equal input bytes into *points; fewer
+  // when the inputs do not spread enough. An input table that cannot be opened, or whose index
+  // cannot be read, fails the compaction here (a read error is never skipped).
+  [[nodiscard]] Status SplitPoints(size_t n, std::vector<std::string>* points) const;
   [[nodiscard]] Status BuildTombstones();
   std::unique_ptr<InternalIterator> NewInputIterator() const;
   void RunSubcompaction(Subcompaction* sub) const;

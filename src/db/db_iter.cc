@@ -261,6 +261,11 @@ void DBIter::FindPrevUserEntry() {
         return;
     }
   }
+  // The loop ends on an entry of an earlier key (the current key's entries are complete), or
+  // with the internal iterator !Valid(): at the start of the data, or on an error. After an
+  // error the newest entries of the key (from a source the merge did not reach) may be
+  // missing, so what was collected must not be returned.
+  if (!iter_->Valid() && !iter_->status().ok()) value_type = kTypeDeletion;
   if (value_type == kTypeMerge && !MergeOperands(has_base ? &saved_value_ : nullptr)) {
     value_type = kTypeDeletion;
   }
@@ -326,9 +331,13 @@ void DBIter::SeekToLast() {
 
 void DBIter::Next() {
   assert(valid_);
+  // Not positioned (the end, or an error, which status() keeps reporting): nothing to move.
+  if (!valid_) return;
   Count(NUMBER_DB_NEXT);
   if (direction_ == kReverse) {
     // The internal iterator is before the entries of saved_key_: step onto them, then skip.
+    // It is !Valid() only when the reverse search ran off the start of the data (an error
+    // there left this iterator !Valid()), so the entries of saved_key_ come first.
     direction_ = kForward;
     if (!iter_->Valid()) {
       iter_->SeekToFirst();
@@ -344,6 +353,7 @@ void DBIter::Next() {
 
 void DBIter::Prev() {
   assert(valid_);
+  if (!valid_) return;  // as in Next()
   Count(NUMBER_DB_PREV);
   if (direction_ == kForward) {
     // Step back over every entry of the current key. After a merge the internal iterator is

@@ -11,6 +11,14 @@
 // merged, and the key and merged value are copies (saved_key_, saved_value_). Moving backward, the internal iterator sits before all entries of
 // the current key, and the current key and value are copies (saved_key_, saved_value_).
 //
+// Errors: an error of the internal iterator (a read that failed in any source), a key that
+// does not parse, or a merge that fails ends the iteration: the iterator is !Valid() and
+// status() returns the error, in either direction, so no entry collected before the error
+// (possibly an older version or a deleted key whose newer entry sat in the source that
+// failed) is ever returned. It stays so until the next Seek*/SeekTo* call, which starts afresh
+// and succeeds if the error is gone. Next() and Prev() REQUIRE Valid() (a debug build
+// asserts); called anyway in a release build, they change nothing.
+//
 // Ownership: owns the internal iterator and shares the range deletions; runs `cleanup` (which
 // releases what the sources pin) when destroyed. Thread-safety: none (one thread at a time).
 #ifndef SHALE_DB_DB_ITER_H_

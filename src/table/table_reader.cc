@@ -118,23 +118,27 @@ std::unique_ptr<InternalIterator> TableReader::NewIterator(
   return std::make_unique<GlobalSeqnoIterator>(std::move(it), comparator_, global_seqno_);
 }
 
-std::vector<std::string> TableReader::SampleKeys(size_t max_keys) const {
-  std::vector<std::string> all;
+Status TableReader::SampleKeys(size_t max_keys, std::vector<std::string>* keys) const {
+  keys->clear();
   std::shared_ptr<const LoadedBlock> holder;
   Status s;
   TableReadOptions options;
   options.fill_cache = false;
   const Block* index = IndexBlock(options, &holder, &s);
-  if (index == nullptr) return all;  // no samples: the caller works on the table whole
+  if (index == nullptr) return s;
+  std::vector<std::string> all;
   std::unique_ptr<InternalIterator> top = index->NewIterator(comparator_);
   for (top->SeekToFirst(); top->Valid(); top->Next()) all.emplace_back(top->key());
-  if (all.size() <= max_keys || max_keys == 0) return all;
-  std::vector<std::string> picked;
-  picked.reserve(max_keys);
-  for (size_t i = 0; i < max_keys; i++) {
-    picked.push_back(std::move(all[(i * all.size()) / max_keys]));
+  if (!top->status().ok()) return AnnotateBlockError(top->status(), path_, index_handle_.offset());
+  if (all.size() <= max_keys || max_keys == 0) {
+    keys->swap(all);
+    return Status::OK();
   }
-  return picked;
+  keys->reserve(max_keys);
+  for (size_t i = 0; i < max_keys; i++) {
+    keys->push_back(std::move(all[(i * all.size()) / max_keys]));
+  }
+  return Status::OK();
 }
 
 std::unique_ptr<InternalIterator> TableReader::NewRangeTombstoneIterator() const {

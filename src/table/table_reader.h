@@ -115,7 +115,9 @@ class TableReader {
   // Up to `max_keys` internal keys spread evenly over the file, taken from the (top-level)
   // index without reading any data block: split points for parallel work on the table. Each
   // is a separator between data blocks or index partitions (>= the last key before it).
-  std::vector<std::string> SampleKeys(size_t max_keys) const;
+  // An error reading or parsing the index is returned (and *keys is then empty): the
+  // caller does not go on as if the table were empty.
+  [[nodiscard]] Status SampleKeys(size_t max_keys, std::vector<std::string>* keys) const;
 
   // Reads every block of the file, checking its checksum and that it parses.
   Status VerifyChecksums() const;
