@@ -32,6 +32,12 @@ Status CheckOptions(const BulkLoaderOptions& o) {
         "BulkLoaderOptions::memory_budget",
         absl::StrCat(o.memory_budget, " bytes is below the minimum of ", kMinMemoryBudget));
   }
+  if (o.max_open_files < 0 || (o.max_open_files > 0 && o.max_open_files < 3)) {
+    return Status::InvalidArgument(
+        "BulkLoaderOptions::max_open_files",
+        absl::StrCat("must be 0 (automatic) or at least 3 (two runs and a table file), got ",
+                     o.max_open_files));
+  }
   if (o.threads < 0) {
     return Status::InvalidArgument("BulkLoaderOptions::threads",
                                    absl::StrCat("must not be negative, got ", o.threads));
@@ -64,6 +70,10 @@ Status ResolveSettings(const BulkLoaderOptions& options, const Options& db_optio
   settings->threads =
       options.threads > 0 ? options.threads : std::max(2, db_options.max_background_jobs);
   settings->buffer_capacity = static_cast<size_t>(options.memory_budget / 2);
+  settings->memory_budget = options.memory_budget;
+  settings->max_open_files = static_cast<uint64_t>(options.max_open_files);
+  settings->db_max_open_files =
+      db_options.max_open_files > 0 ? static_cast<uint64_t>(db_options.max_open_files) : 0;
   return Status::OK();
 }
 

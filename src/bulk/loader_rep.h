@@ -52,6 +52,11 @@ struct LoaderSettings {
   uint64_t target_file_size = 0;
   int threads = 1;
   size_t buffer_capacity = 0;  // bytes of each of the two sort buffers
+  uint64_t memory_budget = 0;  // BulkLoaderOptions::memory_budget: also Finish's merge buffers
+  // BulkLoaderOptions::max_open_files (0: automatic, from the free descriptors when Finish
+  // starts, less db_max_open_files).
+  uint64_t max_open_files = 0;
+  uint64_t db_max_open_files = 0;  // the DB's max_open_files when positive, else 0
   std::string file_prefix;     // "<temp dir>/<unique id>-": every file's name starts so
 };
 
