@@ -21,7 +21,10 @@
 // - If all pairs fit in the memory budget, nothing is spilled.
 // - Errors: a clear Status naming what failed. Errors are sticky: after the first failure every
 //   later call returns it. The loader's temporary files are removed on failure, by Finish, and
-//   by the destructor (which abandons an unfinished load).
+//   by the destructor (which abandons an unfinished load). Files that a crashed process left
+//   in "<db>/bulkload.tmp" are removed by the next DB::Open, the next load and DestroyDB; in a
+//   temp_dir of the caller's choosing (which other processes may share) a load removes only
+//   the leftovers named with its own process id.
 //
 // Ownership: the loader borrows the DB, which must stay open until Finish returns or the
 // loader is destroyed.

@@ -258,7 +258,7 @@ Status BulkLoader::Rep::Finish(BulkLoadResult* result) {
   if (!s.ok()) return Fail(s);
   r.ingest_seconds = SecondsSince(ingest_start);
   // The load is in the DB: a file left behind here is not worth failing it for.
-  temp_files.RemoveAll().PermitUncheckedError();
+  RemoveTempFiles();
 
   r.entries_added = entries_added;
   r.entries_loaded = written.entries;

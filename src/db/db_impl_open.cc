@@ -8,6 +8,7 @@
 #include "compaction/build_table.h"
 #include "db/db_impl.h"
 #include "db/write_batch_internal.h"
+#include "fs/bulk_temp_dir.h"
 #include "options/options_validate.h"
 #include "wal/log_reader.h"
 
@@ -82,6 +83,16 @@ Status DBImpl::OpenDB() {
   s = InfoLog::Open(fs_, dbname_, &info_log_);
   if (!s.ok()) return s;
   info_log_->Log("opening %s", dbname_.c_str());
+  {
+    // A bulk load that crashed left its files in the default directory; the LOCK keeps other
+    // processes out, and live loaders of this process keep theirs.
+    uint64_t removed = 0;
+    Status c = RemoveBulkLoadLeftovers(fs_, BulkLoadTempDir(dbname_), true, &removed);
+    if (removed > 0 || !c.ok()) {
+      info_log_->Log("removed %llu files left by an unfinished bulk load: %s",
+                     static_cast<unsigned long long>(removed), c.ToString().c_str());
+    }
+  }
   {
     const std::string opts = GetStringFromOptions(options_);
     info_log_->Log("options: %s", opts.c_str());
@@ -370,6 +381,8 @@ Status DestroyDB(const std::string& name, const Options& options) {
     Status del = fs->DeleteFile(name + "/" + child);
     if (result.ok() && !del.ok()) result = del;
   }
+  Status leftovers = RemoveBulkLoadLeftovers(fs, BulkLoadTempDir(name), true);
+  if (result.ok() && !leftovers.ok()) result = leftovers;
   fs->UnlockFile(std::move(lock)).PermitUncheckedError();
   fs->DeleteFile(LockFileName(name)).PermitUncheckedError();
   fs->DeleteDir(name).PermitUncheckedError();  // fails, harmlessly, if other files remain
