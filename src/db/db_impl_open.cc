@@ -9,6 +9,7 @@
 #include "db/db_impl.h"
 #include "db/write_batch_internal.h"
 #include "fs/bulk_temp_dir.h"
+#include "fs/path_util.h"
 #include "options/options_validate.h"
 #include "wal/log_reader.h"
 
@@ -58,8 +59,20 @@ Status DB::Open(const Options& user_options, const std::string& name, std::uniqu
 
 Status DBImpl::CheckOrCreateDir() {
   if (options_.create_if_missing) {
+    const bool existed = fs_->FileExists(dbname_).ok();
     Status s = fs_->CreateDirIfMissing(dbname_);
     if (!s.ok()) return Status::IOError("creating the DB directory " + dbname_, s.ToString());
+    // The directory's entry is durable only once its parent is synced: else a power loss could
+    // take the whole DB, synced writes included. Synced also when it existed (a crash may have
+    // come between its creation and that sync), then best effort: the parent may be unreadable.
+    const std::string parent_dir = ParentDir(NormalizePath(dbname_));
+    const std::string parent = parent_dir.empty() ? std::string(".") : parent_dir;
+    s = fs_->SyncDir(parent);
+    if (!s.ok() && !existed) {
+      return Status::IOError("syncing " + parent + ", the parent of the new DB directory " +
+                                 dbname_,
+                             s.ToString());
+    }
     return Status::OK();
   }
   std::vector<std::string> children;
