@@ -21,7 +21,10 @@
 // - If all pairs fit in the memory budget, nothing is spilled.
 // - Errors: a clear Status naming what failed. Errors are sticky: after the first failure every
 //   later call returns it. The loader's temporary files are removed on failure, by Finish, and
-//   by the destructor (which abandons an unfinished load).
+//   by the destructor (which abandons an unfinished load). Files that a crashed process left
+//   in "<db>/bulkload.tmp" are removed by the next DB::Open, the next load and DestroyDB; in a
+//   temp_dir of the caller's choosing (which other processes may share) a load removes only
+//   the leftovers named with its own process id.
 //
 // Ownership: the loader borrows the DB, which must stay open until Finish returns or the
 // loader is destroyed.
@@ -48,7 +51,19 @@ struct SHALE_EXPORT BulkLoaderOptions {
   // sorted) by Add while the other is written to a run file by a background thread once the
   // pairs no longer fit in memory. An entry takes its key
   // and value plus about 34 bytes. Must be at least 64 KiB. Default: 512 MiB.
+  // Finish's merge reads the spilled runs through buffers that also fit in this budget
+  // (beside the sort buffers, which it still holds): so the load takes about twice this.
   uint64_t memory_budget = 512ull << 20;
+
+  // File descriptors Finish's merge may hold open at once, over all its threads: each merge
+  // reads some spilled runs and writes one file. When more runs were spilled than fit in the
+  // budget (and in the memory budget, at a read buffer of at least 16 KiB each), Finish
+  // merges them in passes: groups of runs into longer runs, then those into table files.
+  // 0: automatic: the process's RLIMIT_NOFILE soft limit, less the descriptors open when
+  // Finish starts, less the DB's max_open_files when that is positive (the table cache may
+  // open that many more; with -1 its files already open are all it is assumed to use), less
+  // a reserve of 32. Otherwise at least 3. Default: 0.
+  int max_open_files = 0;
 
   // Threads that merge the runs and write table files in Finish, each over its own range of
   // keys. 0: the DB's max_background_jobs, at least 2. Default: 0.
@@ -79,6 +94,13 @@ struct SHALE_EXPORT BulkLoadResult {
   uint64_t spilled_bytes = 0;
   uint64_t files = 0;               // table files ingested
   uint64_t file_bytes = 0;
+  // Finish's merge (see BulkLoaderOptions::max_open_files): its threads, the most run files
+  // one merge read at once, the passes that merged runs into longer runs before the final
+  // one, and the most bytes of read and write buffers its merges held at once.
+  uint64_t merge_threads = 0;
+  uint64_t merge_fan_in = 0;
+  uint64_t merge_passes = 0;
+  uint64_t merge_buffer_bytes = 0;
 
   double add_seconds = 0;    // from Open to the start of Finish (the caller's Add loop)
   double stall_seconds = 0;  // part of add_seconds that Add waited for the spill thread

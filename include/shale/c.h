@@ -597,6 +597,11 @@ extern SHALE_LIBRARY_API void shale_bulkloader_options_set_target_file_size(
 /* shale_no_compression, shale_zstd_compression, or 0xff (the default: the DB's). */
 extern SHALE_LIBRARY_API void shale_bulkloader_options_set_compression(
     shale_bulkloader_options_t* options, int compression);
+/* File descriptors finish's merge may hold open at once (more spilled runs are merged in
+ * passes); 0 (the default): automatic, from RLIMIT_NOFILE, the descriptors open and the DB's
+ * max_open_files; otherwise at least 3. */
+extern SHALE_LIBRARY_API void shale_bulkloader_options_set_max_open_files(
+    shale_bulkloader_options_t* options, int max_open_files);
 
 /* A loader into `db`, which must stay open until the loader is finished or destroyed. NULL
  * with an error when an option is invalid, the DB is closed or the temporary directory cannot

@@ -251,7 +251,8 @@ class SHALE_EXPORT DB {
 };
 
 // Deletes the DB in directory `name` and everything it contains that belongs to a DB (tables,
-// WALs, MANIFESTs, CURRENT, LOCK, OPTIONS, info logs), then the directory if it is empty.
+// WALs, MANIFESTs, CURRENT, LOCK, OPTIONS, info logs, a bulk load's leftovers in
+// "<name>/bulkload.tmp" and that directory), then the directory if it is empty.
 // Fails (IOError) while another DB holds the directory's LOCK. OK if nothing is there.
 SHALE_EXPORT Status DestroyDB(const std::string& name, const Options& options);
 

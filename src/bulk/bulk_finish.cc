@@ -1,14 +1,18 @@
-// BulkLoader::Finish: sorts the last buffer, cuts the key space into one range per merge
-// thread (key_ranges.h), merges every run over each range on its own thread into table files
-// (run_merger.h, table_sink.h), ingests all the files at once and removes the temporary
-// files.
+// BulkLoader::Finish: sorts the last buffer, plans the merge within the descriptor and memory
+// budgets (merge_plan.h), merges groups of run files into longer runs while there are more
+// than the plan's fan-in, cuts the key space into one range per merge thread (key_ranges.h),
+// merges the remaining runs over each range on its own thread into table files (run_merger.h,
+// table_sink.h), ingests all the files at once and removes the temporary files.
+#include <atomic>
 #include <cstdio>
+#include <functional>
 #include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "bulk/key_ranges.h"
 #include "bulk/loader_rep.h"
+#include "bulk/merge_plan.h"
 #include "bulk/run_cursor.h"
 #include "bulk/run_merger.h"
 #include "bulk/table_sink.h"
@@ -17,8 +21,9 @@ namespace shale {
 
 namespace {
 
-// Bytes each merge thread reads from a run file at a time.
-constexpr size_t kRunReadBuffer = 1 << 20;
+// Descriptors left for the rest of the process when the budget is automatic (WAL and MANIFEST
+// switches, the info log, ingestion, the caller's own files).
+constexpr uint64_t kDescriptorReserve = 32;
 // Samples taken from a sorted buffer in memory to split the key space.
 constexpr size_t kSamplesPerBuffer = 4096;
 
@@ -40,16 +45,16 @@ struct RangeOutput {
 // Merges the runs' keys in [*lower, *upper) (null: unbounded) into table files named
 // <file_prefix>r<range>-NNNNNN.sst; every file created is added to `temp_files`.
 void MergeRange(const bulk::LoaderSettings& settings, const InternalKeyComparator& icmp,
-                const Runs& runs, const std::string* lower,
+                const bulk::MergePlan& plan, const Runs& runs, const std::string* lower,
                 const std::string* upper, int range, bulk::TempFiles* temp_files,
-                RangeOutput* out) {
+                bulk::BufferAccount* account, RangeOutput* out) {
   const std::string_view lower_view = lower != nullptr ? std::string_view(*lower) : "";
   const std::string_view* lower_ptr = lower != nullptr ? &lower_view : nullptr;
   std::vector<std::unique_ptr<bulk::RunCursor>> cursors;
   for (const bulk::RunFileInfo& info : runs.files) {
     std::unique_ptr<bulk::RunFileCursor> cursor;
     out->status = bulk::RunFileCursor::Open(settings.fs.get(), info, settings.comparator,
-                                            lower_ptr, kRunReadBuffer, &cursor);
+                                            lower_ptr, plan.buffer_size, account, &cursor);
     if (!out->status.ok()) return;
     cursors.push_back(std::move(cursor));
   }
@@ -82,28 +87,98 @@ void MergeRange(const bulk::LoaderSettings& settings, const InternalKeyComparato
   out->entries = sink.entries();
 }
 
-// Merges `runs` on up to settings.threads threads, one key range each; the table files, in
-// key order, go to *out.
+// Runs work(i) for i in [0, n) on up to `threads` threads (the caller's among them).
+void RunParallel(size_t n, int threads, const std::function<void(size_t)>& work) {
+  std::atomic<size_t> next{0};
+  auto loop = [&] {
+    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) work(i);
+  };
+  std::vector<std::thread> helpers;
+  const size_t helper_count = std::min<size_t>(n, static_cast<size_t>(threads)) - (n > 0 ? 1 : 0);
+  for (size_t t = 0; t < helper_count; t++) helpers.emplace_back(loop);
+  loop();
+  for (std::thread& t : helpers) t.join();
+}
+
+// Merges the run files of `group` (consecutive, oldest first) into one new run at *merged.
+Status MergeGroup(const bulk::LoaderSettings& settings, const bulk::MergePlan& plan,
+                  const std::vector<bulk::RunFileInfo>& files, bulk::RunGroup group,
+                  const std::string& path, bulk::TempFiles* temp_files,
+                  bulk::BufferAccount* account, bulk::RunFileInfo* merged) {
+  uint64_t bytes = 0;
+  std::vector<std::unique_ptr<bulk::RunCursor>> cursors;
+  for (size_t i = group.begin; i < group.end; i++) {
+    std::unique_ptr<bulk::RunFileCursor> cursor;
+    Status s = bulk::RunFileCursor::Open(settings.fs.get(), files[i], settings.comparator,
+                                         nullptr, plan.buffer_size, account, &cursor);
+    if (!s.ok()) return s;
+    cursors.push_back(std::move(cursor));
+    bytes += files[i].bytes;
+  }
+  bulk::RunMerger merger(std::move(cursors), settings.comparator,
+                         bulk::IsBytewiseComparator(settings.comparator), nullptr);
+  temp_files->Add(path);
+  return bulk::WriteMergedRunFile(settings.fs.get(), path, &merger, bulk::RunSampleBytes(bytes),
+                                  plan.buffer_size, account, merged);
+}
+
+// Merges groups of run files into longer runs until at most plan.fan_in are left, deleting
+// each group's files once merged. *files stays oldest first; *passes counts the passes.
+Status ReduceRuns(const bulk::LoaderSettings& settings, const bulk::MergePlan& plan,
+                  const std::function<std::string()>& next_run_path,
+                  bulk::TempFiles* temp_files, bulk::BufferAccount* account,
+                  std::vector<bulk::RunFileInfo>* files, uint64_t* passes) {
+  for (;;) {
+    const std::vector<bulk::RunGroup> groups = bulk::PlanPass(files->size(), plan.fan_in);
+    if (groups.empty()) return Status::OK();
+    ++*passes;
+    std::vector<std::string> paths;
+    for (size_t g = 0; g < groups.size(); g++) paths.push_back(next_run_path());
+    std::vector<bulk::RunFileInfo> merged(groups.size());
+    std::vector<Status> statuses(groups.size());
+    RunParallel(groups.size(), plan.threads, [&](size_t g) {
+      statuses[g] = MergeGroup(settings, plan, *files, groups[g], paths[g], temp_files, account,
+                               &merged[g]);
+      if (!statuses[g].ok()) return;
+      for (size_t i = groups[g].begin; i < groups[g].end; i++) {
+        // A file left here is removed with the others at the end.
+        settings.fs->DeleteFile((*files)[i].path).PermitUncheckedError();
+      }
+    });
+    for (const Status& s : statuses) {
+      if (!s.ok()) return s;
+    }
+    std::vector<bulk::RunFileInfo> next;
+    size_t i = 0;
+    for (size_t g = 0; g < groups.size(); g++) {
+      for (; i < groups[g].begin; i++) next.push_back(std::move((*files)[i]));
+      next.push_back(std::move(merged[g]));
+      i = groups[g].end;
+    }
+    for (; i < files->size(); i++) next.push_back(std::move((*files)[i]));
+    *files = std::move(next);
+  }
+}
+
+// Merges `runs` on up to plan.threads threads, one key range each; the table files, in key
+// order, go to *out. REQUIRES: runs.files.size() <= plan.fan_in.
 Status MergeAll(const bulk::LoaderSettings& settings, const InternalKeyComparator& icmp,
-                const Runs& runs, bulk::TempFiles* temp_files,
-                RangeOutput* out) {
+                const bulk::MergePlan& plan, const Runs& runs, bulk::TempFiles* temp_files,
+                bulk::BufferAccount* account, RangeOutput* out) {
   std::vector<bulk::KeySample> samples;
   for (const bulk::RunFileInfo& info : runs.files) bulk::SampleRunFile(info, &samples);
   for (const bulk::SortBuffer* buffer : runs.buffers) {
     bulk::SampleSortBuffer(*buffer, kSamplesPerBuffer, &samples);
   }
   const std::vector<std::string> splits =
-      bulk::SplitKeySpace(std::move(samples), settings.threads, settings.comparator);
+      bulk::SplitKeySpace(std::move(samples), plan.threads, settings.comparator);
   const size_t ranges = splits.size() + 1;
   std::vector<RangeOutput> outputs(ranges);
-  auto work = [&](size_t r) {
-    MergeRange(settings, icmp, runs, r > 0 ? &splits[r - 1] : nullptr, r + 1 < ranges ? &splits[r] : nullptr,
-               static_cast<int>(r), temp_files, &outputs[r]);
-  };
-  std::vector<std::thread> helpers;
-  for (size_t r = 1; r < ranges; r++) helpers.emplace_back(work, r);
-  work(0);
-  for (std::thread& t : helpers) t.join();
+  RunParallel(ranges, plan.threads, [&](size_t r) {
+    MergeRange(settings, icmp, plan, runs, r > 0 ? &splits[r - 1] : nullptr,
+               r + 1 < ranges ? &splits[r] : nullptr, static_cast<int>(r), temp_files, account,
+               &outputs[r]);
+  });
   for (RangeOutput& o : outputs) {
     if (!o.status.ok()) return o.status;
     out->files.insert(out->files.end(), o.files.begin(), o.files.end());
@@ -151,7 +226,26 @@ Status BulkLoader::Rep::Finish(BulkLoadResult* result) {
 
   const Clock::time_point merge_start = Clock::now();
   RangeOutput written;
-  if (entries_added > 0) s = MergeAll(settings, icmp, all, &temp_files, &written);
+  bulk::BufferAccount account;
+  if (entries_added > 0) {
+    const uint64_t descriptors =
+        settings.max_open_files > 0
+            ? settings.max_open_files
+            : bulk::FreeDescriptors(kDescriptorReserve + settings.db_max_open_files);
+    const bulk::MergePlan plan =
+        bulk::PlanMerge(descriptors, settings.memory_budget, settings.threads, all.files.size());
+    r.merge_threads = static_cast<uint64_t>(plan.threads);
+    r.merge_fan_in = static_cast<uint64_t>(plan.fan_in);
+    s = ReduceRuns(
+        settings, plan,
+        [this] {
+          MutexLock lock(&mu);
+          return NextRunPath();
+        },
+        &temp_files, &account, &all.files, &r.merge_passes);
+    if (s.ok()) s = MergeAll(settings, icmp, plan, all, &temp_files, &account, &written);
+  }
+  r.merge_buffer_bytes = account.peak();
   r.merge_seconds = SecondsSince(merge_start);
   // The buffers' memory is not needed any more.
   all.buffers.clear();
@@ -164,7 +258,7 @@ Status BulkLoader::Rep::Finish(BulkLoadResult* result) {
   if (!s.ok()) return Fail(s);
   r.ingest_seconds = SecondsSince(ingest_start);
   // The load is in the DB: a file left behind here is not worth failing it for.
-  temp_files.RemoveAll().PermitUncheckedError();
+  RemoveTempFiles();
 
   r.entries_added = entries_added;
   r.entries_loaded = written.entries;

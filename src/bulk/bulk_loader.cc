@@ -12,6 +12,7 @@
 #include "bulk/loader_rep.h"
 #include "bulk/run_cursor.h"
 #include "compression/codec.h"
+#include "fs/bulk_temp_dir.h"
 
 namespace shale {
 
@@ -19,10 +20,11 @@ namespace {
 
 constexpr uint64_t kMinMemoryBudget = 64 << 10;
 
-// Distinguishes the files of loaders that share a temporary directory.
-std::string UniqueFilePrefix(const std::string& dir) {
+// "<pid>-<id>-": distinguishes the files of loaders that share a temporary directory, and
+// marks them as a loader's (fs/bulk_temp_dir.h).
+std::string UniqueFileNamePrefix() {
   static std::atomic<uint64_t> next_id{1};
-  return absl::StrCat(dir, "/", static_cast<uint64_t>(::getpid()), "-",
+  return absl::StrCat(static_cast<uint64_t>(::getpid()), "-",
                       next_id.fetch_add(1, std::memory_order_relaxed), "-");
 }
 
@@ -31,6 +33,12 @@ Status CheckOptions(const BulkLoaderOptions& o) {
     return Status::InvalidArgument(
         "BulkLoaderOptions::memory_budget",
         absl::StrCat(o.memory_budget, " bytes is below the minimum of ", kMinMemoryBudget));
+  }
+  if (o.max_open_files < 0 || (o.max_open_files > 0 && o.max_open_files < 3)) {
+    return Status::InvalidArgument(
+        "BulkLoaderOptions::max_open_files",
+        absl::StrCat("must be 0 (automatic) or at least 3 (two runs and a table file), got ",
+                     o.max_open_files));
   }
   if (o.threads < 0) {
     return Status::InvalidArgument("BulkLoaderOptions::threads",
@@ -64,6 +72,10 @@ Status ResolveSettings(const BulkLoaderOptions& options, const Options& db_optio
   settings->threads =
       options.threads > 0 ? options.threads : std::max(2, db_options.max_background_jobs);
   settings->buffer_capacity = static_cast<size_t>(options.memory_budget / 2);
+  settings->memory_budget = options.memory_budget;
+  settings->max_open_files = static_cast<uint64_t>(options.max_open_files);
+  settings->db_max_open_files =
+      db_options.max_open_files > 0 ? static_cast<uint64_t>(db_options.max_open_files) : 0;
   return Status::OK();
 }
 
@@ -85,20 +97,28 @@ BulkLoader::Rep::Rep(DB* d, bulk::LoaderSettings s, bool created_dir, std::strin
     : db(d),
       settings(std::move(s)),
       icmp(settings.comparator),
-      temp_files(settings.fs.get(), std::move(temp_dir), created_dir),
+      temp_files(settings.fs.get(), std::move(temp_dir), created_dir, settings.file_name_prefix),
       filling(std::make_unique<bulk::SortBuffer>(settings.buffer_capacity, settings.comparator)),
       opened_at(Clock::now()),
       spill_thread(1, "bulk-spill") {}
 
 BulkLoader::Rep::~Rep() {
   spill_thread.WaitForIdle();
-  temp_files.RemoveAll().PermitUncheckedError();  // nothing to report it to
+  RemoveTempFiles();
+}
+
+void BulkLoader::Rep::RemoveTempFiles() {
+  temp_files.RemoveAll().PermitUncheckedError();  // never worth failing for (see callers)
+  if (registered) {
+    UnregisterBulkLoad(temp_files.dir(), settings.file_name_prefix);
+    registered = false;
+  }
 }
 
 Status BulkLoader::Rep::Fail(Status s) {
   if (status.ok()) status = std::move(s);
   spill_thread.WaitForIdle();
-  temp_files.RemoveAll().PermitUncheckedError();  // the first error is the one to report
+  RemoveTempFiles();  // the first error is the one to report
   return status;
 }
 
@@ -187,12 +207,21 @@ Status BulkLoader::Open(DB* db, const BulkLoaderOptions& options,
   bulk::LoaderSettings settings;
   s = ResolveSettings(options, db->GetOptions(), &settings);
   if (!s.ok()) return s;
-  const std::string dir =
-      options.temp_dir.empty() ? db->GetName() + "/bulkload.tmp" : options.temp_dir;
+  const bool default_dir = options.temp_dir.empty();
+  const std::string dir = default_dir ? BulkLoadTempDir(db->GetName()) : options.temp_dir;
+  // Files left by a load that crashed: in the DB's own directory all of them (the DB's LOCK
+  // keeps other processes out), elsewhere only this process's. Best effort: what cannot be
+  // removed now is tried again by the next load, Open and DestroyDB.
+  RemoveBulkLoadLeftovers(settings.fs.get(), dir, default_dir).PermitUncheckedError();
+  settings.file_name_prefix = UniqueFileNamePrefix();
+  settings.file_prefix = dir + "/" + settings.file_name_prefix;
+  RegisterBulkLoad(dir, settings.file_name_prefix);  // before any file (or the dir) is made
   bool created = false;
   s = PrepareTempDir(settings.fs.get(), dir, &created);
-  if (!s.ok()) return s;
-  settings.file_prefix = UniqueFilePrefix(dir);
+  if (!s.ok()) {
+    UnregisterBulkLoad(dir, settings.file_name_prefix);
+    return s;
+  }
   loader->reset(new BulkLoader(std::make_unique<Rep>(db, std::move(settings), created, dir)));
   return Status::OK();
 }

@@ -52,7 +52,14 @@ struct LoaderSettings {
   uint64_t target_file_size = 0;
   int threads = 1;
   size_t buffer_capacity = 0;  // bytes of each of the two sort buffers
-  std::string file_prefix;     // "<temp dir>/<unique id>-": every file's name starts so
+  uint64_t memory_budget = 0;  // BulkLoaderOptions::memory_budget: also Finish's merge buffers
+  // BulkLoaderOptions::max_open_files (0: automatic, from the free descriptors when Finish
+  // starts, less db_max_open_files).
+  uint64_t max_open_files = 0;
+  uint64_t db_max_open_files = 0;  // the DB's max_open_files when positive, else 0
+  std::string file_prefix;     // "<temp dir>/<pid>-<id>-": every file's path starts so
+  // "<pid>-<id>-", registered (fs/bulk_temp_dir.h) from Open until ~Rep.
+  std::string file_name_prefix;
 };
 
 }  // namespace bulk
@@ -82,6 +89,10 @@ struct BulkLoader::Rep {
   std::string NextRunPath() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   // Records a failure (the first one sticks) and removes the temporary files.
   Status Fail(Status s);
+  // Removes the temporary files (errors ignored: the load is over, and what is left goes with
+  // the next load, Open or DestroyDB) and ends the registration of the files' prefix
+  // (fs/bulk_temp_dir.h): the load makes no more files. REQUIRES: the spill thread is idle.
+  void RemoveTempFiles();
 
   // ---- bulk_finish.cc
   Status Finish(BulkLoadResult* result);
@@ -98,6 +109,7 @@ struct BulkLoader::Rep {
   bool held_spilled = false;  // held's entries are in a run file (or being written to one)
 
   Status status;  // sticky: the first error
+  bool registered = true;  // the files' prefix is registered (Open did it)
   bool finished = false;
   uint64_t entries_added = 0;
   Clock::time_point opened_at;

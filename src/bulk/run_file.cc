@@ -9,23 +9,60 @@ namespace shale::bulk {
 
 namespace {
 
-// Bytes the writer gathers before each Append.
+// Bytes WriteRunFile gathers before each Append.
 constexpr size_t kWriteChunk = 1 << 20;
 
-// Gathers records into chunks of kWriteChunk bytes for the file.
-class ChunkedAppender {
+// Writes a run file: gathers records into a chunk of memory for the file's Appends and keeps
+// the samples. Thread-safety: one thread.
+class RunWriter {
  public:
-  explicit ChunkedAppender(WritableFile* file) : file_(file), chunk_(new char[kWriteChunk]) {}
+  RunWriter(WritableFile* file, size_t chunk_size, uint64_t sample_bytes, BufferAccount* account,
+            RunFileInfo* info)
+      : file_(file),
+        chunk_size_(std::max<size_t>(chunk_size, 64)),
+        chunk_(new char[chunk_size_]),
+        sample_bytes_(sample_bytes),
+        account_(account),
+        info_(info) {
+    if (account_ != nullptr) account_->Charge(chunk_size_);
+  }
+  ~RunWriter() {
+    if (account_ != nullptr) account_->Release(chunk_size_);
+  }
+  RunWriter(const RunWriter&) = delete;
+  RunWriter& operator=(const RunWriter&) = delete;
 
-  Status Append(std::string_view bytes) {
-    if (used_ + bytes.size() > kWriteChunk) {
+  // Appends one entry; `record` is its encoding when the caller has it (else empty).
+  Status Add(std::string_view key, std::string_view value, std::string_view record) {
+    if (info_->bytes >= next_sample_) {
+      info_->samples.push_back(RunSample{std::string(key), info_->bytes});
+      next_sample_ = info_->bytes + sample_bytes_;
+    }
+    const size_t size = record.empty() ? RecordSize(key.size(), value.size()) : record.size();
+    if (used_ + size > chunk_size_) {
       Status s = Flush();
       if (!s.ok()) return s;
-      if (bytes.size() > kWriteChunk) return file_->Append(bytes);
     }
-    std::memcpy(chunk_.get() + used_, bytes.data(), bytes.size());
-    used_ += bytes.size();
-    return Status::OK();
+    Status s;
+    if (size > chunk_size_) {
+      // Larger than the whole chunk: written on its own.
+      if (record.empty()) {
+        std::string encoded(size, '\0');
+        EncodeRecord(encoded.data(), key, value);
+        s = file_->Append(encoded);
+      } else {
+        s = file_->Append(record);
+      }
+    } else if (record.empty()) {
+      EncodeRecord(chunk_.get() + used_, key, value);
+      used_ += size;
+    } else {
+      std::memcpy(chunk_.get() + used_, record.data(), size);
+      used_ += size;
+    }
+    info_->bytes += size;
+    info_->entries++;
+    return s;
   }
 
   Status Flush() {
@@ -37,14 +74,20 @@ class ChunkedAppender {
 
  private:
   WritableFile* const file_;
+  const size_t chunk_size_;
   std::unique_ptr<char[]> chunk_;
+  const uint64_t sample_bytes_;
+  BufferAccount* const account_;
+  RunFileInfo* const info_;
   size_t used_ = 0;
+  uint64_t next_sample_ = 0;
 };
 
-}  // namespace
-
-Status WriteRunFile(FileSystem* fs, const std::string& path, MemoryRunCursor* cursor,
-                    uint64_t sample_bytes, RunFileInfo* info) {
+// Creates `path`, runs `write` over a RunWriter into it, then flushes and closes the file.
+template <typename WriteFn>
+Status WriteRun(FileSystem* fs, const std::string& path, size_t chunk_size,
+                uint64_t sample_bytes, BufferAccount* account, RunFileInfo* info,
+                WriteFn write) {
   info->path = path;
   info->bytes = 0;
   info->entries = 0;
@@ -52,19 +95,11 @@ Status WriteRunFile(FileSystem* fs, const std::string& path, MemoryRunCursor* cu
   std::unique_ptr<WritableFile> file;
   Status s = fs->NewWritableFile(path, &file);
   if (!s.ok()) return s;
-  ChunkedAppender out(file.get());
-  uint64_t next_sample = 0;
-  for (; s.ok() && cursor->Valid(); cursor->Next()) {
-    const std::string_view record = cursor->record();
-    if (info->bytes >= next_sample) {
-      info->samples.push_back(RunSample{std::string(cursor->key()), info->bytes});
-      next_sample = info->bytes + sample_bytes;
-    }
-    s = out.Append(record);
-    info->bytes += record.size();
-    info->entries++;
+  {
+    RunWriter out(file.get(), chunk_size, sample_bytes, account, info);
+    s = write(&out);
+    if (s.ok()) s = out.Flush();
   }
-  if (s.ok()) s = out.Flush();
   if (s.ok()) {
     s = file->Close();
   } else {
@@ -73,9 +108,35 @@ Status WriteRunFile(FileSystem* fs, const std::string& path, MemoryRunCursor* cu
   return s;
 }
 
+}  // namespace
+
+Status WriteRunFile(FileSystem* fs, const std::string& path, MemoryRunCursor* cursor,
+                    uint64_t sample_bytes, RunFileInfo* info) {
+  return WriteRun(fs, path, kWriteChunk, sample_bytes, nullptr, info, [cursor](RunWriter* out) {
+    Status s;
+    for (; s.ok() && cursor->Valid(); cursor->Next()) {
+      s = out->Add(cursor->key(), cursor->value(), cursor->record());
+    }
+    return s;
+  });
+}
+
+Status WriteMergedRunFile(FileSystem* fs, const std::string& path, RunMerger* merger,
+                          uint64_t sample_bytes, size_t buffer_size, BufferAccount* account,
+                          RunFileInfo* info) {
+  return WriteRun(fs, path, buffer_size, sample_bytes, account, info, [merger](RunWriter* out) {
+    Status s;
+    for (; s.ok() && merger->Valid(); merger->Next()) {
+      s = out->Add(merger->key(), merger->value(), std::string_view());
+    }
+    if (s.ok()) s = merger->status();
+    return s;
+  });
+}
+
 Status RunFileCursor::Open(FileSystem* fs, const RunFileInfo& info, const Comparator* comparator,
                            const std::string_view* lower, size_t buffer_size,
-                           std::unique_ptr<RunFileCursor>* cursor) {
+                           BufferAccount* account, std::unique_ptr<RunFileCursor>* cursor) {
   uint64_t start = 0;
   if (lower != nullptr) {
     // The last sample below *lower: every key before it is below *lower too.
@@ -89,7 +150,8 @@ Status RunFileCursor::Open(FileSystem* fs, const RunFileInfo& info, const Compar
   Status s = fs->NewSequentialFile(info.path, &file);
   if (s.ok() && start > 0) s = file->Skip(start);
   if (!s.ok()) return s;
-  cursor->reset(new RunFileCursor(info, std::move(file), start, std::max<size_t>(buffer_size, 64)));
+  cursor->reset(new RunFileCursor(info, std::move(file), start, std::max<size_t>(buffer_size, 64),
+                                  account));
   RunFileCursor* c = cursor->get();
   c->Next();
   if (lower != nullptr) {
@@ -99,13 +161,20 @@ Status RunFileCursor::Open(FileSystem* fs, const RunFileInfo& info, const Compar
 }
 
 RunFileCursor::RunFileCursor(const RunFileInfo& info, std::unique_ptr<SequentialFile> file,
-                             uint64_t start_offset, size_t buffer_size)
+                             uint64_t start_offset, size_t buffer_size, BufferAccount* account)
     : info_(info),
+      account_(account),
       file_(std::move(file)),
       buffer_(new char[buffer_size]),
       buffer_size_(buffer_size),
       file_offset_(start_offset),
-      eof_(start_offset >= info.bytes) {}
+      eof_(start_offset >= info.bytes) {
+  if (account_ != nullptr) account_->Charge(buffer_size_);
+}
+
+RunFileCursor::~RunFileCursor() {
+  if (account_ != nullptr) account_->Release(buffer_size_);
+}
 
 void RunFileCursor::Fail(Status s) {
   status_ = std::move(s);
@@ -119,6 +188,7 @@ Status RunFileCursor::Refill() {
     std::unique_ptr<char[]> bigger(new char[buffer_size_ * 2]);
     std::memcpy(bigger.get(), buffer_.get() + pos_, unread);
     buffer_ = std::move(bigger);
+    if (account_ != nullptr) account_->Charge(buffer_size_);  // the size doubles
     buffer_size_ *= 2;
   } else if (pos_ > 0) {
     std::memmove(buffer_.get(), buffer_.get() + pos_, unread);

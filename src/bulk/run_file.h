@@ -11,10 +11,19 @@
 // loader splits the key space between its merge threads by them, and each thread's cursor
 // starts reading at the sample before its range instead of at the start of the file.
 //
-// Thread-safety: WriteRunFile and RunFileCursor share nothing; one thread per cursor.
+// Merged runs: when there are more run files than the merge may open at once, Finish merges
+// groups of them into longer runs first (WriteMergedRunFile), in the same format.
+//
+// Memory accounting: the buffers the merge reads and writes runs through are charged to a
+// BufferAccount (when one is given), so that the loader can report, and a test can check, the
+// most bytes they held at once.
+//
+// Thread-safety: WriteRunFile, WriteMergedRunFile and RunFileCursor share nothing; one thread
+// per cursor. A BufferAccount is thread-safe.
 #ifndef SHALE_BULK_RUN_FILE_H_
 #define SHALE_BULK_RUN_FILE_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -23,6 +32,7 @@
 #include <vector>
 
 #include "bulk/run_cursor.h"
+#include "bulk/run_merger.h"
 #include "shale/comparator.h"
 #include "shale/file_system.h"
 #include "shale/status.h"
@@ -51,26 +61,56 @@ struct RunFileInfo {
   std::vector<RunSample> samples;
 };
 
+// Bytes of buffers held now and at most at once, by the merge's cursors and writers.
+// Thread-safe (relaxed atomics: the figures are statistics, not synchronisation).
+class BufferAccount {
+ public:
+  void Charge(size_t bytes) {
+    const uint64_t now = held_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+    uint64_t peak = peak_.load(std::memory_order_relaxed);
+    while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+    }
+  }
+  void Release(size_t bytes) { held_.fetch_sub(bytes, std::memory_order_relaxed); }
+  uint64_t held() const { return held_.load(std::memory_order_relaxed); }
+  uint64_t peak() const { return peak_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint64_t> held_{0};
+  std::atomic<uint64_t> peak_{0};
+};
+
 // Creates `path` and writes the entries of *cursor from its position to its end, sampling a
-// key every `sample_bytes`. On failure the caller deletes the file.
+// key every `sample_bytes`, through a 1 MiB write buffer. On failure the caller deletes the
+// file.
 Status WriteRunFile(FileSystem* fs, const std::string& path, MemoryRunCursor* cursor,
                     uint64_t sample_bytes, RunFileInfo* info);
+
+// Creates `path` and writes the rest of *merger (its distinct keys, each with its newest
+// value) as a run file, sampling a key every `sample_bytes`, through a write buffer of
+// `buffer_size` bytes charged to *account (if not null). Returns the merger's error if it
+// ends early. On failure the caller deletes the file.
+Status WriteMergedRunFile(FileSystem* fs, const std::string& path, RunMerger* merger,
+                          uint64_t sample_bytes, size_t buffer_size, BufferAccount* account,
+                          RunFileInfo* info);
 
 class RunFileCursor final : public RunCursor {
  public:
   // Opens the run file `info` describes, positioned at its first key >= *lower under
   // `comparator` (at its first key if lower is null), reading `buffer_size` bytes at a time.
-  // `info` and `comparator` must outlive the cursor.
+  // The buffer (and its growth, when one record is larger) is charged to *account if not
+  // null. `info`, `comparator` and `account` must outlive the cursor.
   static Status Open(FileSystem* fs, const RunFileInfo& info, const Comparator* comparator,
-                     const std::string_view* lower, size_t buffer_size,
+                     const std::string_view* lower, size_t buffer_size, BufferAccount* account,
                      std::unique_ptr<RunFileCursor>* cursor);
+  ~RunFileCursor() override;
 
   void Next() override;
   Status status() const override { return status_; }
 
  private:
   RunFileCursor(const RunFileInfo& info, std::unique_ptr<SequentialFile> file,
-                uint64_t start_offset, size_t buffer_size);
+                uint64_t start_offset, size_t buffer_size, BufferAccount* account);
 
   // Moves the unread bytes to the front of the buffer and reads more after them (growing the
   // buffer when a single record fills it). Sets eof_ when the file is read to its end.
@@ -78,6 +118,7 @@ class RunFileCursor final : public RunCursor {
   void Fail(Status s);
 
   const RunFileInfo& info_;
+  BufferAccount* const account_;  // may be null
   std::unique_ptr<SequentialFile> file_;
   std::unique_ptr<char[]> buffer_;
   size_t buffer_size_;

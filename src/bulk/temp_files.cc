@@ -2,10 +2,13 @@
 
 #include <utility>
 
+#include "fs/bulk_temp_dir.h"
+
 namespace shale::bulk {
 
-TempFiles::TempFiles(FileSystem* fs, std::string dir, bool remove_dir)
-    : fs_(fs), dir_(std::move(dir)), remove_dir_(remove_dir) {}
+TempFiles::TempFiles(FileSystem* fs, std::string dir, bool remove_dir, std::string owner_prefix)
+    : fs_(fs), dir_(std::move(dir)), owner_prefix_(std::move(owner_prefix)),
+      remove_dir_(remove_dir) {}
 
 void TempFiles::Add(const std::string& path) {
   MutexLock lock(&mu_);
@@ -29,11 +32,8 @@ Status TempFiles::RemoveAll() {
     if (!s.ok() && !s.IsPathNotFound() && !s.IsNotFound() && result.ok()) result = s;
   }
   if (remove_dir_) {
-    std::vector<std::string> left;
-    Status s = fs_->GetChildren(dir_, &left);
-    if (s.ok() && left.empty()) s = fs_->DeleteDir(dir_);
-    if (s.ok()) remove_dir_ = false;  // another loader's files keep it otherwise
-    if (!s.ok() && !s.IsPathNotFound() && !s.IsNotFound() && result.ok()) result = s;
+    Status s = RemoveBulkLoadDirIfUnused(fs_, dir_, owner_prefix_);
+    if (!s.ok() && result.ok()) result = s;
   }
   return result;
 }

@@ -20,8 +20,10 @@ namespace shale::bulk {
 class TempFiles {
  public:
   // `dir` is the temporary directory; `remove_dir` whether RemoveAll also removes it (the
-  // loader created it). The file system must outlive this object.
-  TempFiles(FileSystem* fs, std::string dir, bool remove_dir);
+  // loader created it); `owner_prefix` the loader's registered file-name prefix
+  // (fs/bulk_temp_dir.h): the directory is not removed while another live loader uses it.
+  // The file system must outlive this object.
+  TempFiles(FileSystem* fs, std::string dir, bool remove_dir, std::string owner_prefix);
 
   TempFiles(const TempFiles&) = delete;
   TempFiles& operator=(const TempFiles&) = delete;
@@ -33,13 +35,14 @@ class TempFiles {
   void Add(const std::vector<std::string>& paths);
 
   // Deletes every remembered file that still exists (ingestion may have moved some away), then
-  // the directory when it is to be removed and is empty. Returns the first error other than
+  // the directory when it is to be removed, is empty and no other live loader uses it. Returns the first error other than
   // "not found"; forgets the files either way.
   Status RemoveAll();
 
  private:
   FileSystem* const fs_;
   const std::string dir_;
+  const std::string owner_prefix_;
   bool remove_dir_;
   Mutex mu_;
   std::vector<std::string> files_ ABSL_GUARDED_BY(mu_);

@@ -48,6 +48,11 @@ void shale_bulkloader_options_set_compression(shale_bulkloader_options_t* option
   options->rep.compression = static_cast<shale::CompressionType>(compression);
 }
 
+void shale_bulkloader_options_set_max_open_files(shale_bulkloader_options_t* options,
+                                                 int max_open_files) {
+  options->rep.max_open_files = max_open_files;
+}
+
 shale_bulkloader_t* shale_bulkloader_create(shale_t* db,
                                             const shale_bulkloader_options_t* options,
                                             char** errptr) {

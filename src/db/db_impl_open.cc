@@ -8,6 +8,8 @@
 #include "compaction/build_table.h"
 #include "db/db_impl.h"
 #include "db/write_batch_internal.h"
+#include "fs/bulk_temp_dir.h"
+#include "fs/path_util.h"
 #include "options/options_validate.h"
 #include "wal/log_reader.h"
 
@@ -57,8 +59,20 @@ Status DB::Open(const Options& user_options, const std::string& name, std::uniqu
 
 Status DBImpl::CheckOrCreateDir() {
   if (options_.create_if_missing) {
+    const bool existed = fs_->FileExists(dbname_).ok();
     Status s = fs_->CreateDirIfMissing(dbname_);
     if (!s.ok()) return Status::IOError("creating the DB directory " + dbname_, s.ToString());
+    // The directory's entry is durable only once its parent is synced: else a power loss could
+    // take the whole DB, synced writes included. Synced also when it existed (a crash may have
+    // come between its creation and that sync), then best effort: the parent may be unreadable.
+    const std::string parent_dir = ParentDir(NormalizePath(dbname_));
+    const std::string parent = parent_dir.empty() ? std::string(".") : parent_dir;
+    s = fs_->SyncDir(parent);
+    if (!s.ok() && !existed) {
+      return Status::IOError("syncing " + parent + ", the parent of the new DB directory " +
+                                 dbname_,
+                             s.ToString());
+    }
     return Status::OK();
   }
   std::vector<std::string> children;
@@ -82,6 +96,16 @@ Status DBImpl::OpenDB() {
   s = InfoLog::Open(fs_, dbname_, &info_log_);
   if (!s.ok()) return s;
   info_log_->Log("opening %s", dbname_.c_str());
+  {
+    // A bulk load that crashed left its files in the default directory; the LOCK keeps other
+    // processes out, and live loaders of this process keep theirs.
+    uint64_t removed = 0;
+    Status c = RemoveBulkLoadLeftovers(fs_, BulkLoadTempDir(dbname_), true, &removed);
+    if (removed > 0 || !c.ok()) {
+      info_log_->Log("removed %llu files left by an unfinished bulk load: %s",
+                     static_cast<unsigned long long>(removed), c.ToString().c_str());
+    }
+  }
   {
     const std::string opts = GetStringFromOptions(options_);
     info_log_->Log("options: %s", opts.c_str());
@@ -381,6 +405,8 @@ Status DestroyDB(const std::string& name, const Options& options) {
     Status del = fs->DeleteFile(name + "/" + child);
     if (result.ok() && !del.ok()) result = del;
   }
+  Status leftovers = RemoveBulkLoadLeftovers(fs, BulkLoadTempDir(name), true);
+  if (result.ok() && !leftovers.ok()) result = leftovers;
   fs->UnlockFile(std::move(lock)).PermitUncheckedError();
   fs->DeleteFile(LockFileName(name)).PermitUncheckedError();
   fs->DeleteDir(name).PermitUncheckedError();  // fails, harmlessly, if other files remain

@@ -273,16 +273,33 @@ Status FaultInjectionFileSystem::DeleteFile(const std::string& path) {
   return s;
 }
 
+template <typename CreateFn>
+Status FaultInjectionFileSystem::CreateDirLocked(const std::string& dir, CreateFn create) {
+  Status s = MaybeFailLocked(OpKind::kCreate, dir);
+  if (!s.ok()) return s;
+  const bool existed = model_dir_creation_ && base_->FileExists(dir).ok();
+  s = create();
+  if (s.ok() && model_dir_creation_ && !existed) {
+    const std::string p = NormalizePath(dir);
+    pending_dir_ops_.push_back(
+        DirOp{.type = DirOp::Type::kCreateDir, .dir = ParentDir(p), .path = p});
+  }
+  return s;
+}
+
 Status FaultInjectionFileSystem::CreateDir(const std::string& dir) {
   MutexLock l(&mu_);
-  Status s = MaybeFailLocked(OpKind::kCreate, dir);
-  return s.ok() ? base_->CreateDir(dir) : s;
+  return CreateDirLocked(dir, [&] { return base_->CreateDir(dir); });
 }
 
 Status FaultInjectionFileSystem::CreateDirIfMissing(const std::string& dir) {
   MutexLock l(&mu_);
-  Status s = MaybeFailLocked(OpKind::kCreate, dir);
-  return s.ok() ? base_->CreateDirIfMissing(dir) : s;
+  return CreateDirLocked(dir, [&] { return base_->CreateDirIfMissing(dir); });
+}
+
+void FaultInjectionFileSystem::SetModelDirCreation(bool model) {
+  MutexLock l(&mu_);
+  model_dir_creation_ = model;
 }
 
 Status FaultInjectionFileSystem::DeleteDir(const std::string& dir) {
@@ -365,7 +382,26 @@ Status FaultInjectionFileSystem::DropUnsyncedData() {
   return first;
 }
 
+Status FaultInjectionFileSystem::RemoveTreeLocked(const std::string& p) {
+  std::vector<std::string> names;
+  Status s = base_->GetChildren(p, &names);
+  if (s.IsPathNotFound() || s.IsNotFound()) return Status::OK();
+  if (!s.ok()) return s;
+  Status first;
+  for (const std::string& name : names) {
+    const std::string child = p == "/" ? "/" + name : p + "/" + name;
+    Status d = base_->DeleteFile(child);
+    if (!d.ok()) d = RemoveTreeLocked(child);  // a directory
+    files_.erase(child);
+    if (first.ok() && !d.ok()) first = d;
+  }
+  s = base_->DeleteDir(p);
+  if (first.ok() && !s.ok() && !s.IsPathNotFound()) first = s;
+  return first;
+}
+
 Status FaultInjectionFileSystem::UndoLocked(const DirOp& op) {
+  if (op.type == DirOp::Type::kCreateDir) return RemoveTreeLocked(op.path);
   if (op.type != DirOp::Type::kRename) {
     // A created file or a linked name: the entry never reached the disk.
     Status s = base_->DeleteFile(op.path);

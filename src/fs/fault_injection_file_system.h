@@ -15,9 +15,12 @@
 //      old name and, if the rename replaced a file, that file's durable contents - its synced
 //      prefix, or all of it if it was not written through this layer - come back). A rename is
 //      durable once the directory of its *target* is synced.
+//    - with SetModelDirCreation(true), a directory made by CreateDir/CreateDirIfMissing whose
+//      entry was not made durable by a SyncDir of its parent is removed, with all it holds.
 //    Not modelled: deletions (DeleteFile and DeleteDir are durable at once: a deleted file never
-//    comes back), directory creation (durable at once), the LOCK file made by LockFile (durable
-//    at once), torn or reordered writes inside the unsynced tail (it is dropped whole), and
+//    comes back), directory creation unless SetModelDirCreation(true) (durable at once by
+//    default, so that tests that never sync a directory's parent keep it), the LOCK file made
+//    by LockFile (durable at once), torn or reordered writes inside the unsynced tail (it is dropped whole), and
 //    metadata of files written outside this layer. Paths are compared after NormalizePath(), as
 //    text. Contents are cut by rewriting the synced prefix, so hard links keep sharing them.
 // 2. Failures. SetFilesystemActive(false) makes every mutating call (OpKind other than kRead)
@@ -115,6 +118,9 @@ class FaultInjectionFileSystem final : public FileSystem {
   // Simulates power loss as described above. Returns the first error of the wrapped file system
   // (and goes on undoing the rest). Works whether or not the file system is active.
   Status DropUnsyncedData();
+  // Whether directories created from now on are undone by DropUnsyncedData until their parent
+  // is synced (see 1. above). Default: false.
+  void SetModelDirCreation(bool model);
 
   // ---- Failures ----
   // While inactive, every call of a kind other than kRead fails with `error`.
@@ -151,7 +157,7 @@ class FaultInjectionFileSystem final : public FileSystem {
   };
   // A directory entry made since the last SyncDir of `dir`.
   struct DirOp {
-    enum class Type { kCreate, kLink, kRename };
+    enum class Type { kCreate, kLink, kRename, kCreateDir };
     Type type;
     std::string dir;   // the directory whose SyncDir makes it durable (the target's)
     std::string path;  // the entry made (normalised)
@@ -185,6 +191,13 @@ class FaultInjectionFileSystem final : public FileSystem {
   std::shared_ptr<FileState> TrackLocked(const std::string& p, bool existed, bool truncate,
                                          uint64_t initial_size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Status UndoLocked(const DirOp& op) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Deletes directory p (normalised) and everything under it, forgetting their files.
+  Status RemoveTreeLocked(const std::string& p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Creates a directory through `create`, recording its entry when SetModelDirCreation is on
+  // and the directory did not exist.
+  template <typename CreateFn>
+  Status CreateDirLocked(const std::string& dir, CreateFn create)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Status TruncateToSyncedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The contents of normalised path p that would survive power loss now.
   Status DurableContentsLocked(const std::string& p, std::string* data)
@@ -195,6 +208,7 @@ class FaultInjectionFileSystem final : public FileSystem {
 
   mutable Mutex mu_;
   bool active_ ABSL_GUARDED_BY(mu_) = true;
+  bool model_dir_creation_ ABSL_GUARDED_BY(mu_) = false;
   Status inactive_error_ ABSL_GUARDED_BY(mu_);
   std::array<KindState, kNumOpKinds> kinds_ ABSL_GUARDED_BY(mu_);
   // Files written through this layer, by normalised path.

@@ -9,7 +9,9 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "fs/posix_errors.h"
+#include "util/absl_compat.h"
 
 namespace shale {
 
@@ -140,16 +142,29 @@ Status PosixWritableFile::Append(std::string_view data) {
   return Status::OK();
 }
 
-Status PosixWritableFile::WriteFully(std::string_view data) {
+Status WriteAll(std::string_view path, std::string_view data,
+                absl::FunctionRef<ssize_t(const char*, size_t)> write_fn) {
   while (!data.empty()) {
-    ssize_t w = ::write(fd_, data.data(), data.size());
+    ssize_t w = write_fn(data.data(), data.size());
     if (w < 0) {
       if (errno == EINTR) continue;
-      return PosixError(path_, "write", errno);
+      return PosixError(path, "write", errno);
+    }
+    if (w == 0) {
+      // No progress and no errno: retrying would spin forever.
+      return Status::NoSpace(
+          absl::StrCat(ToAbsl(path), ": write"),
+          absl::StrCat("wrote 0 of ", data.size(), " bytes (device or quota full?)"));
     }
     data.remove_prefix(static_cast<size_t>(w));
   }
   return Status::OK();
+}
+
+Status PosixWritableFile::WriteFully(std::string_view data) {
+  const int fd = fd_;
+  return WriteAll(path_, data,
+                  [fd](const char* p, size_t n) { return ::write(fd, p, n); });
 }
 
 Status PosixWritableFile::FlushBuffer() {

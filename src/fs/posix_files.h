@@ -6,15 +6,28 @@
 #ifndef SHALE_FS_POSIX_FILES_H_
 #define SHALE_FS_POSIX_FILES_H_
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "absl/functional/function_ref.h"
 #include "shale/file_system.h"
 
 namespace shale {
+
+// Writes all of `data` to `path` through `write_fn`, which has write(2)'s contract (the bytes
+// it wrote, or -1 with errno set): retries on EINTR and after short writes. A call that writes
+// nothing for a non-empty request makes no progress (write(2) does that on a full device or
+// quota under some file systems instead of failing with ENOSPC), and retrying it would spin
+// forever: it is reported as IOError/NoSpace naming the path. PosixWritableFile's writes go
+// through here; a separate function so that a test can give it a fake write.
+// Thread-safety: a plain function.
+Status WriteAll(std::string_view path, std::string_view data,
+                absl::FunctionRef<ssize_t(const char*, size_t)> write_fn);
 
 class PosixSequentialFile final : public SequentialFile {
  public:
@@ -74,7 +87,7 @@ class PosixWritableFile final : public WritableFile {
 
  private:
   Status CheckOpen() const;
-  // Writes all of data with write(2), retrying on EINTR and short writes.
+  // Writes all of data with write(2) through WriteAll.
   Status WriteFully(std::string_view data);
   Status FlushBuffer();
 

@@ -57,7 +57,7 @@ class RunMergeTest : public testing::Test {
     for (const RunFileInfo& info : files_) {
       std::unique_ptr<RunFileCursor> c;
       *status = RunFileCursor::Open(fs_.get(), info, BytewiseComparator(),
-                                    lower != nullptr ? &lower_view : nullptr, 4096, &c);
+                                    lower != nullptr ? &lower_view : nullptr, 4096, nullptr, &c);
       if (!status->ok()) return {};
       cursors.push_back(std::move(c));
     }

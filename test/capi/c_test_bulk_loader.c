@@ -74,6 +74,10 @@ static void TestBadOptions(shale_t* db) {
   CHECK(shale_bulkloader_create(db, options, &err) == NULL);
   CHECK_ERROR(err, "compression");
   shale_bulkloader_options_set_compression(options, 0xff);
+  shale_bulkloader_options_set_max_open_files(options, 2);
+  CHECK(shale_bulkloader_create(db, options, &err) == NULL);
+  CHECK_ERROR(err, "max_open_files");
+  shale_bulkloader_options_set_max_open_files(options, 0);
   /* A temporary directory under a regular file cannot be made. */
   char file[4096];
   snprintf(file, sizeof(file), "%s", WorkPath("plain_file"));
@@ -103,6 +107,7 @@ void TestBulkLoader(void) {
   shale_bulkloader_options_set_temp_dir(options, temp_dir);
   shale_bulkloader_options_set_target_file_size(options, 32 << 10);
   shale_bulkloader_options_set_compression(options, shale_zstd_compression);
+  shale_bulkloader_options_set_max_open_files(options, 4); /* merges the runs in passes */
 
   shale_bulkloader_t* loader = CreateOrFail(db, options);
   CHECK(PathExists(temp_dir));

@@ -19,7 +19,8 @@ _DB_COMPRESSION = 0xFF  # the loader's default: the DB's own
 
 _FUNCTIONS = ("create", "add", "finish", "destroy", "options_create", "options_destroy",
               "options_set_memory_budget", "options_set_threads", "options_set_temp_dir",
-              "options_set_target_file_size", "options_set_compression")
+              "options_set_target_file_size", "options_set_compression",
+              "options_set_max_open_files")
 
 
 def _functions():
@@ -38,7 +39,9 @@ class BulkLoader:
     64 KiB; default 512 MiB; more spills sorted runs to temp_dir); threads, for merging in
     finish (default: the DB's max_background_jobs, at least 2); temp_dir (default
     "<db>/bulkload.tmp"); target_file_size, where table files are cut (default: the DB's
-    target_file_size_base); compression, "kNoCompression" or "kZSTD" (default: the DB's).
+    target_file_size_base); compression, "kNoCompression" or "kZSTD" (default: the DB's);
+    max_open_files, the file descriptors finish's merge may hold open at once, more spilled
+    runs being merged in passes (default: automatic, from RLIMIT_NOFILE; else at least 3).
 
     Errors are sticky. Use it as a context manager or call close(): an unfinished load is
     abandoned and its temporary files removed. Closing the DB closes its loaders. Not
@@ -46,7 +49,7 @@ class BulkLoader:
     """
 
     def __init__(self, db, *, memory_budget=None, threads=0, temp_dir=None,
-                 target_file_size=0, compression=None):
+                 target_file_size=0, compression=None, max_open_files=0):
         if compression is not None and compression not in _COMPRESSION:
             raise ValueError(f"shale: compression must be one of {sorted(_COMPRESSION)} or "
                              f"None (the DB's), not {compression!r}")
@@ -63,6 +66,7 @@ class BulkLoader:
             self._fn["options_set_target_file_size"](options, int(target_file_size))
             self._fn["options_set_compression"](
                 options, _DB_COMPRESSION if compression is None else _COMPRESSION[compression])
+            self._fn["options_set_max_open_files"](options, int(max_open_files))
             self._handle = _errors.call(self._fn["create"], db._checked_handle(), options)
         finally:
             self._fn["options_destroy"](options)

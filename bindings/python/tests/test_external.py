@@ -358,7 +358,8 @@ def test_bulk_loader_spills_merges_and_last_value_wins(tmp_path, db):
     model = {b"untouched": b"from-db"}
     temp_dir = tmp_path / "spill"
     with _loader(db, memory_budget=64 << 10, threads=2, temp_dir=temp_dir,
-                 target_file_size=64 << 10, compression="kZSTD") as loader:
+                 target_file_size=64 << 10, compression="kZSTD",
+                 max_open_files=4) as loader:  # more runs than that: merged in passes
         for i in range(30_000):  # ~1.8 MB of entries: many spilled runs of a 64 KiB budget
             key = b"k%05d" % rng.randrange(20_000)
             value = b"v%d-" % i + b"x" * rng.randrange(20)
@@ -417,6 +418,8 @@ def test_bulk_loader_option_errors(db):
     _needs("shale_bulkloader_create")
     with pytest.raises(shale.InvalidArgumentError, match="memory_budget"):
         shale.BulkLoader(db, memory_budget=1024)
+    with pytest.raises(shale.InvalidArgumentError, match="max_open_files"):
+        shale.BulkLoader(db, max_open_files=2)
     with pytest.raises(ValueError, match="kZSTD"):
         shale.BulkLoader(db, compression="zstd")
 
