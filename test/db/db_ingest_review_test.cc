@@ -7,10 +7,12 @@
 //  - A SetOptions whose OPTIONS file was renamed but whose directory sync failed (and whose
 //    cleanup failed too): the file with the values that were not applied must not stay the
 //    DB's latest OPTIONS file (db.h promises the old file stays the latest).
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fs/fault_injection_file_system.h"
@@ -184,6 +186,48 @@ TEST(DBIngestReviewTest, FailedSetOptionsLeavesNoLatestOptionsFileWithUnappliedV
   // A later SetOptions lands, and it is the latest.
   ASSERT_OK(db->SetOptions({{"level0_file_num_compaction_trigger", "7"}}));
   EXPECT_EQ(LatestOptionsFile(fs.get(), "/db", &number).level0_file_num_compaction_trigger, 7);
+  ASSERT_OK(db->Close());
+}
+
+// The sweep of obsolete files (run by every flush) while SetOptions calls write their files
+// without the DB mutex: the OPTIONS file being written is never taken, and at the end exactly
+// one OPTIONS file is left, holding the live values.
+TEST(DBIngestReviewTest, SetOptionsRacingFlushesKeepsExactlyTheLatestOptionsFile) {
+  auto fs = std::make_shared<FI>(NewMemFileSystem());
+  Options options;
+  options.file_system = fs;
+  options.create_if_missing = true;
+  options.disable_auto_compactions = true;
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(options, "/db", &db));
+  std::atomic<bool> done{false};
+  std::thread flusher([&] {
+    for (int i = 0; !done.load(); i++) {
+      EXPECT_OK(db->Put(WriteOptions(), Key(i), Value(i)));
+      EXPECT_OK(db->Flush(FlushOptions()));
+    }
+  });
+  std::vector<std::thread> setters;
+  for (int t = 0; t < 2; t++) {
+    setters.emplace_back([&, t] {
+      for (int i = 0; i < 100; i++) {
+        EXPECT_OK(db->SetOptions(
+            {{"level0_file_num_compaction_trigger", std::to_string(2 + t + 2 * (i % 5))}}));
+      }
+    });
+  }
+  for (std::thread& t : setters) t.join();
+  done.store(true);
+  flusher.join();
+  ASSERT_OK(db->Flush(FlushOptions()));  // one more sweep
+  std::vector<std::string> names;
+  ASSERT_OK(fs->GetChildren("/db", &names));
+  int options_files = 0;
+  for (const std::string& name : names) options_files += name.rfind("OPTIONS-", 0) == 0;
+  EXPECT_EQ(options_files, 1);
+  uint64_t number = 0;
+  EXPECT_EQ(LatestOptionsFile(fs.get(), "/db", &number).level0_file_num_compaction_trigger,
+            db->GetOptions().level0_file_num_compaction_trigger);
   ASSERT_OK(db->Close());
 }
 
