@@ -18,6 +18,7 @@
 #include "fs/fault_injection_file_system.h"
 #include "gated_file_system.h"
 #include "gtest/gtest.h"
+#include "shale/checkpoint.h"
 #include "shale/db.h"
 #include "shale/sst_file_writer.h"
 #include "testutil/status_matchers.h"
@@ -229,6 +230,47 @@ TEST(DBIngestReviewTest, SetOptionsRacingFlushesKeepsExactlyTheLatestOptionsFile
   EXPECT_EQ(LatestOptionsFile(fs.get(), "/db", &number).level0_file_num_compaction_trigger,
             db->GetOptions().level0_file_num_compaction_trigger);
   ASSERT_OK(db->Close());
+}
+
+// Finding 14: a checkpoint copies the WAL being written up to its length at the front of the
+// write queue. After a failed WAL sync that length includes the failed write's record: the
+// write returned an error and the DB (read-only until Resume, which then retires that WAL
+// unreplayed) never shows it. A checkpoint taken then must not hold it: it would open to a
+// state the DB never had.
+TEST(DBIngestReviewTest, CheckpointAfterFailedWalSyncHoldsNoUnacknowledgedWrite) {
+  auto fs = std::make_shared<FI>(NewMemFileSystem());
+  Options options;
+  options.file_system = fs;
+  options.create_if_missing = true;
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(options, "/db", &db));
+  ASSERT_OK(db->Put(WriteOptions(), "a", "acked"));
+  WriteOptions sync;
+  sync.sync = true;
+  fs->InjectError(FI::OpKind::kSync, 1, FaultIOError("WAL sync"));
+  Status put = db->Put(sync, "b", "failed");
+  fs->ClearInjectedErrors();
+  ASSERT_TRUE(put.IsIOError()) << put.ToString();
+  std::string value;
+  ASSERT_TRUE(db->Get(ReadOptions(), "b", &value).IsNotFound());  // the DB never shows it
+
+  std::unique_ptr<Checkpoint> checkpoint;
+  ASSERT_OK(Checkpoint::Create(db.get(), &checkpoint));
+  Status s = checkpoint->CreateCheckpoint("/ckpt", 1ull << 30);  // copy the WAL
+  if (s.ok()) {
+    std::unique_ptr<DB> copy;
+    Options copy_options = options;
+    copy_options.create_if_missing = false;
+    ASSERT_OK(DB::Open(copy_options, "/ckpt", &copy));
+    ASSERT_OK(copy->Get(ReadOptions(), "a", &value));
+    EXPECT_TRUE(copy->Get(ReadOptions(), "b", &value).IsNotFound())
+        << "the checkpoint holds a write that failed and that the DB never showed";
+    ASSERT_OK(copy->Close());
+  } else {
+    EXPECT_TRUE(s.IsIOError()) << s.ToString();  // the background error
+    EXPECT_TRUE(fs->FileExists("/ckpt").IsNotFound());
+  }
+  db->Close().PermitUncheckedError();
 }
 
 }  // namespace
