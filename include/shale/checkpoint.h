@@ -56,7 +56,8 @@ class SHALE_EXPORT Checkpoint {
   //    otherwise the memtables are flushed as for 0. Writes made with disableWAL are only in
   //    memtables, so while any exist the memtables are flushed whatever the value.
   // Errors: a failed flush, link, copy or write is returned as it is (the file system's
-  // message names the file); the partial copy is removed.
+  // message names the file); the partial copy is removed. While the DB has a background
+  // error (read-only until Resume), that error: its WAL may end in a write that failed.
   virtual Status CreateCheckpoint(const std::string& checkpoint_dir,
                                   uint64_t log_size_for_flush = 0) = 0;
 

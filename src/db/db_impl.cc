@@ -230,6 +230,7 @@ Status DBImpl::SetOptions(const std::unordered_map<std::string, std::string>& ch
     if (s.ok()) s = CheckSupportedNow(updated);
     if (!s.ok()) return s;
     number = versions_->NewFileNumber();
+    options_file_writing_ = number;
   }
   // All or none: the new values go live only once their OPTIONS file is durable; a failed
   // write leaves the old values live and the old file the latest.
@@ -237,12 +238,20 @@ Status DBImpl::SetOptions(const std::unordered_map<std::string, std::string>& ch
   if (!s.ok()) {
     info_log_->Log("SetOptions: %s not applied: writing the OPTIONS file failed: %s",
                    text.c_str(), s.ToString().c_str());
+    {
+      MutexLock lock(&mu_);
+      options_file_writing_ = 0;
+    }
+    // WriteOptionsFileNumbered could not remove the file if it was renamed (say the directory
+    // sync and then the removal failed): it must not stay the latest OPTIONS file.
+    DeleteObsoleteFiles();
     return s;
   }
   {
     MutexLock lock(&mu_);
     options_ = updated;
     options_file_number_ = number;
+    options_file_writing_ = 0;
     info_log_->Log("SetOptions: %s", text.c_str());
     RecalculateWriteStallLocked();
     MaybeScheduleCompactionLocked();

@@ -370,7 +370,10 @@ class DBImpl final : public DB {
   std::multiset<uint64_t> checkpoint_wals_ ABSL_GUARDED_BY(mu_);
   // Table files being written: not obsolete though no Version lists them yet.
   std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
-  uint64_t options_file_number_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t options_file_number_ ABSL_GUARDED_BY(mu_) = 0;  // the latest OPTIONS file
+  // The OPTIONS file a SetOptions is writing (0: none). DeleteObsoleteFiles keeps exactly
+  // these two, so a file a failed SetOptions could not remove goes with the next sweep.
+  uint64_t options_file_writing_ ABSL_GUARDED_BY(mu_) = 0;
 
   CondVar bg_cv_;  // signalled when a flush finishes or fails
   bool flush_scheduled_ ABSL_GUARDED_BY(mu_) = false;

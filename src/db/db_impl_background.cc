@@ -177,7 +177,7 @@ Status DBImpl::ReplaceFailedWalLocked() {
 
 void DBImpl::DeleteObsoleteFiles() {
   std::set<uint64_t> live;
-  uint64_t log_number, manifest_number, options_number, next_number;
+  uint64_t log_number, manifest_number, options_number, options_writing, next_number;
   {
     MutexLock lock(&mu_);
     live = pending_outputs_;
@@ -187,6 +187,7 @@ void DBImpl::DeleteObsoleteFiles() {
     if (!checkpoint_wals_.empty()) log_number = std::min(log_number, *checkpoint_wals_.begin());
     manifest_number = versions_->ManifestFileNumber();
     options_number = options_file_number_;
+    options_writing = options_file_writing_;
     // Files numbered from here on may be created after this snapshot of what is live.
     next_number = versions_->PeekNextFileNumber();
   }
@@ -208,7 +209,10 @@ void DBImpl::DeleteObsoleteFiles() {
         keep = number >= manifest_number;
         break;
       case FileType::kOptionsFile:
-        keep = number >= options_number;
+        // Not `>=`: a newer one is either being written (kept) or was left by a failed
+        // SetOptions and holds values that were never applied. (0: Open has written none
+        // yet; keep them all.)
+        keep = options_number == 0 || number == options_number || number == options_writing;
         break;
       default:
         break;  // CURRENT, LOCK, LOG, temp files (cleared at Open)

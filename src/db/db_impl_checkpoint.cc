@@ -324,9 +324,12 @@ Status DBImpl::CapturePlanAtFront(CheckpointPlan* plan) {
   while (&w != writers_.front()) w.cv.Wait(&mu_);
   // At the front no write is in progress (and no ingestion, which takes the front too): the
   // current Version with the WALs as long as they are now holds exactly the writes made so
-  // far, and the WAL being written ends at a record boundary.
-  Status s;
-  if (HasUnloggedWritesLocked()) {
+  // far, and the WAL being written ends at a record boundary -- unless a write failed: then
+  // the WAL may end in that write's record (whole when only its sync failed), which the DB
+  // never applied. So no plan while the background error stands (as the flush path, which
+  // fails with it, already does).
+  Status s = bg_error_;
+  if (s.ok() && HasUnloggedWritesLocked()) {
     // Writes made without the WAL are only in the memtables: flush them into tables first,
     // here, so that none is made meanwhile.
     if (mem_->num_entries() > 0) s = MakeRoomForWrite(/*force=*/true);
