@@ -23,9 +23,8 @@ namespace shale {
 inline constexpr size_t kMaxKeySize = size_t{8} << 20;
 
 // The longest value or merge operand (1008 MiB = 1 GiB - 16 MiB). An empty value is valid.
-// A merge operator whose result grows past this cannot be flushed or compacted (the engine
-// fails the flush or compaction with InvalidArgument rather than write an unreadable file):
-// keep merged values under this limit.
+// Merge operands are checked one by one; where their merged result would be longer, flushes
+// and compactions keep the operands unmerged (a read still returns the merged value).
 inline constexpr size_t kMaxValueSize = (size_t{1} << 30) - (size_t{16} << 20);
 
 // The largest WriteBatch, in serialized bytes (WriteBatch::GetDataSize: a 12-byte header plus

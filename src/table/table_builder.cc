@@ -161,8 +161,7 @@ Status TableBuilder::CheckBlockSize(std::string_view what, size_t size) const {
   if (size <= kMaxBlockSize) return Status::OK();
   return Status::InvalidArgument(
       path_, absl::StrCat("a ", ToAbsl(what), " of ", size, " bytes exceeds the table format's "
-                          "block limit of ", kMaxBlockSize, " bytes (a key or value over the "
-                          "limits of shale/limits.h, e.g. a merge result)"));
+                          "block limit of ", kMaxBlockSize, " bytes"));
 }
 
 void TableBuilder::FlushDataBlock() {
