@@ -124,8 +124,10 @@ class SHALE_EXPORT BulkLoader {
   BulkLoader(const BulkLoader&) = delete;
   BulkLoader& operator=(const BulkLoader&) = delete;
 
-  // Adds key -> value (copied). InvalidArgument after Finish, or when the entry alone is larger
-  // than half the memory budget; otherwise an error only from spilling a full buffer.
+  // Adds key -> value (copied). InvalidArgument after Finish, when the key is over kMaxKeySize
+  // or the value over kMaxValueSize (shale/limits.h; the load goes on without the entry), or
+  // when the entry alone is larger than half the memory budget; otherwise an error only from
+  // spilling a full buffer.
   Status Add(std::string_view key, std::string_view value);
 
   // Sorts what is buffered, merges it with the spilled runs, writes the table files, ingests

@@ -400,8 +400,19 @@ extern SHALE_LIBRARY_API void shale_approximate_sizes(
     const size_t* range_start_key_len, const char* const* range_limit_key,
     const size_t* range_limit_key_len, uint64_t* sizes, char** errptr);
 
+/* The size limits of shale/limits.h (doc/size_limits.md): the longest key (each end of a range
+ * deletion included), the longest value or merge operand, the largest write batch (serialized
+ * bytes), and the largest block_size / metadata_block_size. A larger key or value is refused
+ * with an InvalidArgument error by every write function, SstFileWriter and BulkLoader, and
+ * nothing is written. */
+#define SHALE_MAX_KEY_SIZE ((size_t)8 << 20)                               /* 8 MiB */
+#define SHALE_MAX_VALUE_SIZE (((size_t)1 << 30) - ((size_t)16 << 20))      /* 1008 MiB */
+#define SHALE_MAX_WRITE_BATCH_SIZE ((size_t)1 << 31)                       /* 2 GiB */
+#define SHALE_MAX_TABLE_BLOCK_SIZE ((uint64_t)256 << 20)                  /* 256 MiB */
+
 /* A write batch's updates return nothing, as RocksDB's do. An update the batch cannot hold (a
- * key or value of 4 GiB or more) is not added; the batch remembers the first such error and
+ * key or value over the size limits above, or one that would take the batch past
+ * SHALE_MAX_WRITE_BATCH_SIZE) is not added; the batch remembers the first such error and
  * shale_write then fails with it. shale_writebatch_clear forgets it. */
 extern SHALE_LIBRARY_API shale_writebatch_t* shale_writebatch_create(void);
 extern SHALE_LIBRARY_API void shale_writebatch_destroy(shale_writebatch_t* batch);

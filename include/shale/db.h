@@ -43,6 +43,7 @@
 
 #include "shale/export.h"
 #include "shale/iterator.h"
+#include "shale/limits.h"
 #include "shale/options.h"
 #include "shale/status.h"
 #include "shale/write_batch.h"
@@ -79,6 +80,11 @@ class SHALE_EXPORT DB {
   // crash before the memtable is flushed). A write may be delayed by the write controller when
   // background work falls behind (see Options' stall triggers); it fails with the background
   // error while the DB is in the error state.
+  //
+  // Size limits (shale/limits.h, doc/size_limits.md): a key (each end of a DeleteRange
+  // included) is at most kMaxKeySize (8 MiB), a value or merge operand at most kMaxValueSize
+  // (1008 MiB), a WriteBatch at most kMaxWriteBatchSize (2 GiB) serialized; empty keys and
+  // values are valid. A larger one is refused with InvalidArgument and nothing is written.
 
   // Sets key to value.
   virtual Status Put(const WriteOptions& options, std::string_view key,

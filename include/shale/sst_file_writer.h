@@ -29,6 +29,7 @@
 #include "shale/compression_type.h"
 #include "shale/export.h"
 #include "shale/file_system.h"
+#include "shale/limits.h"
 #include "shale/status.h"
 #include "shale/table_options.h"
 
@@ -72,12 +73,15 @@ class SHALE_EXPORT SstFileWriter {
   // Adds a value / a deletion / a merge operand for `user_key` (one entry per key). A file
   // with merge operands can only be ingested into a DB with a merge operator; its operands
   // apply on top of what the DB holds for their keys (as DB::Merge would), or on nothing when
-  // the file lands below every other version.
+  // the file lands below every other version. A key over kMaxKeySize or a value over
+  // kMaxValueSize (shale/limits.h) is refused with InvalidArgument; nothing is added then and
+  // the file stays open.
   Status Put(std::string_view user_key, std::string_view value);
   Status Delete(std::string_view user_key);
   Status Merge(std::string_view user_key, std::string_view operand);
   // Deletes the keys in [begin_key, end_key). An empty range (begin == end) is ignored;
-  // InvalidArgument when end_key < begin_key.
+  // InvalidArgument when end_key < begin_key, or (with nothing added, the file still open)
+  // when either key is longer than kMaxKeySize.
   Status DeleteRange(std::string_view begin_key, std::string_view end_key);
 
   // Writes the rest of the file, syncs and closes it, and fills *file_info if not null. After

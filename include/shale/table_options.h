@@ -11,6 +11,7 @@
 
 #include "shale/cache.h"
 #include "shale/filter_policy.h"
+#include "shale/limits.h"
 
 namespace shale {
 
@@ -30,8 +31,8 @@ struct TableOptions {
     kDataBlockBinaryAndHash = 1,
   };
 
-  // Uncompressed size of a data block, in bytes (a block is cut once it reaches this).
-  // Default: 4096.
+  // Uncompressed size of a data block, in bytes (a block is cut once it reaches this). At most
+  // kMaxTableBlockSizeOption (256 MiB, shale/limits.h). Default: 4096.
   size_t block_size = 4 * 1024;
 
   // Keys between restart points in data blocks (prefix compression restarts there).
@@ -58,7 +59,8 @@ struct TableOptions {
   // index_type == kTwoLevelIndexSearch. Default: false.
   bool partition_filters = false;
 
-  // Target size of index and filter partitions, in bytes. Default: 4096.
+  // Target size of index and filter partitions, in bytes. At most kMaxTableBlockSizeOption
+  // (256 MiB). Default: 4096.
   uint64_t metadata_block_size = 4096;
 
   // Compress index blocks (and index partitions) with the table's compression.

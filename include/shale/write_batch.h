@@ -41,6 +41,7 @@
 #include <string_view>
 
 #include "shale/export.h"
+#include "shale/limits.h"
 #include "shale/status.h"
 
 namespace shale {
@@ -77,8 +78,10 @@ class SHALE_EXPORT WriteBatch {
   WriteBatch& operator=(WriteBatch&& other) noexcept;
   ~WriteBatch();
 
-  // Each update returns InvalidArgument, and leaves the batch unchanged, when a key or value
-  // is 4 GiB or longer or the batch already holds 2^32 - 1 records.
+  // Each update returns InvalidArgument, and leaves the batch unchanged, when a key (either
+  // end of a range included) is longer than kMaxKeySize, a value or merge operand longer than
+  // kMaxValueSize, the batch would grow past kMaxWriteBatchSize bytes (GetDataSize), or it
+  // already holds 2^32 - 1 records (shale/limits.h).
 
   // Stores key -> value.
   Status Put(std::string_view key, std::string_view value);

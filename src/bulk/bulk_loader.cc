@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/size_limits.h"
 #include "bulk/loader_rep.h"
 #include "bulk/run_cursor.h"
 #include "compression/codec.h"
@@ -230,9 +231,10 @@ Status BulkLoader::Add(std::string_view key, std::string_view value) {
   Rep* r = rep_.get();
   if (!r->status.ok()) return r->status;
   if (r->finished) return Status::InvalidArgument("BulkLoader::Add after Finish");
-  if (((key.size() | value.size()) >> 32) != 0) {
-    return Status::InvalidArgument("BulkLoader::Add", "a key or value of 4 GiB or more");
-  }
+  // The engine's size limits (shale/limits.h): the loaded table files must be readable.
+  Status limit = CheckKeySize("BulkLoader::Add", key.size());
+  if (limit.ok()) limit = CheckValueSize("BulkLoader::Add", value.size());
+  if (!limit.ok()) return limit;
   if (!r->filling->Add(key, value)) {
     const size_t charge = bulk::SortBuffer::Charge(key.size(), value.size());
     if (charge + 64 > r->settings.buffer_capacity) {

@@ -2,8 +2,15 @@
 #include <utility>
 
 #include "capi/c_handles.h"
+#include "shale/limits.h"
 
 using shale::capi::View;
+
+// The C ABI's size-limit macros are the engine's limits.
+static_assert(SHALE_MAX_KEY_SIZE == shale::kMaxKeySize);
+static_assert(SHALE_MAX_VALUE_SIZE == shale::kMaxValueSize);
+static_assert(SHALE_MAX_WRITE_BATCH_SIZE == shale::kMaxWriteBatchSize);
+static_assert(SHALE_MAX_TABLE_BLOCK_SIZE == shale::kMaxTableBlockSizeOption);
 
 namespace {
 

@@ -10,7 +10,8 @@ namespace shale {
 CompactionIterator::CompactionIterator(InternalIterator* input, const Comparator* ucmp,
                                        std::vector<SequenceNumber> snapshots,
                                        const RangeTombstones* range_deletions, bool bottommost,
-                                       const MergeOperator* merge_operator)
+                                       const MergeOperator* merge_operator,
+                                       size_t max_merged_value_size)
     : input_(input),
       ucmp_(ucmp),
       snapshots_(std::move(snapshots)),
@@ -18,6 +19,7 @@ CompactionIterator::CompactionIterator(InternalIterator* input, const Comparator
                                                                                : nullptr),
       bottommost_(bottommost),
       merge_operator_(merge_operator),
+      max_merged_value_size_(max_merged_value_size),
       first_stripe_(snapshots_.empty() ? kMaxSequenceNumber : snapshots_.front()) {}
 
 SequenceNumber CompactionIterator::StripeOf(SequenceNumber sequence) const {
@@ -52,10 +54,11 @@ void CompactionIterator::FindNextKept() {
       // The newest entry of a new user key.
       has_current_key_ = true;
       current_user_key_.assign(parsed.user_key);
-    } else if (stripe == last_stripe_) {
+    } else if (stripe == last_stripe_ && !keep_next_) {
       num_dropped_++;  // hidden by a newer entry that every reader of this stripe sees
       continue;
     }
+    keep_next_ = false;
     last_stripe_ = stripe;
     // Deleted by a range deletion that every reader of this entry sees.
     if (range_deletions_ != nullptr &&
@@ -149,6 +152,13 @@ bool CompactionIterator::MergeOperands(const ParsedInternalKey& first, SequenceN
       corruption_ = s;
       return false;
     }
+    if (result.size() > max_merged_value_size_) {
+      // Too large for a table: keep the operands, and the value or deletion under them (the
+      // input is still on it unless the key ended), for reads to merge.
+      merge_out_ = std::move(operands);
+      keep_next_ = !key_ended;
+      return true;
+    }
     merge_out_.emplace_back(MakeInternalKey(user_key, first.sequence, kTypeValue),
                             std::move(result));
     num_dropped_ += operands.size() - 1;
@@ -157,7 +167,8 @@ bool CompactionIterator::MergeOperands(const ParsedInternalKey& first, SequenceN
   std::deque<std::string_view> oldest_first;
   for (auto it = operands.rbegin(); it != operands.rend(); ++it) oldest_first.push_back(it->second);
   std::string combined;
-  if (TryPartialMerge(merge_operator_, user_key, oldest_first, &combined)) {
+  if (TryPartialMerge(merge_operator_, user_key, oldest_first, &combined) &&
+      combined.size() <= max_merged_value_size_) {
     merge_out_.emplace_back(newest_key, std::move(combined));
     num_dropped_ += operands.size() - 1;
   } else {

@@ -22,6 +22,8 @@
 //    nothing;
 //  - otherwise (the stripe ends, or older entries may exist below): the operands are
 //    partial-merged into one operand if the operator can, else kept as they are.
+// A merge whose result would be larger than max_merged_value_size (a table cannot hold it) is
+// not done: the operands are kept as they are, with the value or deletion under them.
 // A failing full merge, or an operand met without a merge operator, stops the iterator with
 // that error (the caller abandons its output; nothing is lost).
 //
@@ -32,6 +34,7 @@
 #ifndef SHALE_COMPACTION_COMPACTION_ITERATOR_H_
 #define SHALE_COMPACTION_COMPACTION_ITERATOR_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -42,6 +45,7 @@
 #include "base/internal_key.h"
 #include "base/range_tombstones.h"
 #include "shale/comparator.h"
+#include "shale/limits.h"
 #include "shale/merge_operator.h"
 #include "shale/status.h"
 
@@ -53,11 +57,14 @@ class CompactionIterator {
   // caller (SeekToFirst) and is advanced forward only.
   // `range_deletions` (may be null) are the input's tombstones, finished. `bottommost`: see
   // the header comment.
-  // `merge_operator` (may be null) combines merge operands.
+  // `merge_operator` (may be null) combines merge operands. `max_merged_value_size`: the
+  // largest value a merge may produce (see "Merges" above; the engine's kMaxValueSize, smaller
+  // in tests).
   CompactionIterator(InternalIterator* input, const Comparator* ucmp,
                      std::vector<SequenceNumber> snapshots,
                      const RangeTombstones* range_deletions = nullptr, bool bottommost = false,
-                     const MergeOperator* merge_operator = nullptr);
+                     const MergeOperator* merge_operator = nullptr,
+                     size_t max_merged_value_size = kMaxValueSize);
 
   // Moves to the first kept entry at or after the input's position.
   void SeekToFirst();
@@ -99,6 +106,7 @@ class CompactionIterator {
   const RangeTombstones* const range_deletions_;
   const bool bottommost_;
   const MergeOperator* const merge_operator_;
+  const size_t max_merged_value_size_;
   // The stripe of the oldest snapshot (kMaxSequenceNumber without snapshots).
   const SequenceNumber first_stripe_;
 
@@ -108,6 +116,9 @@ class CompactionIterator {
   std::string current_user_key_;
   // The stripe of the last kept entry of current_user_key_.
   SequenceNumber last_stripe_ = 0;
+  // Set when a merge was not done (its result would be over max_merged_value_size_): the next
+  // entry, the value or deletion under the kept operands, is not hidden by them.
+  bool keep_next_ = false;
   uint64_t num_dropped_ = 0;
   // The output of the last merge (internal key, value), served from merge_pos_; when
   // merge_pos_ reaches the end, the input is already at the next unconsumed entry.

@@ -5,6 +5,7 @@
 
 #include "absl/time/time.h"
 #include "base/filename.h"
+#include "base/size_limits.h"
 #include "db/db_impl.h"
 #include "db/write_batch_internal.h"
 #include "memtable/memtable_allocator.h"
@@ -15,18 +16,23 @@ namespace shale {
 
 namespace {
 
-// Checks that a batch parses and holds as many records as its header says, and holds no merge
-// without a merge operator.
+// Checks that a batch parses, holds as many records as its header says, holds no merge without
+// a merge operator, and keeps the size limits of shale/limits.h as a whole and in every record
+// (a batch made from serialized contents was never checked record by record).
 Status ValidateBatch(const WriteBatch& batch, bool has_merge_operator) {
   std::string_view contents = WriteBatchInternal::Contents(batch);
   if (contents.size() < WriteBatchInternal::kHeader) {
     return Status::Corruption("write batch: shorter than its header");
   }
+  Status s = CheckBatchSize("Write", contents.size());
+  if (!s.ok()) return s;
   contents.remove_prefix(WriteBatchInternal::kHeader);
   uint32_t found = 0;
   while (!contents.empty()) {
     WriteBatchRecord record;
-    Status s = ReadWriteBatchRecord(&contents, &record);
+    s = ReadWriteBatchRecord(&contents, &record);
+    if (!s.ok()) return s;
+    s = WriteBatchInternal::CheckRecordSizes("Write", record.type, record.key, record.value);
     if (!s.ok()) return s;
     if (record.column_family != 0) {
       return Status::NotSupported("write batch: column families are not supported yet");
@@ -53,8 +59,11 @@ size_t MaxGroupBytes(size_t first) {
 }  // namespace
 
 Status DBImpl::Put(const WriteOptions& options, std::string_view key, std::string_view value) {
+  // Checked before the batch reserves room for the value.
+  Status s = WriteBatchInternal::CheckRecordSizes("Put", kTypeValue, key, value);
+  if (!s.ok()) return s;
   WriteBatch batch(key.size() + value.size() + 24);
-  Status s = batch.Put(key, value);
+  s = batch.Put(key, value);
   if (!s.ok()) return s;
   return Write(options, &batch);
 }
@@ -75,11 +84,13 @@ Status DBImpl::SingleDelete(const WriteOptions& options, std::string_view key) {
 
 Status DBImpl::DeleteRange(const WriteOptions& options, std::string_view begin_key,
                            std::string_view end_key) {
+  Status s = CheckRangeKeySizes("DeleteRange", begin_key.size(), end_key.size());
+  if (!s.ok()) return s;
   const int c = icmp_.user_comparator()->Compare(begin_key, end_key);
   if (c > 0) return Status::InvalidArgument("DeleteRange: end key is before begin key");
   if (c == 0) return Status::OK();
   WriteBatch batch;
-  Status s = batch.DeleteRange(begin_key, end_key);
+  s = batch.DeleteRange(begin_key, end_key);
   if (!s.ok()) return s;
   return Write(options, &batch);
 }
@@ -90,8 +101,10 @@ Status DBImpl::Merge(const WriteOptions& options, std::string_view key,
     return Status::InvalidArgument(
         "Merge: no merge operator is configured (Options::merge_operator)");
   }
+  Status s = WriteBatchInternal::CheckRecordSizes("Merge", kTypeMerge, key, value);
+  if (!s.ok()) return s;
   WriteBatch batch(key.size() + value.size() + 24);
-  Status s = batch.Merge(key, value);
+  s = batch.Merge(key, value);
   if (!s.ok()) return s;
   return Write(options, &batch);
 }
@@ -113,7 +126,8 @@ bool DBImpl::MergeAtWriteTime(MemTable* mem, size_t max_successive_merges,
   if (!s.ok() && !s.IsNotFound()) return false;  // keep the operand; the read will tell
   std::string_view existing_view(existing);
   s = FullMerge(merge_operator_.get(), key, s.ok() ? &existing_view : nullptr, {operand}, value);
-  return s.ok();
+  // A merged value over the value limit could not be flushed: keep the operand instead.
+  return s.ok() && value->size() <= kMaxValueSize;
 }
 
 Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {

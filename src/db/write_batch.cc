@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/size_limits.h"
 #include "db/write_batch_internal.h"
 #include "memtable/memtable.h"
 #include "util/coding.h"
@@ -18,8 +19,8 @@ namespace shale {
 namespace {
 
 constexpr size_t kHeader = WriteBatchInternal::kHeader;
-// Keys and values are varint32 length-prefixed.
-constexpr uint64_t kMaxFieldSize = UINT32_MAX;
+// Keys and values are varint32 length-prefixed: the size limits keep them far below 4 GiB.
+static_assert(kMaxKeySize < UINT32_MAX && kMaxValueSize < UINT32_MAX);
 
 // Whether records of this type carry a second varstring (the value, or a range's end key).
 bool HasValueField(ValueType type) {
@@ -191,15 +192,20 @@ uint32_t WriteBatch::Count() const { return DecodeCount(rep_); }
 
 Status WriteBatch::AddRecord(unsigned char tag, std::string_view key, std::string_view value,
                              bool has_value) {
-  if (key.size() > kMaxFieldSize || (has_value && value.size() > kMaxFieldSize)) {
-    return Status::InvalidArgument("WriteBatch: a key or value is 4 GiB or longer",
-                                   absl::StrCat(key.size(), " / ", value.size(), " bytes"));
-  }
+  // The size limits (shale/limits.h) are checked before anything is appended, so a refused
+  // record leaves the batch as it was.
+  Status s = WriteBatchInternal::CheckRecordSizes("WriteBatch", static_cast<ValueType>(tag), key,
+                                                  value);
+  if (!s.ok()) return s;
   if (rep_.size() < kHeader) Clear();  // built from contents too short to be a batch
   const uint32_t count = Count();
   if (count == UINT32_MAX) {
     return Status::InvalidArgument("WriteBatch: too many records", "the limit is 2^32 - 1");
   }
+  const size_t record_size = 1 + VarintLength(key.size()) + key.size() +
+                             (has_value ? VarintLength(value.size()) + value.size() : 0);
+  s = CheckBatchSize("WriteBatch", rep_.size() + record_size);
+  if (!s.ok()) return s;
   rep_.push_back(static_cast<char>(tag));
   PutLengthPrefixed(&rep_, key);
   if (has_value) PutLengthPrefixed(&rep_, value);
@@ -320,6 +326,14 @@ Status WriteBatchInternal::Append(WriteBatch* dst, const WriteBatch& src) {
   dst->content_flags_.store(dst->content_flags_.load(std::memory_order_relaxed) | src_flags,
                             std::memory_order_relaxed);
   return Status::OK();
+}
+
+Status WriteBatchInternal::CheckRecordSizes(std::string_view what, ValueType type,
+                                            std::string_view key, std::string_view value) {
+  if (type == kTypeRangeDeletion) return CheckRangeKeySizes(what, key.size(), value.size());
+  Status s = CheckKeySize(what, key.size());
+  if (s.ok() && HasValueField(type)) s = CheckValueSize(what, value.size());
+  return s;
 }
 
 Status WriteBatchInternal::InsertInto(const WriteBatch& batch, MemTable* mem) {

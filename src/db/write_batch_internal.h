@@ -76,6 +76,11 @@ class WriteBatchInternal {
   // than the header.
   static Status Append(WriteBatch* dst, const WriteBatch& src);
 
+  // OK, or InvalidArgument naming `what` and the limit when a record of `type` (its key, and
+  // its value, merge operand or range end key) breaks the size limits of shale/limits.h.
+  static Status CheckRecordSizes(std::string_view what, ValueType type, std::string_view key,
+                                 std::string_view value);
+
   // Applies every record to `mem`, record i with sequence Sequence(batch) + i. The whole
   // batch is checked first, so a damaged batch (Corruption), a record of an unsupported
   // column family (NotSupported) or a sequence range past kMaxSequenceNumber (InvalidArgument)

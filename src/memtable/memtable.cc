@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cstring>
 
+#include "shale/limits.h"
 #include "util/absl_compat.h"
 #include "util/coding.h"
 
@@ -99,6 +100,12 @@ void MemTable::Unref() {
   assert(previous > 0);
   if (previous == 1) delete this;
 }
+
+// An entry's internal-key and value lengths are varint32s. Every writer checks the size limits
+// of shale/limits.h before anything reaches a memtable (WriteBatch, DB::Write, a merge
+// rewritten at write time), and those keep both lengths far below 4 GiB.
+static_assert(kMaxKeySize + kInternalKeyTrailerSize < UINT32_MAX);
+static_assert(kMaxValueSize < UINT32_MAX && kMaxKeySize < UINT32_MAX);
 
 void MemTable::Add(SequenceNumber sequence, ValueType type, std::string_view user_key,
                    std::string_view value) {

@@ -136,6 +136,12 @@ void CheckTable(const TableOptions& t, RuleChecker* c) {
              "block_based_table_factory.data_block_index_type",
              "must be kDataBlockBinarySearch (0) or kDataBlockBinaryAndHash (1)");
   c->Require(t.block_size > 0, "block_based_table_factory.block_size", "must be > 0");
+  // shale/limits.h: a block must stay readable (the table format's 1 GiB block limit).
+  c->Require(t.block_size <= kMaxTableBlockSizeOption, "block_based_table_factory.block_size",
+             "must be at most 268435456 (256 MiB)");
+  c->Require(t.metadata_block_size <= kMaxTableBlockSizeOption,
+             "block_based_table_factory.metadata_block_size",
+             "must be at most 268435456 (256 MiB)");
   c->Require(t.block_restart_interval >= 1, "block_based_table_factory.block_restart_interval",
              "must be at least 1");
   c->Require(t.index_block_restart_interval >= 1,

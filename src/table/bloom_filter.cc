@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "shale/filter_policy.h"
+#include "table/format.h"
 #include "util/checksum.h"
 #include "util/coding.h"
 
@@ -80,9 +81,12 @@ void BloomFilterBuilder::AddKey(std::string_view user_key) {
   if (hashes_.empty() || hashes_.back() != h) hashes_.push_back(h);
 }
 
-uint32_t BloomFilterBuilder::NumLines(size_t num_keys) const {
-  double lines = std::ceil(static_cast<double>(num_keys) * bits_per_key_ / kBloomLineBits);
-  constexpr double kMax = std::numeric_limits<uint32_t>::max();
+uint32_t BloomFilterBuilder::NumLinesFor(size_t num_keys, double bits_per_key) {
+  double lines = std::ceil(static_cast<double>(num_keys) * bits_per_key / kBloomLineBits);
+  // The filter (lines and trailer) is one block: a reader refuses a block over kMaxBlockSize.
+  constexpr double kMax = static_cast<double>((kMaxBlockSize - kBloomTrailerSize) /
+                                              kBloomLineBytes);
+  static_assert(kMax < std::numeric_limits<uint32_t>::max());
   return static_cast<uint32_t>(lines < kMax ? lines : kMax);
 }
 

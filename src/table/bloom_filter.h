@@ -60,8 +60,14 @@ class BloomFilterBuilder {
   // The filter for the keys added since the last Finish; the builder is then empty again.
   std::string Finish();
 
+  // The lines of a filter of `num_keys` keys at `bits_per_key` (already clamped): enough for
+  // bits_per_key, but never more than a block can hold (kMaxBlockSize, table/format.h), so
+  // that a filter of any number of keys stays readable; past about 850 million keys at 10
+  // bits per key, the false-positive rate rises instead.
+  static uint32_t NumLinesFor(size_t num_keys, double bits_per_key);
+
  private:
-  uint32_t NumLines(size_t num_keys) const;
+  uint32_t NumLines(size_t num_keys) const { return NumLinesFor(num_keys, bits_per_key_); }
 
   const double bits_per_key_;
   const int num_probes_;

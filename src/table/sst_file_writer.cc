@@ -3,6 +3,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "base/internal_key.h"
+#include "base/size_limits.h"
 #include "table/table_builder.h"
 #include "util/absl_compat.h"
 
@@ -59,6 +60,16 @@ Status SstFileWriter::Rep::Fail(Status s) {
 Status SstFileWriter::Rep::AddPoint(std::string_view user_key, std::string_view value,
                                     ValueType type) {
   Status s = CheckOpen();
+  if (!s.ok()) return s;
+  // Refused before anything is added; the file stays open and usable.
+  s = CheckKeySize(type == kTypeValue   ? "SstFileWriter::Put"
+                   : type == kTypeMerge ? "SstFileWriter::Merge"
+                                        : "SstFileWriter::Delete",
+                   user_key.size());
+  if (s.ok()) {
+    s = CheckValueSize(type == kTypeMerge ? "SstFileWriter::Merge" : "SstFileWriter::Put",
+                       value.size());
+  }
   if (!s.ok()) return s;
   if (has_point_key) {
     const int c = comparator.user_comparator()->Compare(user_key, last_user_key);
@@ -125,6 +136,9 @@ Status SstFileWriter::Merge(std::string_view user_key, std::string_view operand)
 Status SstFileWriter::DeleteRange(std::string_view begin_key, std::string_view end_key) {
   Rep* r = rep_.get();
   Status s = r->CheckOpen();
+  if (!s.ok()) return s;
+  // Refused before anything is added; the file stays open and usable.
+  s = CheckRangeKeySizes("SstFileWriter::DeleteRange", begin_key.size(), end_key.size());
   if (!s.ok()) return s;
   const int c = r->comparator.user_comparator()->Compare(begin_key, end_key);
   if (c == 0) return Status::OK();  // an empty range deletes nothing

@@ -5,7 +5,9 @@
 #include <ctime>
 
 #include "absl/strings/str_cat.h"
+#include "shale/limits.h"
 #include "table/meta_blocks.h"
+#include "util/absl_compat.h"
 
 namespace shale {
 
@@ -34,7 +36,15 @@ TableBuilder::TableBuilder(const TableOptions& options, CompressionType compress
       data_block_(options.block_restart_interval, UseHashIndex(options),
                   options.data_block_hash_table_util_ratio),
       index_(IndexBuilder::New(options, comparator)) {
-  if (!CompressionTypeSupported(compression)) {
+  if (options.block_size > kMaxTableBlockSizeOption) {
+    status_ = Status::InvalidArgument(
+        path_, absl::StrCat("block_size ", options.block_size, " is over the limit of ",
+                            kMaxTableBlockSizeOption, " bytes"));
+  } else if (options.metadata_block_size > kMaxTableBlockSizeOption) {
+    status_ = Status::InvalidArgument(
+        path_, absl::StrCat("metadata_block_size ", options.metadata_block_size,
+                            " is over the limit of ", kMaxTableBlockSizeOption, " bytes"));
+  } else if (!CompressionTypeSupported(compression)) {
     status_ = Status::InvalidArgument(
         path_, absl::StrCat("compression type ", CompressionTypeName(compression),
                             " is not supported by this build"));
@@ -128,6 +138,14 @@ bool TableBuilder::CheckOrder(std::string_view key) {
 
 void TableBuilder::AddPointEntry(std::string_view key, std::string_view value, ValueType type) {
   if (!CheckOrder(key)) return;
+  // A block is cut once it reaches block_size, so it holds up to block_size plus its last
+  // entry. When that entry would take the block past what a reader accepts (kMaxBlockSize),
+  // the block is cut before it instead: a block then holds either entries that fit or a
+  // single entry (which the key and value limits of shale/limits.h keep readable).
+  if (!data_block_.empty() && data_block_.EstimateSizeAfterKV(key, value) > kMaxBlockSize) {
+    FlushDataBlock();
+    if (!status_.ok()) return;
+  }
   if (pending_index_entry_) AddPendingIndexEntry(key);
   const std::string_view user_key = ExtractUserKey(key);
   if (filter_ != nullptr) filter_->AddKey(user_key);
@@ -139,9 +157,19 @@ void TableBuilder::AddPointEntry(std::string_view key, std::string_view value, V
   if (data_block_.CurrentSizeEstimate() >= options_.block_size) FlushDataBlock();
 }
 
+Status TableBuilder::CheckBlockSize(std::string_view what, size_t size) const {
+  if (size <= kMaxBlockSize) return Status::OK();
+  return Status::InvalidArgument(
+      path_, absl::StrCat("a ", ToAbsl(what), " of ", size, " bytes exceeds the table format's "
+                          "block limit of ", kMaxBlockSize, " bytes"));
+}
+
 void TableBuilder::FlushDataBlock() {
   if (data_block_.empty() || !status_.ok()) return;
   const std::string_view contents = data_block_.Finish();
+  // Never write a block that no reader would accept.
+  status_ = CheckBlockSize("data block", contents.size());
+  if (!status_.ok()) return;
   props_.max_block_size = std::max<uint64_t>(props_.max_block_size, contents.size());
   const uint64_t start = offset_;
   status_ = WriteBlock(file_, path_, contents, compressor_.get(), &compressed_, &offset_,
@@ -173,6 +201,9 @@ void TableBuilder::MaybeCutPartitions() {
 
 Status TableBuilder::WriteMetaBlock(std::string_view contents, bool compress,
                                     BlockHandle* handle) {
+  Status s = CheckBlockSize("metadata block (index, filter, range deletions or properties)",
+                            contents.size());
+  if (!s.ok()) return s;
   props_.max_block_size = std::max<uint64_t>(props_.max_block_size, contents.size());
   return WriteBlock(file_, path_, contents, compress ? compressor_.get() : nullptr, &compressed_,
                     &offset_, handle);

@@ -1,7 +1,8 @@
 // TableBuilder: writes one table file (SST) from internal keys added in sorted order. The format
 // is in doc/table_format.md; in file order:
 //
-//   data blocks                    cut once a block reaches block_size
+//   data blocks                    cut once a block reaches block_size, or before an entry
+//                                  that would take it past kMaxBlockSize (1 GiB)
 //   filter partitions              partitioned filters only
 //   index partitions               two-level index only
 //   --- tail (read in one pread when the table is opened) ---
@@ -51,7 +52,8 @@ class TableBuilder {
  public:
   // `compression` applies to data blocks (and to index blocks when
   // options.enable_index_compression); `compression_level` is the codec's level. An unsupported
-  // compression type makes the builder fail with InvalidArgument. partition_filters without a
+  // compression type, or a block_size or metadata_block_size over kMaxTableBlockSizeOption
+  // (shale/limits.h), makes the builder fail with InvalidArgument. partition_filters without a
   // two-level index gives a full filter (RocksDB does the same). `path` names the file in errors.
   TableBuilder(const TableOptions& options, CompressionType compression, int compression_level,
                const InternalKeyComparator* comparator, WritableFile* file, std::string path);
@@ -86,6 +88,9 @@ class TableBuilder {
   void AddRangeDeletion(std::string_view key, std::string_view value);
   bool CheckOrder(std::string_view key);
   void FlushDataBlock();
+  // OK, or InvalidArgument when a block of `size` bytes is over kMaxBlockSize (a reader would
+  // refuse it): the file fails instead of being written unreadable.
+  Status CheckBlockSize(std::string_view what, size_t size) const;
   void AddPendingIndexEntry(std::string_view next_first_key);
   void MaybeCutPartitions();
   // Writes `contents` as a block; `compress` selects the table's compressor.

@@ -187,18 +187,21 @@ void TestWriteBatch(void) {
   shale_write(db, wo, batch, &err); /* an empty batch is fine */
   CHECK_OK(err);
 
-  if (sizeof(size_t) > 4) {
-    /* A key of 4 GiB is refused without being read (the batch checks sizes first): the batch
-     * keeps the error and shale_write fails with it, writing nothing of the batch. */
-    const size_t huge = (size_t)1 << 32;
+  {
+    /* A key one byte over SHALE_MAX_KEY_SIZE is refused without being read (the batch checks
+     * sizes first): the batch keeps the error and shale_write fails with it, writing nothing
+     * of the batch. */
+    const size_t huge = SHALE_MAX_KEY_SIZE + 1;
     shale_writebatch_put(batch, STR("before"), STR("b"));
     shale_writebatch_put(batch, "k", huge, STR("v"));
     shale_writebatch_delete(batch, "k", huge);
     shale_writebatch_delete_range(batch, "k", huge, STR("z"));
     CHECK(shale_writebatch_count(batch) == 1);
     shale_write(db, wo, batch, &err);
-    CHECK_ERROR(err, "4 GiB");
+    CHECK_ERROR(err, "is too large");
     CheckGet(db, ro, "before", NULL);
+    shale_put(db, wo, "k", huge, STR("v"), &err); /* the same for a single Put */
+    CHECK_ERROR(err, "is too large");
     shale_writebatch_clear(batch);
     shale_writebatch_put(batch, STR("after"), STR("a"));
     shale_write(db, wo, batch, &err);

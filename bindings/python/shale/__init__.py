@@ -18,10 +18,20 @@ from ._errors import (CorruptionError, Error, InvalidArgumentError, IOError,
 from ._external import SstFileInfo, SstFileWriter
 from ._library import LibraryNotFoundError
 
+# The size limits of the engine (include/shale/limits.h, doc/size_limits.md): the longest key
+# (each end of a range deletion included), the longest value or merge operand, the largest
+# write batch in serialized bytes, and the largest block_size / metadata_block_size option.
+# A larger key or value raises InvalidArgumentError and nothing is written.
+MAX_KEY_SIZE = 8 << 20
+MAX_VALUE_SIZE = (1 << 30) - (16 << 20)
+MAX_WRITE_BATCH_SIZE = 1 << 31
+MAX_TABLE_BLOCK_SIZE = 256 << 20
+
 __all__ = [
     "DB", "Iterator", "Snapshot", "WriteBatch", "destroy_db", "SstFileWriter", "SstFileInfo",
     "BulkLoader",
     "Error", "InvalidArgumentError", "IOError", "CorruptionError", "NotSupportedError",
     "LibraryNotFoundError",
+    "MAX_KEY_SIZE", "MAX_VALUE_SIZE", "MAX_WRITE_BATCH_SIZE", "MAX_TABLE_BLOCK_SIZE",
 ]
 __version__ = "0.1.0"

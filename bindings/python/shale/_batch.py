@@ -7,8 +7,9 @@ class WriteBatch:
     """A list of puts, merges, deletes and range deletes; DB.write applies all of them or none.
 
     The batch copies keys and values as they are added. An update the engine cannot hold (a key
-    or value of 4 GiB or more) makes DB.write raise. Not thread-safe: use one batch from one
-    thread at a time.
+    over shale.MAX_KEY_SIZE, a value over shale.MAX_VALUE_SIZE, or one that would take the
+    batch past shale.MAX_WRITE_BATCH_SIZE) makes DB.write raise. Not thread-safe: use one batch
+    from one thread at a time.
     """
 
     def __init__(self):

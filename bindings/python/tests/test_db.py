@@ -58,6 +58,28 @@ def test_write_options_and_reopen(db_path):
         assert db.get(b"no-wal") == b"2"
 
 
+def test_size_limits(db):
+    """A key at shale.MAX_KEY_SIZE round-trips; one byte more is refused, writing nothing."""
+    at = b"k" * shale.MAX_KEY_SIZE
+    db.put(at, b"v")
+    assert db.get(at) == b"v"
+    seq = db.latest_sequence_number()
+    over = at + b"k"
+    with pytest.raises(shale.InvalidArgumentError, match="too large"):
+        db.put(over, b"v")
+    with pytest.raises(shale.InvalidArgumentError, match="too large"):
+        db.delete(over)
+    with pytest.raises(shale.InvalidArgumentError, match="too large"):
+        db.delete_range(b"a", over)
+    batch = shale.WriteBatch()
+    batch.put(b"fine", b"1")
+    batch.put(over, b"v")
+    with pytest.raises(shale.InvalidArgumentError, match="too large"):
+        db.write(batch)
+    assert db.latest_sequence_number() == seq
+    assert db.get(b"fine") is None and db.get(over) is None
+
+
 def test_delete_range(db):
     for k in (b"c1", b"c2", b"c3", b"c4"):
         db.put(k, b"v")
