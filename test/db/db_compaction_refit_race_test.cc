@@ -39,6 +39,11 @@ class ManifestHookFileSystem final : public FileSystem {
     armed_.store(true);
   }
   bool hook_ran() const { return ran_.load(); }
+  // Runs `hook` at the next SyncDir (in the syncing thread, before the sync), once.
+  void ArmSyncDirHook(std::function<void()> hook) {
+    dir_hook_ = std::move(hook);
+    dir_armed_.store(true);
+  }
 
   // Called by a wrapped MANIFEST file at each Sync.
   void OnManifestSync() {
@@ -89,7 +94,10 @@ class ManifestHookFileSystem final : public FileSystem {
   Status LinkFile(const std::string& s, const std::string& t) override {
     return base_->LinkFile(s, t);
   }
-  Status SyncDir(const std::string& d) override { return base_->SyncDir(d); }
+  Status SyncDir(const std::string& d) override {
+    if (dir_armed_.exchange(false)) dir_hook_();
+    return base_->SyncDir(d);
+  }
   Status LockFile(const std::string& p, std::unique_ptr<FileLock>* l) override {
     return base_->LockFile(p, l);
   }
@@ -119,6 +127,8 @@ class ManifestHookFileSystem final : public FileSystem {
   std::atomic<int> skip_{0};
   std::atomic<bool> armed_{false};
   std::atomic<bool> ran_{false};
+  std::function<void()> dir_hook_;  // set before dir_armed_
+  std::atomic<bool> dir_armed_{false};
 };
 
 class DBCompactionRefitRaceTest : public ::testing::Test {
@@ -218,6 +228,59 @@ TEST_F(DBCompactionRefitRaceTest, SecondCompactRangeDoesNotPickFilesBeingMoved) 
   Open();
   EXPECT_EQ(Get("m"), "v2") << "after reopen";
   EXPECT_EQ(Get("a"), "v1-a") << "after reopen";
+}
+
+// The same window with an automatic compaction: CompactRange(change_level, target L1, not
+// exclusive) over data in the bottom level (L3, also the base level: the tree is small). While
+// the compaction runs, a flush of a newer m goes to L0 (the move's guard keeps it out of L1 and
+// L2). While the move's edit is being synced, a SetOptions schedules the L0 -> base compaction,
+// which before the fix took the L0 file and the output files in L3 being moved: its edit then
+// deleted them from L3 after the move (Corruption, read-only DB). Now it waits.
+TEST_F(DBCompactionRefitRaceTest, AutomaticCompactionDoesNotPickFilesBeingMoved) {
+  options_.disable_auto_compactions = false;
+  options_.level_compaction_dynamic_level_bytes = true;
+  options_.level0_file_num_compaction_trigger = 1;
+  Open();
+  for (char c = 'a'; c <= 'z'; c++) {
+    ASSERT_OK(db_->Put(WriteOptions(), std::string(1, c), std::string("v1-") + c));
+  }
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  std::vector<SstInfo> files = ListFiles(db_.get());
+  ASSERT_EQ(files.size(), 1u);
+  ASSERT_EQ(files[0].level, 3) << "a flush over an empty DB goes to the bottom level";
+
+  Status flush_status;
+  bool auto_compaction_started = false;
+  fs_->ArmSyncDirHook([&] {
+    // The compaction's outputs are written, not yet installed: a newer m goes to L0.
+    std::thread writer([&] {
+      flush_status = db_->Put(WriteOptions(), "m", "v2");
+      if (flush_status.ok()) flush_status = db_->Flush(FlushOptions());
+    });
+    writer.join();
+    // Next MANIFEST sync: the compaction's install; the one after: the move.
+    fs_->ArmManifestSyncHook(1, [&] {
+      Status s = db_->SetOptions({{"level0_file_num_compaction_trigger", "1"}});
+      EXPECT_TRUE(s.ok()) << s.ToString();
+      auto_compaction_started = WaitForRunningCompaction(std::chrono::seconds(2));
+    });
+  });
+  CompactRangeOptions cro;
+  cro.change_level = true;
+  cro.target_level = 1;
+  cro.exclusive_manual_compaction = false;
+  cro.bottommost_level_compaction = BottommostLevelCompaction::kForce;
+  Status first_status = db_->CompactRange(cro, nullptr, nullptr);
+  ASSERT_TRUE(fs_->hook_ran());
+  ASSERT_OK(flush_status);
+  EXPECT_OK(first_status);
+  EXPECT_FALSE(auto_compaction_started) << "a compaction ran with the files being moved as inputs";
+  EXPECT_TRUE(test::WaitForCompactions(db_.get()).settled);
+  Status put = db_->Put(WriteOptions(), "n", "v2");
+  EXPECT_TRUE(put.ok()) << "the DB is read-only: " << put.ToString();
+  EXPECT_EQ(Get("m"), "v2");
+  EXPECT_EQ(Get("a"), "v1-a");
+  EXPECT_EQ(Get("z"), "v1-z");
 }
 
 }  // namespace
