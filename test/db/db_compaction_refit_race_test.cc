@@ -27,8 +27,9 @@ using test::ListFiles;
 using test::SstInfo;
 
 // Forwards to a base file system. Once armed with (skip, hook), the (skip + 1)-th Sync of a
-// MANIFEST file runs `hook` (in the syncing thread, before the sync), once. Counts the table
-// files created. Thread-safe as far as the tests use it: armed before the DB call that syncs.
+// MANIFEST file runs `hook` (in the syncing thread, before the sync), once; likewise a SyncDir
+// hook for the next SyncDir. Thread-safe as far as the tests use them: each hook is set before
+// its flag is armed (release/acquire through the atomic), and runs once.
 class ManifestHookFileSystem final : public FileSystem {
  public:
   explicit ManifestHookFileSystem(std::shared_ptr<FileSystem> base) : base_(std::move(base)) {}
@@ -101,7 +102,9 @@ class ManifestHookFileSystem final : public FileSystem {
   Status LockFile(const std::string& p, std::unique_ptr<FileLock>* l) override {
     return base_->LockFile(p, l);
   }
-  Status UnlockFile(std::unique_ptr<FileLock> l) override { return base_->UnlockFile(std::move(l)); }
+  Status UnlockFile(std::unique_ptr<FileLock> l) override {
+    return base_->UnlockFile(std::move(l));
+  }
 
  private:
   class HookedFile final : public WritableFile {
