@@ -40,6 +40,11 @@ class ManifestHookFileSystem final : public FileSystem {
     armed_.store(true);
   }
   bool hook_ran() const { return ran_.load(); }
+  // Drops hooks that have not run (they may refer to a finished test's locals).
+  void Disarm() {
+    armed_.store(false);
+    dir_armed_.store(false);
+  }
   // Runs `hook` at the next SyncDir (in the syncing thread, before the sync), once.
   void ArmSyncDirHook(std::function<void()> hook) {
     dir_hook_ = std::move(hook);
@@ -145,6 +150,7 @@ class DBCompactionRefitRaceTest : public ::testing::Test {
     options_.disable_auto_compactions = true;
   }
   ~DBCompactionRefitRaceTest() override {
+    fs_->Disarm();
     if (db_ != nullptr) EXPECT_OK(db_->Close());
   }
   void Open() { ASSERT_OK(DB::Open(options_, kDb, &db_)); }
