@@ -365,7 +365,14 @@ Status DBImpl::RefitCompactionOutputLocked(const Compaction& c, int target) {
     edit.DeleteFile(out, f->number);
     edit.AddFile(target, *f);
   }
+  // LogAndApply releases mu_ while it writes the edit, and until it installs it the moved
+  // files still sit in `out` of the current Version: marked as being compacted meanwhile, so
+  // no pick (another CompactRange, an automatic compaction of a non-exclusive one) takes them
+  // as inputs there; its edit would delete them from a level that no longer holds them. (The
+  // edit holds copies, unmarked; the Version installed holds new, unmarked FileMetaData.)
+  for (FileMetaData* f : moved) f->being_compacted = true;
   Status s = versions_->LogAndApply(&edit, &mu_);
+  for (FileMetaData* f : moved) f->being_compacted = false;
   if (s.ok()) ReplaceSuperVersionLocked();
   return s;
 }
