@@ -193,6 +193,11 @@ Status DBImpl::Flush(const FlushOptions& options) {
   Writer w(nullptr, WriteOptions());
   MutexLock lock(&mu_);
   if (closed_) return Status::ShutdownInProgress("the DB is closed");
+  if (!options.allow_write_stall) {
+    bool flush_needed = true;
+    Status s = WaitUntilFlushWouldNotStallLocked(&flush_needed);
+    if (!s.ok() || !flush_needed) return s;
+  }
   writers_.push_back(&w);
   while (&w != writers_.front()) w.cv.Wait(&mu_);
   Status s = MakeRoomForWrite(/*force=*/true);
@@ -241,10 +246,15 @@ Status DBImpl::Resume() {
   writers_.push_back(&w);
   while (&w != writers_.front()) w.cv.Wait(&mu_);
   Status s = ResumeAtFrontLocked();
-  const uint64_t up_to = logfile_number_;
+  // Writers stay out (this call keeps the queue's front) until every memtable retired so far
+  // is flushed, as RocksDB flushes before it clears the error. Above all the one retired with
+  // a failed WAL: its writes may exist only in that unsynced WAL, and a synced write to the new
+  // WAL acknowledged before the flush could survive a power loss that loses them (the
+  // recovered state would not be a prefix of the acknowledged writes). If the flush fails,
+  // the error is back and the waiting writers fail with it.
+  if (s.ok()) s = WaitForFlushLocked(logfile_number_);
   writers_.pop_front();
   if (!writers_.empty()) writers_.front()->cv.Signal();
-  if (s.ok()) s = WaitForFlushLocked(up_to);
   return s;
 }
 

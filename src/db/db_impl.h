@@ -170,7 +170,8 @@ class DBImpl final : public DB {
   [[nodiscard]] Status CheckTableFileSizesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status ReplayWals(const std::vector<uint64_t>& wals, VersionEdit* edit)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  [[nodiscard]] Status ReplayWal(uint64_t number, MemTable** mem, VersionEdit* edit,
+  // Replays one WAL into *mem; `last`: no newer WAL follows it.
+  [[nodiscard]] Status ReplayWal(uint64_t number, bool last, MemTable** mem, VersionEdit* edit,
                                  bool* stop) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status FlushRecoveredMemTable(MemTable* mem, VersionEdit* edit)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -221,6 +222,15 @@ class DBImpl final : public DB {
   void BackgroundFlushCall() ABSL_LOCKS_EXCLUDED(mu_);
   [[nodiscard]] Status FlushOldestLocked(std::vector<MemTable*>* to_unref,
                                          SuperVersion** old_sv)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // FlushOptions::allow_write_stall = false (RocksDB's meaning): before Flush switches the
+  // memtable, waits while one more immutable memtable and one more L0 file would make the write
+  // controller delay or stop writers, so the flush does not stall them. Does not wait when no
+  // memtable is waiting for a flush and L0 is below level0_file_num_compaction_trigger (no
+  // background work would run to lift the condition). Sets *flush_needed = false if the
+  // memtable that was active at the call got flushed meanwhile (by a flush of someone else).
+  // Returns the background error, or ShutdownInProgress once Close began.
+  [[nodiscard]] Status WaitUntilFlushWouldNotStallLocked(bool* flush_needed)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Waits until every memtable retired before this call is flushed (or an error).
   [[nodiscard]] Status WaitForFlushLocked(uint64_t up_to_log_number)
@@ -343,6 +353,10 @@ class DBImpl final : public DB {
   uint64_t logfile_number_ ABSL_GUARDED_BY(mu_) = 0;
   // Immutable memtables, newest first.
   std::deque<ImmutableMemTable> imm_ ABSL_GUARDED_BY(mu_);
+  // Memtables retired (pushed to imm_) and flushed (popped from it) since Open. Flushes go
+  // oldest first, so the memtable retired as the n-th is flushed once memtables_flushed_ >= n.
+  uint64_t memtables_retired_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t memtables_flushed_ ABSL_GUARDED_BY(mu_) = 0;
   SuperVersion* super_version_ ABSL_GUARDED_BY(mu_) = nullptr;
   uint64_t super_version_number_ ABSL_GUARDED_BY(mu_) = 0;
 

@@ -256,7 +256,7 @@ Status DBImpl::ReplayWals(const std::vector<uint64_t>& wals, VersionEdit* edit) 
                      static_cast<unsigned long long>(number));
       continue;
     }
-    s = ReplayWal(number, &mem, edit, &stop);
+    s = ReplayWal(number, number == wals.back(), &mem, edit, &stop);
     if (!s.ok()) break;
   }
   if (s.ok() && mem != nullptr && mem->num_entries() > 0) s = FlushRecoveredMemTable(mem, edit);
@@ -264,7 +264,8 @@ Status DBImpl::ReplayWals(const std::vector<uint64_t>& wals, VersionEdit* edit) 
   return s;
 }
 
-Status DBImpl::ReplayWal(uint64_t number, MemTable** mem, VersionEdit* edit, bool* stop) {
+Status DBImpl::ReplayWal(uint64_t number, bool last, MemTable** mem, VersionEdit* edit,
+                         bool* stop) {
   const std::string path = WalFileName(dbname_, number);
   std::unique_ptr<SequentialFile> file;
   Status s = fs_->NewSequentialFile(path, &file);
@@ -299,7 +300,11 @@ Status DBImpl::ReplayWal(uint64_t number, MemTable** mem, VersionEdit* edit, boo
     }
   }
   if (!reader.status().ok()) return reader.status();
-  if (reader.torn_tail() &&
+  // A torn tail in a WAL that a newer WAL follows is a write that failed and was never
+  // acknowledged: a memtable switch syncs the old WAL before it creates the next one, so only a
+  // failed append (after which Resume starts a new WAL) leaves an incomplete record there. It is
+  // dropped in every mode; only the last WAL's torn tail (a crash) fails kAbsoluteConsistency.
+  if (reader.torn_tail() && last &&
       options_.wal_recovery_mode == WALRecoveryMode::kAbsoluteConsistency) {
     return Status::Corruption(path + ": incomplete last record (wal_recovery_mode is "
                                      "kAbsoluteConsistency)");
@@ -308,7 +313,9 @@ Status DBImpl::ReplayWal(uint64_t number, MemTable** mem, VersionEdit* edit, boo
   versions_->SetLastSequence(max_sequence);
   info_log_->Log("replayed WAL #%llu: %llu records%s%s", static_cast<unsigned long long>(number),
                  static_cast<unsigned long long>(records),
-                 reader.torn_tail() ? ", torn tail dropped" : "",
+                 !reader.torn_tail() ? ""
+                 : last              ? ", torn tail dropped"
+                                     : ", torn tail of a failed write dropped (a newer WAL follows)",
                  *stop ? ", stopped at a corruption (point-in-time recovery)" : "");
   return Status::OK();
 }

@@ -391,29 +391,35 @@ Status DBImpl::SwitchMemTable() {
   const uint64_t new_number = versions_->NewFileNumber();
   std::unique_ptr<WritableFile> file;
   mu_.Unlock();
-  Status s = fs_->NewWritableFile(WalFileName(dbname_, new_number), &file);
-  Status old_log;
-  if (s.ok()) {
-    // The old WAL is synced before the new one takes writes: a synced write in the new WAL
-    // must never survive a crash that loses an earlier write in the old one.
-    old_log = log_->Sync();
-    if (old_log.ok()) old_log = log_->Close();
+  // The old WAL is synced before the new one exists: a synced write in the new WAL must never
+  // survive a crash that loses an earlier write in the old one, and a WAL that a newer one
+  // follows thus ends in a complete record unless a write to it failed (ReplayWal relies on
+  // this). It is closed only once the new one is created, so a failed create leaves it usable.
+  Status old_log = log_->Sync();
+  Status s;
+  if (old_log.ok()) s = fs_->NewWritableFile(WalFileName(dbname_, new_number), &file);
+  if (old_log.ok() && s.ok()) {
+    old_log = log_->Close();
     if (old_log.ok()) old_log = fs_->SyncDir(dbname_);
   }
   if (s.ok() && old_log.ok()) SHALE_KILL_POINT("wal.switch_new_log_created");
   mu_.Lock();
+  if (!old_log.ok()) {
+    RecordBackgroundErrorLocked(old_log, "syncing or closing the WAL at a memtable switch");
+    if (file != nullptr) {
+      file->Close().PermitUncheckedError();
+      fs_->DeleteFile(WalFileName(dbname_, new_number)).PermitUncheckedError();
+    }
+    return old_log;
+  }
   if (!s.ok()) {
     RecordBackgroundErrorLocked(s, "creating a WAL at a memtable switch");
     return s;
   }
-  if (!old_log.ok()) {
-    RecordBackgroundErrorLocked(old_log, "closing the WAL at a memtable switch");
-    fs_->DeleteFile(WalFileName(dbname_, new_number)).PermitUncheckedError();
-    return old_log;
-  }
   log_ = std::make_unique<log::Writer>(std::move(file), 0, log::Writer::FlushPolicy::kManual);
   logfile_number_ = new_number;
   imm_.push_front(ImmutableMemTable{mem_, new_number, mem_has_unlogged_writes_});
+  memtables_retired_++;
   mem_ = NewMemTable();
   mem_has_unlogged_writes_ = false;
   MaybeScheduleFlushLocked();
