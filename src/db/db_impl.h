@@ -199,6 +199,7 @@ class DBImpl final : public DB {
   // ---- db_impl_read.cc
   // References the current SuperVersion and, with `sequence`, sets it to the read sequence
   // of `options` (its snapshot, or the last published sequence, read with the SuperVersion).
+  // Null once the DB is closed (the caller returns ShutdownInProgress).
   SuperVersion* RefSuperVersion(const ReadOptions& options, SequenceNumber* sequence)
       ABSL_LOCKS_EXCLUDED(mu_);
   void UnrefSuperVersion(SuperVersion* sv) ABSL_LOCKS_EXCLUDED(mu_);
@@ -302,7 +303,33 @@ class DBImpl final : public DB {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- db_impl.cc
+  // Registers a public call that uses the write queue, the WAL, the memtables, the background
+  // pools or the DB directory, so that Close waits for it to end before it frees any of them;
+  // refused once Close has begun (status() is then ShutdownInProgress and the call must return
+  // it). Taken at the start of Write, Flush, CompactRange, IngestExternalFile,
+  // CreateCheckpoint, SetOptions and Resume. (Reads need no registration: they hold a
+  // SuperVersion, which Close does not free, and the table cache lives until destruction.)
+  // Thread-safety: with mu_held = false it takes mu_ in its constructor and destructor;
+  // with true, mu_ must be held at construction and at destruction.
+  class InFlightCall {
+   public:
+    InFlightCall(DBImpl* db, bool mu_held);
+    ~InFlightCall();
+    InFlightCall(const InFlightCall&) = delete;
+    InFlightCall& operator=(const InFlightCall&) = delete;
+    const Status& status() const { return status_; }
+
+   private:
+    DBImpl* const db_;
+    const bool mu_held_;
+    Status status_;  // OK: registered (and unregistered by the destructor)
+  };
+  // Close: refuses new calls, waits for those in flight and for background work, flushes
+  // memtables holding disableWAL writes, then frees the WAL writer, memtables and pools.
   [[nodiscard]] Status CloseImpl(bool check_snapshots);
+  // Close's flush of every memtable, oldest first, in the calling thread. REQUIRES: nothing
+  // else runs (no call in flight, no background job).
+  [[nodiscard]] Status FlushAllForCloseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool HasUnloggedWritesLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string StatsString() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string LevelStatsString() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -369,7 +396,10 @@ class DBImpl final : public DB {
   bool flush_scheduled_ ABSL_GUARDED_BY(mu_) = false;
   Status bg_error_ ABSL_GUARDED_BY(mu_);
   uint64_t bg_errors_recorded_ ABSL_GUARDED_BY(mu_) = 0;  // shale.background-errors
+  // Set when Close begins: new calls are refused, waiting ones give up.
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  // InFlightCall registrations; Close waits (on bg_cv_) until it is 0.
+  int calls_in_flight_ ABSL_GUARDED_BY(mu_) = 0;
   // A copy of shutting_down_ that running compaction jobs poll without the mutex.
   std::atomic<bool> stop_compactions_{false};
   bool closed_ ABSL_GUARDED_BY(mu_) = false;

@@ -121,6 +121,8 @@ Status DBImpl::WaitForFlushLocked(uint64_t up_to_log_number) {
       if (m.next_log_number <= up_to_log_number) pending = true;
     }
     if (!pending) return Status::OK();
+    // Close schedules no more flushes.
+    if (shutting_down_) return Status::ShutdownInProgress("the DB is closing");
     bg_cv_.Wait(&mu_);
   }
 }

@@ -127,7 +127,8 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
 
   Writer w(updates, options);
   MutexLock lock(&mu_);
-  if (shutting_down_ || closed_) return Status::ShutdownInProgress("the DB is closing");
+  InFlightCall call(this, /*mu_held=*/true);
+  if (!call.status().ok()) return call.status();
   writers_.push_back(&w);
   while (!w.done && &w != writers_.front()) w.cv.Wait(&mu_);
   if (w.done) {
@@ -287,7 +288,8 @@ Status DBImpl::MakeRoomForWrite(bool force) {
       s = bg_error_;
       break;
     }
-    if (shutting_down_ && !force) {
+    if (shutting_down_) {
+      // No flush is scheduled any more: a wait for room (or a Flush's switch) would not end.
       s = Status::ShutdownInProgress("the DB is closing");
       break;
     }
