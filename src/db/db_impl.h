@@ -227,8 +227,9 @@ class DBImpl final : public DB {
   // FlushOptions::allow_write_stall = false (RocksDB's meaning): before Flush switches the
   // memtable, waits while one more immutable memtable and one more L0 file would make the write
   // controller delay or stop writers, so the flush does not stall them. Does not wait when no
-  // memtable is waiting for a flush and L0 is below level0_file_num_compaction_trigger (no
-  // background work would run to lift the condition). Sets *flush_needed = false if the
+  // memtable is waiting for a flush and L0 is below level0_file_num_compaction_trigger, nor
+  // while no flush or compaction is scheduled or running (no background work would lift the
+  // condition, so waiting would never end). Sets *flush_needed = false if the
   // memtable that was active at the call got flushed meanwhile (by a flush of someone else).
   // Returns the background error, or ShutdownInProgress once Close began.
   [[nodiscard]] Status WaitUntilFlushWouldNotStallLocked(bool* flush_needed)
