@@ -186,6 +186,13 @@ class DBImpl final : public DB {
   WriteBatch* BuildBatchGroup(Writer** last_writer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status WriteGroupToWal(const WriteBatch& group, bool sync);
   size_t MemTableBytesLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The smallest global memtable budget honoured: RocksDB's smallest write_buffer_size, what
+  // one memtable needs to hold more than a handful of writes. A smaller
+  // db_write_buffer_size is raised to it (and the info LOG says so at Open): below it every
+  // write would cost a flush.
+  static constexpr size_t kMinMemTableBudget = size_t{64} << 10;
+  // Options::db_write_buffer_size as applied: 0 (no budget) or at least kMinMemTableBudget.
+  size_t MemTableBudgetLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   MemTable* NewMemTable() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Options::max_successive_merges: when `mem` already holds that many operands on top of
   // `key`, reads the key as of sequence - 1, merges `operand` onto it and returns true with the

@@ -86,6 +86,11 @@ Status DBImpl::OpenDB() {
     const std::string opts = GetStringFromOptions(options_);
     info_log_->Log("options: %s", opts.c_str());
   }
+  if (options_.db_write_buffer_size > 0 &&
+      options_.db_write_buffer_size < kMinMemTableBudget) {
+    info_log_->Log("db_write_buffer_size = %zu is less than one memtable needs: using %zu",
+                   options_.db_write_buffer_size, kMinMemTableBudget);
+  }
   const auto start = std::chrono::steady_clock::now();
 
   MutexLock lock(&mu_);

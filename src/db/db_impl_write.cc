@@ -265,12 +265,21 @@ size_t DBImpl::MemTableBytesLocked() const {
   return total;
 }
 
+size_t DBImpl::MemTableBudgetLocked() const {
+  if (options_.db_write_buffer_size == 0) return 0;
+  return std::max(options_.db_write_buffer_size, kMinMemTableBudget);
+}
+
 MemTable* DBImpl::NewMemTable() const {
   MemTable::Options mopts;
   mopts.allocator = MemtableAllocator::Get();
-  // Blocks of 1/8 of the write buffer (RocksDB's choice), so a small buffer is not one block.
-  mopts.arena_block_size =
-      std::clamp<size_t>(options_.write_buffer_size / 8, 4096, Arena::kDefaultBlockSize);
+  // Blocks of 1/8 of the write buffer (RocksDB's choice), so a small buffer is not one block;
+  // the same for the global budget when it is smaller, so that an empty memtable's first
+  // block never fills the budget by itself (every write would then cost a flush).
+  size_t buffer = options_.write_buffer_size;
+  const size_t budget = MemTableBudgetLocked();
+  if (budget > 0) buffer = std::min(buffer, budget);
+  mopts.arena_block_size = std::clamp<size_t>(buffer / 8, 4096, Arena::kDefaultBlockSize);
   mopts.earliest_sequence = versions_->LastSequence() + 1;
   mopts.track_successive_merges = merge_operator_ != nullptr && options_.max_successive_merges > 0;
   auto* mem = new MemTable(icmp_, mopts);
@@ -297,14 +306,17 @@ Status DBImpl::MakeRoomForWrite(bool force) {
     const bool mem_empty = mem_->num_entries() == 0;
     const bool mem_full =
         !mem_empty && mem_->ApproximateMemoryUsage() >= options_.write_buffer_size;
-    const bool over_total = options_.db_write_buffer_size > 0 &&
-                            MemTableBytesLocked() >= options_.db_write_buffer_size;
+    // The global budget: over it, the active memtable is retired for flushing (a flush frees
+    // memory), or, when it is empty, writers wait for a flush under way. Nothing waits for
+    // memory no flush can free: an empty active memtable with nothing to flush goes ahead.
+    const size_t budget = MemTableBudgetLocked();
+    const bool over_total = budget > 0 && MemTableBytesLocked() >= budget;
     if (force) {
       if (mem_empty) break;  // nothing to flush
     } else if (!mem_full && !over_total) {
       break;  // room in the active memtable
     } else if (!mem_full && (mem_empty || !imm_.empty())) {
-      // Over db_write_buffer_size: a flush under way will free memory (or nothing can).
+      // Over the budget: a flush under way will free memory (or nothing can).
       if (imm_.empty()) break;
       RecordTick(STALL_MEMTABLE_LIMIT_COUNT, stalled ? 0 : 1);
       stalled = true;
