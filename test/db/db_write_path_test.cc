@@ -136,10 +136,15 @@ class DBWritePathTest : public testing::Test {
     options_.disable_auto_compactions = true;
   }
 
-  // A power loss: nothing more reaches the disk, the process dies, unsynced data is lost.
-  void PowerLoss() {
+  // The moment of a crash: nothing more reaches the disk. Calls in flight then fail; join
+  // their threads before PowerLoss or ProcessCrash destroys the DB.
+  void StopDisk() {
     fault_->SetFilesystemActive(false);
     gate_->Release();
+  }
+  // A power loss: nothing more reaches the disk, the process dies, unsynced data is lost.
+  void PowerLoss() {
+    StopDisk();
     db_.reset();
     fault_->ClearInjectedErrors();
     ASSERT_OK(fault_->DropUnsyncedData());
@@ -147,8 +152,7 @@ class DBWritePathTest : public testing::Test {
   }
   // A process crash: what reached the file system stays.
   void ProcessCrash() {
-    fault_->SetFilesystemActive(false);
-    gate_->Release();
+    StopDisk();
     db_.reset();
     fault_->ClearInjectedErrors();
     fault_->SetFilesystemActive(true);
@@ -202,9 +206,10 @@ TEST_F(DBWritePathTest, ResumeKeepsWritersOutUntilRetiredMemtableIsFlushed) {
   EXPECT_FALSE(acked_during_flush) << "a synced write was acknowledged while the memtable of "
                                       "the failed WAL was not yet durable";
 
-  ASSERT_NO_FATAL_FAILURE(PowerLoss());  // the flush fails: Resume and the writer fail
+  StopDisk();  // the flush fails: Resume and the held writer fail
   resume.join();
   writer.join();
+  ASSERT_NO_FATAL_FAILURE(PowerLoss());
   const bool c_acked = write_status.ok();
   EXPECT_FALSE(resume_status.ok());
 
@@ -268,8 +273,9 @@ TEST_P(DBResumeRecoveryModeTest, WalFailureResumeCrashReopens) {
       gate_->Arm();
       std::thread resume([&] { db_->Resume().PermitUncheckedError(); });
       ASSERT_TRUE(gate_->WaitBlocked(std::chrono::seconds(20)));
-      ASSERT_NO_FATAL_FAILURE(ProcessCrash());
+      StopDisk();
       resume.join();
+      ASSERT_NO_FATAL_FAILURE(ProcessCrash());
       break;
     }
     case 1: {  // Resume's flush fails, then the process crashes
