@@ -23,8 +23,8 @@
 // the DB: destroy every iterator and release every snapshot before Close or destruction.
 //
 // Thread-safety: every method may be called concurrently from any number of threads without
-// external synchronisation, like RocksDB's DB, except that Close and the destructor must not
-// race with any other call. Concurrent writes are applied in some serial order (group commit);
+// external synchronisation, like RocksDB's DB, Close included (see Close); only the destructor
+// must not race with any other call. Concurrent writes are applied in some serial order (group commit);
 // a write is visible to reads that start after it returns.
 //
 // Errors: a failed background operation (a WAL or MANIFEST write or sync, a flush, a
@@ -160,8 +160,11 @@ class SHALE_EXPORT DB {
   // safe in the WAL and is recovered by the next Open. Then background threads are joined and
   // files and the LOCK released. Returns OK, or the background error, or the first error met
   // while closing. Aborted (and the DB stays open) if snapshots are still unreleased. Calling it
-  // again returns OK; any other call after Close fails with ShutdownInProgress (iterators must
-  // already be destroyed). The destructor does the same for a DB that was not closed.
+  // again (or concurrently) returns OK once the DB is closed. Calls racing Close either
+  // complete (Close waits for them) or fail with ShutdownInProgress, as does any call after
+  // Close; a read or iterator that started before Close stays usable until it ends or is
+  // destroyed (which must happen before the DB is destroyed). The destructor does the same as
+  // Close for a DB that was not closed.
   virtual Status Close() = 0;
 
   // ---------------------------------------------------------------- Introspection

@@ -141,7 +141,9 @@ struct SHALE_EXPORT Options {
   int min_write_buffer_number_to_merge = 1;
 
   // Cap on the memory of all memtables together, in bytes; 0 means no cap (each memtable is
-  // bounded by write_buffer_size only). Default: 0. Dynamic: no.
+  // bounded by write_buffer_size only). Reaching it retires the active memtable for a flush
+  // (writers wait only for a flush under way). A value below 64 KiB (RocksDB's smallest
+  // write_buffer_size) is raised to 64 KiB, and the info LOG says so. Default: 0. Dynamic: no.
   size_t db_write_buffer_size = 0;
 
   // Combines the operands of DB::Merge with existing values (shale/merge_operator.h); null: no

@@ -105,7 +105,10 @@ DBImpl::DBImpl(const Options& options, const std::string& dbname)
   picker_ = NewCompactionPicker(options.compaction_style, &icmp_);
 }
 
-DBImpl::~DBImpl() { CloseImpl(/*check_snapshots=*/false).PermitUncheckedError(); }
+DBImpl::~DBImpl() {
+  CloseImpl(/*check_snapshots=*/false).PermitUncheckedError();
+  table_cache_.reset();  // before versions_ (see CloseImpl)
+}
 
 Status DBImpl::Close() { return CloseImpl(/*check_snapshots=*/true); }
 
@@ -117,29 +120,79 @@ bool DBImpl::HasUnloggedWritesLocked() const {
   return false;
 }
 
+DBImpl::InFlightCall::InFlightCall(DBImpl* db, bool mu_held) : db_(db), mu_held_(mu_held) {
+  if (!mu_held_) db_->mu_.Lock();
+  db_->mu_.AssertHeld();
+  if (db_->shutting_down_ || db_->closed_) {
+    status_ = Status::ShutdownInProgress(db_->closed_ ? "the DB is closed" : "the DB is closing");
+  } else {
+    db_->calls_in_flight_++;
+  }
+  if (!mu_held_) db_->mu_.Unlock();
+}
+
+DBImpl::InFlightCall::~InFlightCall() {
+  if (!status_.ok()) return;
+  if (!mu_held_) db_->mu_.Lock();
+  db_->mu_.AssertHeld();
+  // Close waits on bg_cv_ for the last call to end.
+  if (--db_->calls_in_flight_ == 0 && db_->shutting_down_) db_->bg_cv_.SignalAll();
+  if (!mu_held_) db_->mu_.Unlock();
+}
+
+Status DBImpl::FlushAllForCloseLocked() {
+  mu_.AssertHeld();
+  Status s;
+  if (mem_->num_entries() > 0) s = SwitchMemTable();
+  while (s.ok() && !imm_.empty()) {
+    std::vector<MemTable*> to_unref;
+    SuperVersion* old_sv = nullptr;
+    s = FlushOldestLocked(&to_unref, &old_sv);
+    if (!s.ok()) {
+      RecordBackgroundErrorLocked(s, "flush at Close");
+      break;
+    }
+    mu_.Unlock();
+    if (old_sv != nullptr) UnrefSuperVersion(old_sv);
+    for (MemTable* m : to_unref) m->Unref();
+    mu_.Lock();
+  }
+  return s;
+}
+
 Status DBImpl::CloseImpl(bool check_snapshots) {
   Status result;
   {
     MutexLock lock(&mu_);
     if (closed_) return Status::OK();
+    if (shutting_down_) {
+      // Another Close is under way: done when it is.
+      while (!closed_) bg_cv_.Wait(&mu_);
+      return Status::OK();
+    }
     if (check_snapshots && !snapshots_.empty()) {
       return Status::Aborted("Close: " + std::to_string(snapshots_.size()) +
                              " snapshots are still held; release them first");
     }
-    if (opened_ && HasUnloggedWritesLocked() && bg_error_.ok()) {
-      // Writes made with disableWAL live only in memtables: flush them.
-      mu_.Unlock();
-      FlushOptions fo;
-      result = Flush(fo);
-      mu_.Lock();
-    }
+    // From here on: new calls are refused (InFlightCall); stalled writers, Flush and
+    // CompactRange calls waiting for background work, and queued writers give up with
+    // ShutdownInProgress; running compactions stop within a few thousand entries and discard
+    // their output; queued ones end at once; no background work is scheduled. Nothing waits
+    // for a backlog.
     shutting_down_ = true;
-    // Running compactions stop within a few thousand entries and discard their output; queued
-    // ones see shutting_down_ and end at once. Nothing waits for a backlog.
     stop_compactions_.store(true, std::memory_order_relaxed);
-    bg_cv_.SignalAll();  // stalled writers and waiting CompactRange calls give up
-    while (flush_scheduled_ || bg_compactions_scheduled_ > 0 || manual_compactions_ > 0) {
+    bg_cv_.SignalAll();
+    while (calls_in_flight_ > 0 || flush_scheduled_ || bg_compactions_scheduled_ > 0 ||
+           manual_compactions_ > 0) {
       bg_cv_.Wait(&mu_);
+    }
+    // Invariant from here: nothing else touches the DB's state. No call is in flight, so the
+    // write queue is empty (every writer is an in-flight call) and stays so; no background job
+    // is scheduled or can be.
+    if (opened_ && HasUnloggedWritesLocked() && bg_error_.ok()) {
+      // Writes made with disableWAL live only in memtables: flush them (and every memtable
+      // before them, oldest first) in this thread.
+      result = FlushAllForCloseLocked();
     }
     if (result.ok() && !bg_error_.ok()) result = bg_error_;
   }
@@ -155,6 +208,7 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
   }
   SuperVersion* sv = nullptr;
   std::vector<MemTable*> mems;
+  std::set<uint64_t> live;
   {
     MutexLock lock(&mu_);
     sv = super_version_;
@@ -163,11 +217,16 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
     for (const ImmutableMemTable& m : imm_) mems.push_back(m.mem);
     mem_ = nullptr;
     imm_.clear();
+    versions_->AddLiveFiles(&live);
     closed_ = true;
+    bg_cv_.SignalAll();  // concurrent Close calls
   }
   if (sv != nullptr) UnrefSuperVersion(sv);
   for (MemTable* m : mems) m->Unref();
-  table_cache_.reset();
+  // The table cache itself stays until the destructor: a read that took its SuperVersion
+  // before Close (a Get, or an iterator not yet destroyed) may still open tables through it.
+  // The cached tables are let go now (their holders keep them until they finish).
+  for (uint64_t number : live) table_cache_->Evict(number);
   if (info_log_ != nullptr) {
     info_log_->Log("closed: %s", result.ToString().c_str());
   }
@@ -194,7 +253,13 @@ void DBImpl::ReleaseSnapshot(const Snapshot* snapshot) {
 Status DBImpl::Flush(const FlushOptions& options) {
   Writer w(nullptr, WriteOptions());
   MutexLock lock(&mu_);
-  if (closed_) return Status::ShutdownInProgress("the DB is closed");
+  InFlightCall call(this, /*mu_held=*/true);
+  if (!call.status().ok()) return call.status();
+  if (!options.allow_write_stall) {
+    bool flush_needed = true;
+    Status s = WaitUntilFlushWouldNotStallLocked(&flush_needed);
+    if (!s.ok() || !flush_needed) return s;
+  }
   writers_.push_back(&w);
   while (&w != writers_.front()) w.cv.Wait(&mu_);
   Status s = MakeRoomForWrite(/*force=*/true);
@@ -218,8 +283,12 @@ Status DBImpl::SetOptions(const std::unordered_map<std::string, std::string>& ch
     text += name + "=" + value + ";";
   }
   // One SetOptions at a time: options_ cannot change between the validation below and the
-  // install, while the new OPTIONS file is written without mu_ held.
+  // install, while the new OPTIONS file is written without mu_ held. Lock order:
+  // set_options_mu_, then mu_.
   MutexLock serial(&set_options_mu_);
+  // Registered for the whole call, the unlocked file write included: Close waits for it.
+  InFlightCall call(this, /*mu_held=*/false);
+  if (!call.status().ok()) return call.status();
   Options updated;
   uint64_t number = 0;
   {
@@ -263,16 +332,23 @@ Status DBImpl::SetOptions(const std::unordered_map<std::string, std::string>& ch
 Status DBImpl::Resume() {
   Writer w(nullptr, WriteOptions());
   MutexLock lock(&mu_);
-  if (closed_ || shutting_down_) return Status::ShutdownInProgress("the DB is closing");
+  InFlightCall call(this, /*mu_held=*/true);
+  if (!call.status().ok()) return call.status();
   if (bg_error_.ok()) return Status::OK();
   // Only the write queue's front may replace log_ and mem_.
   writers_.push_back(&w);
   while (&w != writers_.front()) w.cv.Wait(&mu_);
-  Status s = ResumeAtFrontLocked();
-  const uint64_t up_to = logfile_number_;
+  Status s = shutting_down_ ? Status::ShutdownInProgress("the DB is closing")
+                            : ResumeAtFrontLocked();
+  // Writers stay out (this call keeps the queue's front) until every memtable retired so far
+  // is flushed, as RocksDB flushes before it clears the error. Above all the one retired with
+  // a failed WAL: its writes may exist only in that unsynced WAL, and a synced write to the new
+  // WAL acknowledged before the flush could survive a power loss that loses them (the
+  // recovered state would not be a prefix of the acknowledged writes). If the flush fails,
+  // the error is back and the waiting writers fail with it.
+  if (s.ok()) s = WaitForFlushLocked(logfile_number_);
   writers_.pop_front();
   if (!writers_.empty()) writers_.front()->cv.Signal();
-  if (s.ok()) s = WaitForFlushLocked(up_to);
   return s;
 }
 
@@ -283,6 +359,7 @@ Options DBImpl::GetOptions() const {
 
 Status DBImpl::GetApproximateSizes(const Range* ranges, int n, uint64_t* sizes) {
   SuperVersion* sv = RefSuperVersion(ReadOptions(), nullptr);
+  if (sv == nullptr) return Status::ShutdownInProgress("the DB is closed");
   const Comparator* ucmp = icmp_.user_comparator();
   Status s;
   for (int i = 0; i < n && s.ok(); i++) {

@@ -173,7 +173,8 @@ class DBImpl final : public DB {
   [[nodiscard]] Status CheckTableFileSizesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status ReplayWals(const std::vector<uint64_t>& wals, VersionEdit* edit)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  [[nodiscard]] Status ReplayWal(uint64_t number, MemTable** mem, VersionEdit* edit,
+  // Replays one WAL into *mem; `last`: no newer WAL follows it.
+  [[nodiscard]] Status ReplayWal(uint64_t number, bool last, MemTable** mem, VersionEdit* edit,
                                  bool* stop) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status FlushRecoveredMemTable(MemTable* mem, VersionEdit* edit)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -191,6 +192,13 @@ class DBImpl final : public DB {
   WriteBatch* BuildBatchGroup(Writer** last_writer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status WriteGroupToWal(const WriteBatch& group, bool sync);
   size_t MemTableBytesLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The smallest global memtable budget honoured: RocksDB's smallest write_buffer_size, what
+  // one memtable needs to hold more than a handful of writes. A smaller
+  // db_write_buffer_size is raised to it (and the info LOG says so at Open): below it every
+  // write would cost a flush.
+  static constexpr size_t kMinMemTableBudget = size_t{64} << 10;
+  // Options::db_write_buffer_size as applied: 0 (no budget) or at least kMinMemTableBudget.
+  size_t MemTableBudgetLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   MemTable* NewMemTable() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Options::max_successive_merges: when `mem` already holds that many operands on top of
   // `key`, reads the key as of sequence - 1, merges `operand` onto it and returns true with the
@@ -204,6 +212,7 @@ class DBImpl final : public DB {
   // ---- db_impl_read.cc
   // References the current SuperVersion and, with `sequence`, sets it to the read sequence
   // of `options` (its snapshot, or the last published sequence, read with the SuperVersion).
+  // Null once the DB is closed (the caller returns ShutdownInProgress).
   SuperVersion* RefSuperVersion(const ReadOptions& options, SequenceNumber* sequence)
       ABSL_LOCKS_EXCLUDED(mu_);
   void UnrefSuperVersion(SuperVersion* sv) ABSL_LOCKS_EXCLUDED(mu_);
@@ -227,6 +236,16 @@ class DBImpl final : public DB {
   void BackgroundFlushCall() ABSL_LOCKS_EXCLUDED(mu_);
   [[nodiscard]] Status FlushOldestLocked(std::vector<MemTable*>* to_unref,
                                          SuperVersion** old_sv)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // FlushOptions::allow_write_stall = false (RocksDB's meaning): before Flush switches the
+  // memtable, waits while one more immutable memtable and one more L0 file would make the write
+  // controller delay or stop writers, so the flush does not stall them. Does not wait when no
+  // memtable is waiting for a flush and L0 is below level0_file_num_compaction_trigger, nor
+  // while no flush or compaction is scheduled or running (no background work would lift the
+  // condition, so waiting would never end). Sets *flush_needed = false if the
+  // memtable that was active at the call got flushed meanwhile (by a flush of someone else).
+  // Returns the background error, or ShutdownInProgress once Close began.
+  [[nodiscard]] Status WaitUntilFlushWouldNotStallLocked(bool* flush_needed)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Waits until every memtable retired before this call is flushed (or an error).
   [[nodiscard]] Status WaitForFlushLocked(uint64_t up_to_log_number)
@@ -303,7 +322,33 @@ class DBImpl final : public DB {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- db_impl.cc
+  // Registers a public call that uses the write queue, the WAL, the memtables, the background
+  // pools or the DB directory, so that Close waits for it to end before it frees any of them;
+  // refused once Close has begun (status() is then ShutdownInProgress and the call must return
+  // it). Taken at the start of Write, Flush, CompactRange, IngestExternalFile,
+  // CreateCheckpoint, SetOptions and Resume. (Reads need no registration: they hold a
+  // SuperVersion, which Close does not free, and the table cache lives until destruction.)
+  // Thread-safety: with mu_held = false it takes mu_ in its constructor and destructor;
+  // with true, mu_ must be held at construction and at destruction.
+  class InFlightCall {
+   public:
+    InFlightCall(DBImpl* db, bool mu_held);
+    ~InFlightCall();
+    InFlightCall(const InFlightCall&) = delete;
+    InFlightCall& operator=(const InFlightCall&) = delete;
+    const Status& status() const { return status_; }
+
+   private:
+    DBImpl* const db_;
+    const bool mu_held_;
+    Status status_;  // OK: registered (and unregistered by the destructor)
+  };
+  // Close: refuses new calls, waits for those in flight and for background work, flushes
+  // memtables holding disableWAL writes, then frees the WAL writer, memtables and pools.
   [[nodiscard]] Status CloseImpl(bool check_snapshots);
+  // Close's flush of every memtable, oldest first, in the calling thread. REQUIRES: nothing
+  // else runs (no call in flight, no background job).
+  [[nodiscard]] Status FlushAllForCloseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool HasUnloggedWritesLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string StatsString() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string LevelStatsString() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -357,6 +402,10 @@ class DBImpl final : public DB {
   uint64_t logfile_number_ ABSL_GUARDED_BY(mu_) = 0;
   // Immutable memtables, newest first.
   std::deque<ImmutableMemTable> imm_ ABSL_GUARDED_BY(mu_);
+  // Memtables retired (pushed to imm_) and flushed (popped from it) since Open. Flushes go
+  // oldest first, so the memtable retired as the n-th is flushed once memtables_flushed_ >= n.
+  uint64_t memtables_retired_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t memtables_flushed_ ABSL_GUARDED_BY(mu_) = 0;
   SuperVersion* super_version_ ABSL_GUARDED_BY(mu_) = nullptr;
   uint64_t super_version_number_ ABSL_GUARDED_BY(mu_) = 0;
 
@@ -379,7 +428,10 @@ class DBImpl final : public DB {
   bool flush_scheduled_ ABSL_GUARDED_BY(mu_) = false;
   Status bg_error_ ABSL_GUARDED_BY(mu_);
   uint64_t bg_errors_recorded_ ABSL_GUARDED_BY(mu_) = 0;  // shale.background-errors
+  // Set when Close begins: new calls are refused, waiting ones give up.
   bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  // InFlightCall registrations; Close waits (on bg_cv_) until it is 0.
+  int calls_in_flight_ ABSL_GUARDED_BY(mu_) = 0;
   // A copy of shutting_down_ that running compaction jobs poll without the mutex.
   std::atomic<bool> stop_compactions_{false};
   bool closed_ ABSL_GUARDED_BY(mu_) = false;

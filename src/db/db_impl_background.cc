@@ -93,6 +93,7 @@ Status DBImpl::FlushOldestLocked(std::vector<MemTable*>* to_unref, SuperVersion*
   }
   // The memtable is the oldest, and nothing else removes from imm_.
   imm_.pop_back();
+  memtables_flushed_++;
   imm.mem->CountUntilDeleted(&flushed_memtable_bytes_);  // until readers let go of it
   to_unref->push_back(imm.mem);
   *old_sv = InstallSuperVersionLocked();
@@ -121,6 +122,46 @@ Status DBImpl::WaitForFlushLocked(uint64_t up_to_log_number) {
       if (m.next_log_number <= up_to_log_number) pending = true;
     }
     if (!pending) return Status::OK();
+    // Close schedules no more flushes.
+    if (shutting_down_) return Status::ShutdownInProgress("the DB is closing");
+    bg_cv_.Wait(&mu_);
+  }
+}
+
+Status DBImpl::WaitUntilFlushWouldNotStallLocked(bool* flush_needed) {
+  *flush_needed = true;
+  // The active memtable now is the next to retire.
+  const uint64_t active_retires_as = memtables_retired_ + 1;
+  while (true) {
+    if (!bg_error_.ok()) return bg_error_;
+    if (shutting_down_) return Status::ShutdownInProgress("the DB is closing");
+    if (memtables_flushed_ >= active_retires_as) {
+      *flush_needed = false;  // someone else's flush took it
+      return Status::OK();
+    }
+    Version* v = versions_->current();
+    WriteController::TreeShape shape;
+    shape.l0_files = v->NumFiles(0);
+    shape.immutable_memtables = static_cast<int>(imm_.size());
+    if (shape.immutable_memtables == 0 &&
+        shape.l0_files < options_.level0_file_num_compaction_trigger) {
+      return Status::OK();
+    }
+    if (picker_ != nullptr) {
+      shape.pending_compaction_bytes = picker_->EstimatePendingCompactionBytes(*v, options_);
+    }
+    // What the write controller would say after this flush: one more immutable memtable, then
+    // one more L0 file.
+    shape.l0_files++;
+    shape.immutable_memtables++;
+    WriteController probe;  // a fresh one: only its state is wanted
+    probe.Update(options_, shape);
+    if (probe.state() == WriteController::State::kNormal) return Status::OK();
+    // Only background work lifts the condition: with none scheduled or running (e.g. FIFO,
+    // whose L0 never shrinks unless it deletes files), waiting would never end.
+    if (!flush_scheduled_ && bg_compactions_scheduled_ == 0 && manual_compactions_ == 0) {
+      return Status::OK();
+    }
     bg_cv_.Wait(&mu_);
   }
 }
@@ -169,6 +210,7 @@ Status DBImpl::ReplaceFailedWalLocked() {
   logfile_number_ = number;
   // Marked unlogged: only a flush saves its writes (Close flushes it if Resume could not).
   imm_.push_front(ImmutableMemTable{mem_, number, /*has_unlogged_writes=*/true});
+  memtables_retired_++;
   mem_ = NewMemTable();
   mem_has_unlogged_writes_ = false;
   ReplaceSuperVersionLocked();

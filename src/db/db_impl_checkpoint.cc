@@ -267,6 +267,8 @@ Status Publish(FileSystem* fs, const std::string& tmp, const std::string& dir) {
 struct DBImpl::CheckpointPlan : CheckpointSource {};
 
 Status DBImpl::CreateCheckpoint(const std::string& checkpoint_dir, uint64_t log_size_for_flush) {
+  InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call
+  if (!call.status().ok()) return call.status();
   const std::string dir = NormalizePath(checkpoint_dir);
   if (dir.empty()) return Status::InvalidArgument("CreateCheckpoint: empty directory name");
   const std::string tmp = dir + ".tmp";

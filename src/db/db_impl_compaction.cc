@@ -238,9 +238,10 @@ Status DBImpl::InstallCompactionLocked(Compaction* c, const CompactionJob* job,
 
 Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::string_view* begin,
                             const std::string_view* end) {
+  InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call
+  if (!call.status().ok()) return call.status();
   {
     MutexLock lock(&mu_);
-    if (closed_ || shutting_down_) return Status::ShutdownInProgress("the DB is closing");
     if (options.change_level && options.target_level >= versions_->num_levels()) {
       return Status::InvalidArgument(
           "CompactRange: target_level",

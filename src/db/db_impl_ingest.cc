@@ -106,10 +106,11 @@ void SetBoundarySequence(std::string* key, SequenceNumber seqno) {
 
 Status DBImpl::IngestExternalFile(const std::vector<std::string>& paths,
                                   const IngestExternalFileOptions& options) {
+  InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call
+  if (!call.status().ok()) return call.status();
   Options db_options;
   {
     MutexLock lock(&mu_);
-    if (closed_ || shutting_down_) return Status::ShutdownInProgress("the DB is closing");
     if (!bg_error_.ok()) return bg_error_;
     db_options = options_;
   }

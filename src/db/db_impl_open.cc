@@ -110,6 +110,11 @@ Status DBImpl::OpenDB() {
     const std::string opts = GetStringFromOptions(options_);
     info_log_->Log("options: %s", opts.c_str());
   }
+  if (options_.db_write_buffer_size > 0 &&
+      options_.db_write_buffer_size < kMinMemTableBudget) {
+    info_log_->Log("db_write_buffer_size = %zu is less than one memtable needs: using %zu",
+                   options_.db_write_buffer_size, kMinMemTableBudget);
+  }
   const auto start = std::chrono::steady_clock::now();
 
   MutexLock lock(&mu_);
@@ -280,7 +285,7 @@ Status DBImpl::ReplayWals(const std::vector<uint64_t>& wals, VersionEdit* edit) 
                      static_cast<unsigned long long>(number));
       continue;
     }
-    s = ReplayWal(number, &mem, edit, &stop);
+    s = ReplayWal(number, number == wals.back(), &mem, edit, &stop);
     if (!s.ok()) break;
   }
   if (s.ok() && mem != nullptr && mem->num_entries() > 0) s = FlushRecoveredMemTable(mem, edit);
@@ -288,7 +293,8 @@ Status DBImpl::ReplayWals(const std::vector<uint64_t>& wals, VersionEdit* edit) 
   return s;
 }
 
-Status DBImpl::ReplayWal(uint64_t number, MemTable** mem, VersionEdit* edit, bool* stop) {
+Status DBImpl::ReplayWal(uint64_t number, bool last, MemTable** mem, VersionEdit* edit,
+                         bool* stop) {
   const std::string path = WalFileName(dbname_, number);
   std::unique_ptr<SequentialFile> file;
   Status s = fs_->NewSequentialFile(path, &file);
@@ -323,7 +329,11 @@ Status DBImpl::ReplayWal(uint64_t number, MemTable** mem, VersionEdit* edit, boo
     }
   }
   if (!reader.status().ok()) return reader.status();
-  if (reader.torn_tail() &&
+  // A torn tail in a WAL that a newer WAL follows is a write that failed and was never
+  // acknowledged: a memtable switch syncs the old WAL before it creates the next one, so only a
+  // failed append (after which Resume starts a new WAL) leaves an incomplete record there. It is
+  // dropped in every mode; only the last WAL's torn tail (a crash) fails kAbsoluteConsistency.
+  if (reader.torn_tail() && last &&
       options_.wal_recovery_mode == WALRecoveryMode::kAbsoluteConsistency) {
     return Status::Corruption(path + ": incomplete last record (wal_recovery_mode is "
                                      "kAbsoluteConsistency)");
@@ -332,7 +342,9 @@ Status DBImpl::ReplayWal(uint64_t number, MemTable** mem, VersionEdit* edit, boo
   versions_->SetLastSequence(max_sequence);
   info_log_->Log("replayed WAL #%llu: %llu records%s%s", static_cast<unsigned long long>(number),
                  static_cast<unsigned long long>(records),
-                 reader.torn_tail() ? ", torn tail dropped" : "",
+                 !reader.torn_tail() ? ""
+                 : last              ? ", torn tail dropped"
+                                     : ", torn tail of a failed write dropped (a newer WAL follows)",
                  *stop ? ", stopped at a corruption (point-in-time recovery)" : "");
   return Status::OK();
 }

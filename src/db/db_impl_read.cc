@@ -23,6 +23,7 @@ TableReadOptions ToTableReadOptions(const ReadOptions& o) {
 SuperVersion* DBImpl::RefSuperVersion(const ReadOptions& options, SequenceNumber* sequence) {
   MutexLock lock(&mu_);
   SuperVersion* sv = super_version_;
+  if (sv == nullptr) return nullptr;  // closed
   sv->refs.fetch_add(1, std::memory_order_relaxed);
   // Taken together under the mutex: the SuperVersion holds every write up to the sequence,
   // and no flush has yet dropped a version the sequence can see (an explicit snapshot is
@@ -76,6 +77,7 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, std::string
   const auto start = std::chrono::steady_clock::now();
   SequenceNumber sequence;
   SuperVersion* sv = RefSuperVersion(options, &sequence);
+  if (sv == nullptr) return Status::ShutdownInProgress("the DB is closed");
   Status s = GetImpl(options, sv, sequence, key, value);
   UnrefSuperVersion(sv);
   RecordTick(NUMBER_DB_GET);
@@ -97,6 +99,10 @@ std::vector<Status> DBImpl::MultiGet(const ReadOptions& options,
   SuperVersion* sv = RefSuperVersion(options, &sequence);
   std::vector<Status> result(keys.size());
   values->resize(keys.size());
+  if (sv == nullptr) {
+    for (Status& s : result) s = Status::ShutdownInProgress("the DB is closed");
+    return result;
+  }
   uint64_t bytes = 0;
   for (size_t i = 0; i < keys.size(); i++) {
     result[i] = GetImpl(options, sv, sequence, keys[i], &(*values)[i]);
@@ -192,6 +198,11 @@ Status DBImpl::GetFromVersion(const ReadOptions& options, Version* v, const Look
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
   DBIterOptions iopts;
   SuperVersion* sv = RefSuperVersion(options, &iopts.sequence);
+  if (sv == nullptr) {
+    return NewDBIterator(icmp_.user_comparator(),
+                         NewEmptyInternalIterator(Status::ShutdownInProgress("the DB is closed")),
+                         {}, std::move(iopts), [] {});
+  }
   if (options.iterate_lower_bound != nullptr) {
     iopts.lower_bound = std::string(*options.iterate_lower_bound);
   }

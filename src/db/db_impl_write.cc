@@ -141,7 +141,8 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
 
   Writer w(updates, options);
   MutexLock lock(&mu_);
-  if (shutting_down_ || closed_) return Status::ShutdownInProgress("the DB is closing");
+  InFlightCall call(this, /*mu_held=*/true);
+  if (!call.status().ok()) return call.status();
   writers_.push_back(&w);
   while (!w.done && &w != writers_.front()) w.cv.Wait(&mu_);
   if (w.done) {
@@ -278,12 +279,21 @@ size_t DBImpl::MemTableBytesLocked() const {
   return total;
 }
 
+size_t DBImpl::MemTableBudgetLocked() const {
+  if (options_.db_write_buffer_size == 0) return 0;
+  return std::max(options_.db_write_buffer_size, kMinMemTableBudget);
+}
+
 MemTable* DBImpl::NewMemTable() const {
   MemTable::Options mopts;
   mopts.allocator = MemtableAllocator::Get();
-  // Blocks of 1/8 of the write buffer (RocksDB's choice), so a small buffer is not one block.
-  mopts.arena_block_size =
-      std::clamp<size_t>(options_.write_buffer_size / 8, 4096, Arena::kDefaultBlockSize);
+  // Blocks of 1/8 of the write buffer (RocksDB's choice), so a small buffer is not one block;
+  // the same for the global budget when it is smaller, so that an empty memtable's first
+  // block never fills the budget by itself (every write would then cost a flush).
+  size_t buffer = options_.write_buffer_size;
+  const size_t budget = MemTableBudgetLocked();
+  if (budget > 0) buffer = std::min(buffer, budget);
+  mopts.arena_block_size = std::clamp<size_t>(buffer / 8, 4096, Arena::kDefaultBlockSize);
   mopts.earliest_sequence = versions_->LastSequence() + 1;
   mopts.track_successive_merges = merge_operator_ != nullptr && options_.max_successive_merges > 0;
   auto* mem = new MemTable(icmp_, mopts);
@@ -301,7 +311,8 @@ Status DBImpl::MakeRoomForWrite(bool force) {
       s = bg_error_;
       break;
     }
-    if (shutting_down_ && !force) {
+    if (shutting_down_) {
+      // No flush is scheduled any more: a wait for room (or a Flush's switch) would not end.
       s = Status::ShutdownInProgress("the DB is closing");
       break;
     }
@@ -309,14 +320,17 @@ Status DBImpl::MakeRoomForWrite(bool force) {
     const bool mem_empty = mem_->num_entries() == 0;
     const bool mem_full =
         !mem_empty && mem_->ApproximateMemoryUsage() >= options_.write_buffer_size;
-    const bool over_total = options_.db_write_buffer_size > 0 &&
-                            MemTableBytesLocked() >= options_.db_write_buffer_size;
+    // The global budget: over it, the active memtable is retired for flushing (a flush frees
+    // memory), or, when it is empty, writers wait for a flush under way. Nothing waits for
+    // memory no flush can free: an empty active memtable with nothing to flush goes ahead.
+    const size_t budget = MemTableBudgetLocked();
+    const bool over_total = budget > 0 && MemTableBytesLocked() >= budget;
     if (force) {
       if (mem_empty) break;  // nothing to flush
     } else if (!mem_full && !over_total) {
       break;  // room in the active memtable
     } else if (!mem_full && (mem_empty || !imm_.empty())) {
-      // Over db_write_buffer_size: a flush under way will free memory (or nothing can).
+      // Over the budget: a flush under way will free memory (or nothing can).
       if (imm_.empty()) break;
       RecordTick(STALL_MEMTABLE_LIMIT_COUNT, stalled ? 0 : 1);
       stalled = true;
@@ -405,29 +419,35 @@ Status DBImpl::SwitchMemTable() {
   const uint64_t new_number = versions_->NewFileNumber();
   std::unique_ptr<WritableFile> file;
   mu_.Unlock();
-  Status s = fs_->NewWritableFile(WalFileName(dbname_, new_number), &file);
-  Status old_log;
-  if (s.ok()) {
-    // The old WAL is synced before the new one takes writes: a synced write in the new WAL
-    // must never survive a crash that loses an earlier write in the old one.
-    old_log = log_->Sync();
-    if (old_log.ok()) old_log = log_->Close();
+  // The old WAL is synced before the new one exists: a synced write in the new WAL must never
+  // survive a crash that loses an earlier write in the old one, and a WAL that a newer one
+  // follows thus ends in a complete record unless a write to it failed (ReplayWal relies on
+  // this). It is closed only once the new one is created, so a failed create leaves it usable.
+  Status old_log = log_->Sync();
+  Status s;
+  if (old_log.ok()) s = fs_->NewWritableFile(WalFileName(dbname_, new_number), &file);
+  if (old_log.ok() && s.ok()) {
+    old_log = log_->Close();
     if (old_log.ok()) old_log = fs_->SyncDir(dbname_);
   }
   if (s.ok() && old_log.ok()) SHALE_KILL_POINT("wal.switch_new_log_created");
   mu_.Lock();
+  if (!old_log.ok()) {
+    RecordBackgroundErrorLocked(old_log, "syncing or closing the WAL at a memtable switch");
+    if (file != nullptr) {
+      file->Close().PermitUncheckedError();
+      fs_->DeleteFile(WalFileName(dbname_, new_number)).PermitUncheckedError();
+    }
+    return old_log;
+  }
   if (!s.ok()) {
     RecordBackgroundErrorLocked(s, "creating a WAL at a memtable switch");
     return s;
   }
-  if (!old_log.ok()) {
-    RecordBackgroundErrorLocked(old_log, "closing the WAL at a memtable switch");
-    fs_->DeleteFile(WalFileName(dbname_, new_number)).PermitUncheckedError();
-    return old_log;
-  }
   log_ = std::make_unique<log::Writer>(std::move(file), 0, log::Writer::FlushPolicy::kManual);
   logfile_number_ = new_number;
   imm_.push_front(ImmutableMemTable{mem_, new_number, mem_has_unlogged_writes_});
+  memtables_retired_++;
   mem_ = NewMemTable();
   mem_has_unlogged_writes_ = false;
   MaybeScheduleFlushLocked();
