@@ -182,7 +182,8 @@ struct SHALE_EXPORT Options {
 
   // ---------------------------------------------------------------- LSM shape
 
-  // Number of levels. Must be at least 1, and at least 2 for level-style compaction.
+  // Number of levels. Must be at least 1, and at least 2 for level-style compaction; at most 64
+  // (the most a MANIFEST records; RocksDB has no such bound, larger values are refused).
   // Default: 7. Dynamic: no.
   int num_levels = 7;
 

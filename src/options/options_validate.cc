@@ -15,6 +15,9 @@ namespace {
 
 constexpr size_t kMinWriteBufferSize = 64 << 10;
 constexpr int kMinMaxOpenFiles = 20;
+// The most levels a MANIFEST can record: VersionEdit's decoder refuses a level >= 64
+// (kMaxNumLevels in version/version_edit.h), so a DB with more could never be reopened.
+constexpr int kMaxNumLevels = 64;
 // zstd's level range (ZSTD_minCLevel() and ZSTD_maxCLevel() of zstd 1.5).
 constexpr int kMinZstdLevel = -(1 << 17);
 constexpr int kMaxZstdLevel = 22;
@@ -52,6 +55,9 @@ void CheckMemtables(const Options& o, RuleChecker* c) {
 
 void CheckLevels(const Options& o, RuleChecker* c) {
   c->Require(o.num_levels >= 1, "num_levels", "must be at least 1");
+  c->Require(o.num_levels <= kMaxNumLevels, "num_levels",
+             absl::StrCat("must be at most ", kMaxNumLevels,
+                          " (the most levels a MANIFEST records)"));
   c->Require(o.compaction_style != kCompactionStyleLevel || o.num_levels >= 2, "num_levels",
              "must be at least 2 with kCompactionStyleLevel");
   // The last level is reserved for ingest_behind files; L0 and a sorted level must remain.

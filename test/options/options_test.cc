@@ -194,6 +194,8 @@ std::vector<Violation> Violations() {
          o->compaction_style = kCompactionStyleUniversal;
        }},
       {"num_levels", [](Options* o) { o->num_levels = 1; }},
+      // Issue 19, finding 2: a MANIFEST records at most 64 levels.
+      {"num_levels", [](Options* o) { o->num_levels = 65; }},
       {"level0_file_num_compaction_trigger",
        [](Options* o) { o->level0_file_num_compaction_trigger = 0; }},
       {"level0_slowdown_writes_trigger",
