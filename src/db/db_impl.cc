@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "base/filename.h"
+#include "options/options_sanitize.h"
 #include "options/options_validate.h"
 
 namespace shale {
@@ -218,11 +219,16 @@ Status DBImpl::SetOptions(const std::unordered_map<std::string, std::string>& ch
   MutexLock lock(&mu_);
   Options updated;
   Status s = GetOptionsFromString(options_, text, &updated);
-  if (s.ok()) s = updated.Validate();
+  std::vector<std::string> adjusted;
+  if (s.ok()) SanitizeOptions(&updated, &adjusted);
+  if (s.ok()) s = ValidateOptions(updated);
   if (s.ok()) s = CheckSupportedNow(updated);
   if (!s.ok()) return s;
   options_ = updated;
   info_log_->Log("SetOptions: %s", text.c_str());
+  for (const std::string& note : adjusted) {
+    info_log_->Log("option adjusted as RocksDB does: %s", note.c_str());
+  }
   RecalculateWriteStallLocked();
   MaybeScheduleCompactionLocked();
   s = WriteOptionsFileLocked();

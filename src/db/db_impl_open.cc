@@ -8,6 +8,7 @@
 #include "compaction/build_table.h"
 #include "db/db_impl.h"
 #include "db/write_batch_internal.h"
+#include "options/options_sanitize.h"
 #include "options/options_validate.h"
 #include "wal/log_reader.h"
 
@@ -43,13 +44,15 @@ Status DB::Open(const Options& user_options, const std::string& name, std::uniqu
   db->reset();
   Options options = user_options;
   if (options.file_system == nullptr) options.file_system = FileSystem::Default();
-  Status s = options.Validate();
+  std::vector<std::string> adjusted;  // logged once the info LOG is open
+  SanitizeOptions(&options, &adjusted);
+  Status s = ValidateOptions(options);
   if (!s.ok()) return s;
   s = CheckSupportedNow(options);
   if (!s.ok()) return s;
   if (name.empty()) return Status::InvalidArgument("DB::Open: empty DB name");
   auto impl = std::make_unique<DBImpl>(options, name);
-  s = impl->OpenDB();
+  s = impl->OpenDB(adjusted);
   if (!s.ok()) return s;  // impl's destructor releases whatever was taken
   *db = std::move(impl);
   return Status::OK();
@@ -70,7 +73,7 @@ Status DBImpl::CheckOrCreateDir() {
   return Status::OK();
 }
 
-Status DBImpl::OpenDB() {
+Status DBImpl::OpenDB(const std::vector<std::string>& option_notes) {
   Status s = CheckOrCreateDir();
   if (!s.ok()) return s;
   s = fs_->LockFile(LockFileName(dbname_), &db_lock_);
@@ -85,6 +88,9 @@ Status DBImpl::OpenDB() {
   {
     const std::string opts = GetStringFromOptions(options_);
     info_log_->Log("options: %s", opts.c_str());
+    for (const std::string& note : option_notes) {
+      info_log_->Log("option adjusted as RocksDB does: %s", note.c_str());
+    }
   }
   const auto start = std::chrono::steady_clock::now();
 

@@ -1,5 +1,6 @@
 #include "options/options_validate.h"
 
+#include <cmath>
 #include <string>
 #include <string_view>
 
@@ -78,8 +79,8 @@ void CheckLevels(const Options& o, RuleChecker* c) {
   c->Require(o.target_file_size_base > 0, "target_file_size_base", "must be > 0");
   c->Require(o.target_file_size_multiplier > 0, "target_file_size_multiplier", "must be > 0");
   c->Require(o.max_bytes_for_level_base > 0, "max_bytes_for_level_base", "must be > 0");
-  c->Require(o.max_bytes_for_level_multiplier > 0, "max_bytes_for_level_multiplier",
-             "must be > 0");
+  c->Require(o.max_bytes_for_level_multiplier > 0 && std::isfinite(o.max_bytes_for_level_multiplier),
+             "max_bytes_for_level_multiplier", "must be finite and > 0");
 }
 
 void CheckCompaction(const Options& o, RuleChecker* c) {
@@ -146,8 +147,12 @@ void CheckTable(const TableOptions& t, RuleChecker* c) {
              "block_based_table_factory.index_block_restart_interval", "must be at least 1");
   c->Require(t.metadata_block_size > 0, "block_based_table_factory.metadata_block_size",
              "must be > 0");
-  c->Require(t.data_block_hash_table_util_ratio > 0 && t.data_block_hash_table_util_ratio <= 1,
-             "block_based_table_factory.data_block_hash_table_util_ratio", "must be in (0, 1]");
+  // Only the hash index reads it (RocksDB checks it only then too).
+  c->Require(t.data_block_index_type != TableOptions::kDataBlockBinaryAndHash ||
+                 (t.data_block_hash_table_util_ratio > 0 &&
+                  t.data_block_hash_table_util_ratio <= 1),
+             "block_based_table_factory.data_block_hash_table_util_ratio",
+             "must be in (0, 1] with data_block_index_type=kDataBlockBinaryAndHash");
   c->Require(!t.partition_filters || t.index_type == TableOptions::kTwoLevelIndexSearch,
              "block_based_table_factory.partition_filters",
              "true requires index_type=kTwoLevelIndexSearch");

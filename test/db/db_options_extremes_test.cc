@@ -566,6 +566,26 @@ TEST(DBOptionsExtremesTest, OneWriteBufferDoesNotHang) {
   EXPECT_EQ(o.kind, Outcome::kWorked) << o.detail;
 }
 
+// The adjustment is reported in the info LOG, at Open and through SetOptions.
+TEST(DBOptionsExtremesTest, AdjustmentsAreLogged) {
+  Options options = BaseOptions();
+  options.max_write_buffer_number = 1;
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(options, kDbName, &db));
+  EXPECT_EQ(db->GetOptions().max_write_buffer_number, 2);
+  ASSERT_OK(db->SetOptions({{"level0_stop_writes_trigger", "3"}}));
+  EXPECT_EQ(db->GetOptions().level0_stop_writes_trigger, 20);
+  ASSERT_OK(db->Close());
+  std::string log;
+  ASSERT_OK(ReadFileToString(options.file_system.get(), std::string(kDbName) + "/LOG", &log));
+  EXPECT_NE(log.find("option adjusted as RocksDB does: max_write_buffer_number: 1 -> 2"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("option adjusted as RocksDB does: level0_stop_writes_trigger: 3 -> 20"),
+            std::string::npos)
+      << log;
+}
+
 // Finding 8: FIFO never lowers the L0 file count, so the L0 stop trigger stopped writes for
 // good once 36 tables were there.
 TEST(DBOptionsExtremesTest, FifoWithManyTablesDoesNotStopWrites) {
