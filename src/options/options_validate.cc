@@ -19,6 +19,10 @@ constexpr int kMinMaxOpenFiles = 20;
 // The most levels a MANIFEST can record: VersionEdit's decoder refuses a level >= 64
 // (kMaxNumLevels in version/version_edit.h), so a DB with more could never be reopened.
 constexpr int kMaxNumLevels = 64;
+// The most background jobs: the DB starts a thread per job (one flush thread, the rest
+// compaction threads), and a process cannot start billions of threads (max_background_jobs =
+// INT_MAX aborted Open with std::system_error). RocksDB has no bound and fails the same way.
+constexpr int kMaxBackgroundJobs = 1024;
 // zstd's level range (ZSTD_minCLevel() and ZSTD_maxCLevel() of zstd 1.5).
 constexpr int kMinZstdLevel = -(1 << 17);
 constexpr int kMaxZstdLevel = 22;
@@ -85,6 +89,8 @@ void CheckLevels(const Options& o, RuleChecker* c) {
 
 void CheckCompaction(const Options& o, RuleChecker* c) {
   c->Require(o.max_background_jobs >= 1, "max_background_jobs", "must be at least 1");
+  c->Require(o.max_background_jobs <= kMaxBackgroundJobs, "max_background_jobs",
+             absl::StrCat("must be at most ", kMaxBackgroundJobs, " (a thread per job)"));
   c->Require(o.max_subcompactions >= 1, "max_subcompactions", "must be at least 1");
   c->Require(o.soft_pending_compaction_bytes_limit == 0 ||
                  o.hard_pending_compaction_bytes_limit == 0 ||

@@ -189,6 +189,7 @@ std::vector<Violation> Violations() {
       {"num_levels", [](Options* o) { o->num_levels = 65; }},
       {"level0_file_num_compaction_trigger",
        [](Options* o) { o->level0_file_num_compaction_trigger = -1; }},
+      {"max_background_jobs", [](Options* o) { o->max_background_jobs = 1025; }},
       {"target_file_size_base", [](Options* o) { o->target_file_size_base = 0; }},
       {"target_file_size_multiplier", [](Options* o) { o->target_file_size_multiplier = 0; }},
       {"max_bytes_for_level_base", [](Options* o) { o->max_bytes_for_level_base = 0; }},
