@@ -138,9 +138,11 @@ std::string Key(int i) {
   return buf;
 }
 
-// Puts (small, medium and a few 8 KiB values), overwrites, deletes and batches: about
+// Puts (small, medium and a few 8 KiB values), overwrites, deletes, merges and batches: about
 // `approx_bytes` of user data, enough to fill many 64 KiB memtables.
-Status WriteLoad(DB* db, Model* model, size_t approx_bytes, int seed) {
+// Without `merges` the merges are puts (FIFO drops old tables by design, and with them the
+// older operands of a key: the merged value is then partial, which the model cannot follow).
+Status WriteLoad(DB* db, Model* model, size_t approx_bytes, int seed, bool merges) {
   WriteOptions wo;
   size_t written = 0;
   uint32_t x = static_cast<uint32_t>(seed) * 2654435761u + 1;
@@ -158,6 +160,19 @@ Status WriteLoad(DB* db, Model* model, size_t approx_bytes, int seed) {
       s = db->Delete(wo, key);
       if (s.ok()) model->erase(key);
       written += key.size();
+    } else if (r % 10 == 2 && merges) {
+      // BaseOptions' operator is stringappend with ",".
+      const std::string op = "m" + std::to_string(i);
+      s = db->Merge(wo, key, op);
+      if (s.ok()) {
+        auto it = model->find(key);
+        if (it == model->end()) {
+          (*model)[key] = op;
+        } else {
+          it->second += "," + op;
+        }
+      }
+      written += key.size() + op.size();
     } else if (r % 10 == 1) {
       WriteBatch batch;
       for (int j = 0; j < 8; j++) {
@@ -215,6 +230,7 @@ Options BaseOptions() {
   o.create_if_missing = true;
   o.file_system = NewMemFileSystem();
   o.write_buffer_size = 64 << 10;
+  o.merge_operator = NewStringAppendOperator(",");
   return o;
 }
 
@@ -249,7 +265,7 @@ Outcome RunCase(const Options& options, const std::vector<std::string>& names,
   const Options live = db->GetOptions();
   const bool may_drop = live.compaction_style == kCompactionStyleFIFO;
   Model model;
-  s = WriteLoad(db.get(), &model, load_bytes, 1);
+  s = WriteLoad(db.get(), &model, load_bytes, 1, !may_drop);
   if (!s.ok()) return {Outcome::kFailed, "load: " + s.ToString()};
   s = db->Flush(FlushOptions());
   if (!s.ok()) return {Outcome::kFailed, "Flush: " + s.ToString()};
@@ -258,7 +274,7 @@ Outcome RunCase(const Options& options, const std::vector<std::string>& names,
   s = CheckModel(db.get(), model, may_drop);
   if (!s.ok()) return {Outcome::kFailed, "check: " + s.ToString()};
   // A second load after the compaction, left partly in the memtable for the reopen.
-  s = WriteLoad(db.get(), &model, load_bytes / 4, 2);
+  s = WriteLoad(db.get(), &model, load_bytes / 4, 2, !may_drop);
   if (!s.ok()) return {Outcome::kFailed, "load 2: " + s.ToString()};
   s = db->Close();
   if (!s.ok()) return {Outcome::kFailed, "Close: " + s.ToString()};
@@ -430,6 +446,30 @@ std::vector<Case> Matrix() {
                  "level0_slowdown_writes_trigger", "level0_stop_writes_trigger",
                  "max_write_buffer_number"};
       cases.push_back(std::move(c));
+    }
+  }
+  // Options that matter only together with another: the compression level under zstd, the
+  // hash index's utilization, filters and the partitioned index.
+  for (const std::string& level : {std::string("0"), std::string("1"), std::string("-1"),
+                                   std::string("22"), std::string("-131072"),
+                                   std::to_string(INT_MAX), std::to_string(INT_MIN)}) {
+    cases.push_back({"compression=kZSTD;compression_level=" + level, {"compression_level"}, true});
+    cases.push_back({"compression=kNoCompression;bottommost_compression=kZSTD;"
+                     "compression_opts={level=" + level + "}",
+                     {"compression_level"}});
+  }
+  for (const char* ratio : {"0", "0.01", "0.5", "1", "1.5"}) {
+    cases.push_back({std::string("block_based_table_factory={data_block_index_type="
+                                 "kDataBlockBinaryAndHash;data_block_hash_table_util_ratio=") +
+                         ratio + "}",
+                     {"block_based_table_factory.data_block_hash_table_util_ratio"}});
+  }
+  for (const char* bits : {"0", "0.5", "1", "100", "1000"}) {
+    for (const char* meta : {"1", "256", "18446744073709551615"}) {
+      cases.push_back({std::string("block_based_table_factory={filter_policy=bloomfilter:") +
+                           bits + ";index_type=kTwoLevelIndexSearch;partition_filters=true;"
+                           "metadata_block_size=" + meta + "}",
+                       {"block_based_table_factory.metadata_block_size"}});
     }
   }
   // Pairs that interact.
