@@ -100,11 +100,14 @@ void SanitizeOptions(Options* options, std::vector<std::string>* notes) {
         o.num_levels = std::max(o.num_levels, 1);
         if (o.compaction_style == kCompactionStyleLevel) o.num_levels = std::max(o.num_levels, 2);
         // The last level is reserved for ingest_behind files: L0 and a sorted level remain.
-        // (RocksDB raises it for universal compaction, the only style it allows this with.)
-        if (o.allow_ingest_behind) o.num_levels = std::max(o.num_levels, 3);
+        // RocksDB raises it under universal compaction only; other styles are refused by
+        // validation as before.
+        if (o.allow_ingest_behind && o.compaction_style == kCompactionStyleUniversal) {
+          o.num_levels = std::max(o.num_levels, 3);
+        }
       },
-      "at least 1, at least 2 with level compaction, at least 3 with allow_ingest_behind, as "
-      "RocksDB");
+      "at least 1, at least 2 with level compaction, at least 3 with universal compaction and "
+      "allow_ingest_behind, as RocksDB");
   s.Adjust(
       "max_bytes_for_level_multiplier",
       [](Options& o) {

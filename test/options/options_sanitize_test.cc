@@ -68,6 +68,7 @@ std::vector<Adjustment> Adjustments() {
       {"num_levels",
        [](Options* o) {
          o->num_levels = 2;
+         o->compaction_style = kCompactionStyleUniversal;
          o->allow_ingest_behind = true;
        },
        [](const Options& o) { return o.num_levels == 3; }},
