@@ -259,7 +259,8 @@ struct SHALE_EXPORT Options {
   uint64_t ttl = 0;
 
   // Most flushes and compactions running at once: one flush thread, and max(1, this - 1)
-  // compaction threads. Values below 1 are raised to 1. Default: 2. Dynamic: yes.
+  // compaction threads. Values below 1 are raised to 1; above 1024 refused (a thread per
+  // job). Default: 2. Dynamic: yes.
   int max_background_jobs = 2;
 
   // Most threads one automatic compaction is split into (key-range subcompactions of about
