@@ -127,16 +127,19 @@ struct SHALE_EXPORT Options {
   // ---------------------------------------------------------------- Memtables
 
   // Bytes a memtable holds before it becomes immutable and is flushed to a table. Larger
-  // values mean fewer, larger L0 files and a longer recovery. Must be at least 64 KiB.
+  // values mean fewer, larger L0 files and a longer recovery. Values outside [64 KiB, 64 GiB]
+  // are clamped to it at Open and SetOptions (as RocksDB; noted in the info LOG).
   // Default: 64 MiB (bytes). Dynamic: yes.
   size_t write_buffer_size = 64ull << 20;
 
   // Most memtables (the active one plus immutable ones waiting for flush) kept in memory;
-  // once reached, writes stall until a flush completes. Must be at least 1.
+  // once reached, writes stall until a flush completes. Values below 2 are raised to 2 (as
+  // RocksDB; one memtable takes writes while another is flushed).
   // Default: 2. Dynamic: yes.
   int max_write_buffer_number = 2;
 
-  // Fewest immutable memtables merged into one flush. Must be at least 1. Default: 1.
+  // Fewest immutable memtables merged into one flush. Clamped to [1, max_write_buffer_number
+  // - 1] (as RocksDB); only 1 is supported so far. Default: 1.
   // Dynamic: no.
   int min_write_buffer_number_to_merge = 1;
 
@@ -178,26 +181,33 @@ struct SHALE_EXPORT Options {
   // 1 (fastest) to 22 (smallest), 0 for zstd's default (3), negative for zstd's fast modes
   // (down to -131072). Default: 1: zstd-1 already costs ~300 MB/s per core on 4 KiB blocks,
   // the most expensive CPU in the engine (DESIGN.md section 5); higher levels cost several
-  // times more for a few percent of space. (RocksDB spells this compression_opts.level.)
-  // Dynamic: yes.
+  // times more for a few percent of space. A level outside [-131072, 22] is clamped to it
+  // (zstd does the same under RocksDB). RocksDB spells this compression_opts.level (and
+  // bottommost_compression_opts.level): option strings and OPTIONS files accept both
+  // spellings, see doc/options.md. Dynamic: yes.
   int compression_level = 1;
 
   // ---------------------------------------------------------------- LSM shape
 
-  // Number of levels. Must be at least 1, and at least 2 for level-style compaction.
+  // Number of levels. Raised to 1, to 2 for level-style compaction and to 3 with
+  // allow_ingest_behind (as RocksDB); at most 64
+  // (the most a MANIFEST records; RocksDB has no such bound, larger values are refused).
   // Default: 7. Dynamic: no.
   int num_levels = 7;
 
-  // L0 files that trigger an L0 compaction. Must be at most level0_slowdown_writes_trigger.
+  // L0 files that trigger an L0 compaction. Must be at least 1 (0 is raised to 1, as RocksDB).
   // Default: 4 (files). Dynamic: yes.
   int level0_file_num_compaction_trigger = 4;
 
   // L0 files at which writes are slowed down (to delayed_write_rate). Must lie between the
-  // compaction trigger and the stop trigger. Default: 20 (files). Dynamic: yes.
+  // compaction trigger and the stop trigger (a value below the compaction trigger is raised to
+  // it, as RocksDB does). Not applied under kCompactionStyleFIFO, which never merges L0 files
+  // (as RocksDB). Default: 20 (files). Dynamic: yes.
   int level0_slowdown_writes_trigger = 20;
 
-  // L0 files at which writes stop until compaction catches up. Default: 36 (files).
-  // Dynamic: yes.
+  // L0 files at which writes stop until compaction catches up (a value below the slowdown
+  // trigger is raised to it, as RocksDB does). Not applied under kCompactionStyleFIFO (as
+  // RocksDB). Default: 36 (files). Dynamic: yes.
   int level0_stop_writes_trigger = 36;
 
   // Target size of a table written by compaction into level 1; level n's target is
@@ -213,7 +223,7 @@ struct SHALE_EXPORT Options {
   uint64_t max_bytes_for_level_base = 256ull << 20;
 
   // Each level below the base level may be this many times larger than the level above.
-  // Must be > 0. Default: 10. Dynamic: yes.
+  // Must be finite; a value not above 0 is taken as 1 (as RocksDB). Default: 10. Dynamic: yes.
   double max_bytes_for_level_multiplier = 10;
 
   // Size the levels from the bottom up: the last level holds what it holds, each level above
@@ -251,19 +261,22 @@ struct SHALE_EXPORT Options {
   uint64_t ttl = 0;
 
   // Most flushes and compactions running at once: one flush thread, and max(1, this - 1)
-  // compaction threads. Must be at least 1. Default: 2. Dynamic: yes.
+  // compaction threads. Values below 1 are raised to 1; above 1024 refused (a thread per
+  // job). Default: 2. Dynamic: yes.
   int max_background_jobs = 2;
 
   // Most threads one automatic compaction is split into (key-range subcompactions of about
   // equal input bytes, run in parallel). DB::CompactRange uses at least min(cores,
-  // max_background_jobs). Must be 1..kMaxSubcompactions (64). Default: 1. Dynamic: yes.
+  // max_background_jobs). 0 is taken as 1 and values above kMaxSubcompactions (64) as 64
+  // (RocksDB accepts any value). Default: 1. Dynamic: yes.
   uint32_t max_subcompactions = 1;
   // The most subcompactions (threads) any one compaction runs, whatever max_subcompactions or
   // CompactRangeOptions::max_subcompactions ask for.
   static constexpr uint32_t kMaxSubcompactions = 64;
 
   // Writes slow down (to delayed_write_rate) once compaction is estimated to owe this many
-  // bytes; 0 disables. Must not exceed hard_pending_compaction_bytes_limit when both are set.
+  // bytes; 0 disables. A value above a non-zero hard_pending_compaction_bytes_limit is lowered
+  // to it (as RocksDB).
   // Default: 64 GiB (bytes). Dynamic: yes.
   uint64_t soft_pending_compaction_bytes_limit = 64ull << 30;
 
@@ -280,7 +293,8 @@ struct SHALE_EXPORT Options {
   // Most tables the table cache keeps open (less 10 descriptors for the DB's own files);
   // -1 means half of RLIMIT_NOFILE as read at Open, which also caps any larger value. Opening
   // a table never fails with EMFILE either way: the cache closes idle tables and retries.
-  // Tables are opened lazily, on first use; Open opens none. Must be -1 or at least 20.
+  // Tables are opened lazily, on first use; Open opens none. -1, or a value of at least 20:
+  // other values are raised to 20 (as RocksDB).
   // Default: -1. Dynamic: no.
   int max_open_files = -1;
 
@@ -352,7 +366,10 @@ struct SHALE_EXPORT Options {
   // max_background_jobs).
   void IncreaseParallelism(int total_threads = 16);
 
-  // OK, or InvalidArgument naming the first option out of range and why. DB::Open calls it.
+  // OK, or InvalidArgument naming the first option out of range and why, for the options as
+  // DB::Open takes them: after the adjustments RocksDB makes too (write_buffer_size below
+  // 64 KiB raised, max_write_buffer_number raised to 2, L0 triggers put in order, ...: the list
+  // is in doc/options.md).
   Status Validate() const;
 };
 

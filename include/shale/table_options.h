@@ -35,11 +35,12 @@ struct TableOptions {
   // kMaxTableBlockSizeOption (256 MiB, shale/limits.h). Default: 4096.
   size_t block_size = 4 * 1024;
 
-  // Keys between restart points in data blocks (prefix compression restarts there).
-  // Default: 16.
+  // Keys between restart points in data blocks (prefix compression restarts there). Values
+  // below 1 are taken as 1 (as RocksDB). Default: 16.
   int block_restart_interval = 16;
 
-  // Keys between restart points in index blocks. Default: 1.
+  // Keys between restart points in index blocks. Values below 1 are taken as 1 (as RocksDB).
+  // Default: 1.
   int index_block_restart_interval = 1;
 
   // Default: kBinarySearch.
@@ -55,8 +56,9 @@ struct TableOptions {
   // The filter stored in each table; null for none. Default: null (as RocksDB).
   std::shared_ptr<const FilterPolicy> filter_policy;
 
-  // Partition the filter along the index partitions. Requires
-  // index_type == kTwoLevelIndexSearch. Default: false.
+  // Partition the filter along the index partitions. Only with
+  // index_type == kTwoLevelIndexSearch: otherwise turned off at Open (as RocksDB, noted in the
+  // info LOG). Default: false.
   bool partition_filters = false;
 
   // Target size of index and filter partitions, in bytes. At most kMaxTableBlockSizeOption

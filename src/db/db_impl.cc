@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "base/filename.h"
+#include "options/options_sanitize.h"
 #include "options/options_validate.h"
 
 namespace shale {
@@ -291,11 +292,13 @@ Status DBImpl::SetOptions(const std::unordered_map<std::string, std::string>& ch
   if (!call.status().ok()) return call.status();
   Options updated;
   uint64_t number = 0;
+  std::vector<std::string> adjusted;
   {
     MutexLock lock(&mu_);
     if (closed_ || shutting_down_) return Status::ShutdownInProgress("the DB is closing");
     Status s = GetOptionsFromString(options_, text, &updated);
-    if (s.ok()) s = updated.Validate();
+    if (s.ok()) SanitizeOptions(&updated, &adjusted);
+    if (s.ok()) s = ValidateOptions(updated);
     if (s.ok()) s = CheckSupportedNow(updated);
     if (!s.ok()) return s;
     number = versions_->NewFileNumber();
@@ -322,6 +325,9 @@ Status DBImpl::SetOptions(const std::unordered_map<std::string, std::string>& ch
     options_file_number_ = number;
     options_file_writing_ = 0;
     info_log_->Log("SetOptions: %s", text.c_str());
+    for (const std::string& note : adjusted) {
+      info_log_->Log("option adjusted as RocksDB does: %s", note.c_str());
+    }
     RecalculateWriteStallLocked();
     MaybeScheduleCompactionLocked();
   }

@@ -72,8 +72,10 @@ class DBImpl final : public DB {
   DBImpl(const Options& options, const std::string& dbname);
   ~DBImpl() override;
 
-  // Opens or creates the DB (the work of DB::Open after option checks).
-  [[nodiscard]] Status OpenDB();
+  // Opens or creates the DB (the work of DB::Open after option checks). `option_notes`: the
+  // adjustments DB::Open made to the options (SanitizeOptions), logged once the info LOG is
+  // open.
+  [[nodiscard]] Status OpenDB(const std::vector<std::string>& option_notes = {});
 
   // DB interface.
   Status Put(const WriteOptions& options, std::string_view key, std::string_view value) override;

@@ -10,6 +10,7 @@
 #include "db/write_batch_internal.h"
 #include "fs/bulk_temp_dir.h"
 #include "fs/path_util.h"
+#include "options/options_sanitize.h"
 #include "options/options_validate.h"
 #include "wal/log_reader.h"
 
@@ -45,13 +46,15 @@ Status DB::Open(const Options& user_options, const std::string& name, std::uniqu
   db->reset();
   Options options = user_options;
   if (options.file_system == nullptr) options.file_system = FileSystem::Default();
-  Status s = options.Validate();
+  std::vector<std::string> adjusted;  // logged once the info LOG is open
+  SanitizeOptions(&options, &adjusted);
+  Status s = ValidateOptions(options);
   if (!s.ok()) return s;
   s = CheckSupportedNow(options);
   if (!s.ok()) return s;
   if (name.empty()) return Status::InvalidArgument("DB::Open: empty DB name");
   auto impl = std::make_unique<DBImpl>(options, name);
-  s = impl->OpenDB();
+  s = impl->OpenDB(adjusted);
   if (!s.ok()) return s;  // impl's destructor releases whatever was taken
   *db = std::move(impl);
   return Status::OK();
@@ -84,7 +87,7 @@ Status DBImpl::CheckOrCreateDir() {
   return Status::OK();
 }
 
-Status DBImpl::OpenDB() {
+Status DBImpl::OpenDB(const std::vector<std::string>& option_notes) {
   Status s = CheckOrCreateDir();
   if (!s.ok()) return s;
   s = fs_->LockFile(LockFileName(dbname_), &db_lock_);
@@ -109,6 +112,9 @@ Status DBImpl::OpenDB() {
   {
     const std::string opts = GetStringFromOptions(options_);
     info_log_->Log("options: %s", opts.c_str());
+    for (const std::string& note : option_notes) {
+      info_log_->Log("option adjusted as RocksDB does: %s", note.c_str());
+    }
   }
   if (options_.db_write_buffer_size > 0 &&
       options_.db_write_buffer_size < kMinMemTableBudget) {

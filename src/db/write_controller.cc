@@ -17,12 +17,16 @@ const char* WriteController::CauseName(Cause cause) {
 void WriteController::Update(const Options& o, const TreeShape& shape) {
   const bool compaction_runs =
       o.compaction_style != kCompactionStyleNone && !o.disable_auto_compactions;
+  // FIFO compaction deletes whole tables by size or age and never lowers the L0 count by
+  // merging, so waiting on L0 files would stop writes for good (issue 19, finding 8); RocksDB
+  // disables the two triggers under FIFO as well.
+  const bool l0_triggers_apply = compaction_runs && o.compaction_style != kCompactionStyleFIFO;
   State state = State::kNormal;
   Cause cause = Cause::kNone;
   if (shape.immutable_memtables >= o.max_write_buffer_number) {
     state = State::kStopped;
     cause = Cause::kMemtableLimit;
-  } else if (compaction_runs && shape.l0_files >= o.level0_stop_writes_trigger) {
+  } else if (l0_triggers_apply && shape.l0_files >= o.level0_stop_writes_trigger) {
     state = State::kStopped;
     cause = Cause::kL0Files;
   } else if (compaction_runs && o.hard_pending_compaction_bytes_limit > 0 &&
@@ -33,7 +37,7 @@ void WriteController::Update(const Options& o, const TreeShape& shape) {
              shape.immutable_memtables >= o.max_write_buffer_number - 1) {
     state = State::kDelayed;
     cause = Cause::kMemtableLimit;
-  } else if (compaction_runs && shape.l0_files >= o.level0_slowdown_writes_trigger) {
+  } else if (l0_triggers_apply && shape.l0_files >= o.level0_slowdown_writes_trigger) {
     state = State::kDelayed;
     cause = Cause::kL0Files;
   } else if (compaction_runs && o.soft_pending_compaction_bytes_limit > 0 &&

@@ -11,7 +11,9 @@
 //   normal    otherwise.
 // The L0 and pending-bytes conditions apply only while something will compact: with
 // kCompactionStyleNone or disable_auto_compactions they are lifted (unlike RocksDB's None
-// style, which stalls writers waiting for a compaction that never comes).
+// style, which stalls writers waiting for a compaction that never comes). Under
+// kCompactionStyleFIFO the L0 conditions never apply (as RocksDB, which sets both triggers to
+// INT_MAX there): FIFO drops tables by size or age and never reduces the L0 count by merging.
 //
 // Delays: a delayed writer is paced to a rate in bytes/s. It starts at delayed_write_rate when
 // a slowdown begins; every recalculation while slowed lowers it by 20% if the debt (L0 files

@@ -80,8 +80,7 @@ std::string PrintFilterPolicy(const TableOptions& source) {
 
 Status ParseFilterPolicy(std::string_view name, std::string_view value, const OptionParseContext&,
                          TableOptions* target) {
-  constexpr std::string_view kExpected =
-      "nullptr or bloomfilter:<bits_per_key>[:false], bits_per_key in [1, 100]";
+  constexpr std::string_view kExpected = "nullptr or bloomfilter:<bits_per_key>[:false]";
   if (value == "nullptr" || value.empty()) {
     target->filter_policy = nullptr;
     return Status::OK();
@@ -98,10 +97,12 @@ Status ParseFilterPolicy(std::string_view name, std::string_view value, const Op
     return BadOptionValue(name, value, kExpected);
   }
   double bits = 0;
-  if (!ParseOptionDouble(rest.substr(0, colon), &bits) || bits < 1 || bits > 100) {
+  if (!ParseOptionDouble(rest.substr(0, colon), &bits)) {
     return BadOptionValue(name, value, kExpected);
   }
-  target->filter_policy = NewBloomFilterPolicy(bits);
+  // As RocksDB: below 0.5 bits per key means no filter; NewBloomFilterPolicy takes values
+  // below 1 as 1 and above 100 as 100 (RocksDB's bounds too).
+  target->filter_policy = bits < 0.5 ? nullptr : NewBloomFilterPolicy(bits);
   return Status::OK();
 }
 
@@ -138,6 +139,160 @@ Status ParseBlockCache(std::string_view name, std::string_view value, const Opti
     return Status::OK();
   }
   target->block_cache = NewLRUCache(static_cast<size_t>(capacity));
+  return Status::OK();
+}
+
+// ---- RocksDB's compression_opts and bottommost_compression_opts (doc/options.md): read, never
+// printed (ShaleDB's own spelling is compression_level).
+
+// RocksDB's kDefaultCompressionLevel: "the codec's default", zstd's 3; ShaleDB's 0.
+constexpr int kRocksDbDefaultCompressionLevel = 32767;
+
+// The fields of RocksDB's CompressionOptions, in the order of its colon form
+// ("window_bits:level:strategy:max_dict_bytes:zstd_max_train_bytes:parallel_threads:enabled:
+// max_dict_buffer_bytes:use_zstd_dict_trainer"), then the ones only the nested form has.
+struct RocksDbCompressionOptions {
+  int64_t window_bits = -14;
+  int64_t level = kRocksDbDefaultCompressionLevel;
+  int64_t strategy = 0;
+  uint64_t max_dict_bytes = 0;
+  uint64_t zstd_max_train_bytes = 0;
+  uint64_t parallel_threads = 1;
+  bool enabled = false;
+  uint64_t max_dict_buffer_bytes = 0;
+  bool use_zstd_dict_trainer = true;
+  int64_t max_compressed_bytes_per_kb = 896;
+  bool checksum = false;
+  bool level_given = false;
+};
+
+// Reads one field of a RocksDB CompressionOptions. Unknown names: UnknownOption (an error in
+// strings, a note in OPTIONS files).
+Status ParseRocksDbCompressionField(std::string_view qualified, std::string_view field,
+                                    std::string_view value, const OptionParseContext& ctx,
+                                    RocksDbCompressionOptions* out) {
+  value = TrimOptionText(value);
+  bool ok = true;
+  std::string_view expected = "an integer in range";
+  if (field == "window_bits") {
+    ok = ParseOptionInt(value, &out->window_bits);
+  } else if (field == "level") {
+    ok = ParseOptionInt(value, &out->level) && out->level >= INT32_MIN && out->level <= INT32_MAX;
+    out->level_given = true;
+  } else if (field == "strategy") {
+    ok = ParseOptionInt(value, &out->strategy);
+  } else if (field == "max_dict_bytes") {
+    ok = ParseOptionInt(value, &out->max_dict_bytes);
+  } else if (field == "zstd_max_train_bytes") {
+    ok = ParseOptionInt(value, &out->zstd_max_train_bytes);
+  } else if (field == "parallel_threads") {
+    ok = ParseOptionInt(value, &out->parallel_threads);
+  } else if (field == "max_dict_buffer_bytes") {
+    ok = ParseOptionInt(value, &out->max_dict_buffer_bytes);
+  } else if (field == "max_compressed_bytes_per_kb") {
+    ok = ParseOptionInt(value, &out->max_compressed_bytes_per_kb);
+  } else if (field == "enabled" || field == "use_zstd_dict_trainer" || field == "checksum") {
+    bool* target = field == "enabled"                 ? &out->enabled
+                   : field == "use_zstd_dict_trainer" ? &out->use_zstd_dict_trainer
+                                                      : &out->checksum;
+    ok = ParseOptionBool(value, target);
+    expected = "true, false, 1 or 0";
+  } else {
+    return UnknownOption(absl::StrCat(ToAbsl(qualified), ".", ToAbsl(field)), value, ctx);
+  }
+  if (!ok) return BadOptionValue(absl::StrCat(ToAbsl(qualified), ".", ToAbsl(field)), value, expected);
+  return Status::OK();
+}
+
+// "{level=3;window_bits=-14;...}" (nested) or "-14:3:0:0[:...]" (RocksDB's older colon form).
+Status ParseRocksDbCompressionOptions(std::string_view name, std::string_view value,
+                                      const OptionParseContext& ctx,
+                                      RocksDbCompressionOptions* out) {
+  if (value.size() >= 2 && value.front() == '{' && value.back() == '}') {
+    value = value.substr(1, value.size() - 2);
+  }
+  if (value.find('=') != std::string_view::npos || TrimOptionText(value).empty()) {
+    OptionParseContext nested = ctx;
+    nested.prefix.clear();  // the qualified name is built per field
+    std::vector<OptionPair> pairs;
+    Status s = SplitOptionList(value, nested, &pairs);
+    for (size_t i = 0; s.ok() && i < pairs.size(); i++) {
+      s = ParseRocksDbCompressionField(name, pairs[i].name, pairs[i].value, ctx, out);
+    }
+    return s;
+  }
+  static constexpr std::string_view kColonOrder[] = {
+      "window_bits",      "level",   "strategy", "max_dict_bytes", "zstd_max_train_bytes",
+      "parallel_threads", "enabled", "max_dict_buffer_bytes", "use_zstd_dict_trainer"};
+  size_t index = 0;
+  while (true) {
+    const size_t colon = value.find(':');
+    if (index >= std::size(kColonOrder)) {
+      return BadOptionValue(name, value, "at most 9 colon-separated fields");
+    }
+    Status s = ParseRocksDbCompressionField(name, kColonOrder[index], value.substr(0, colon),
+                                            ctx, out);
+    if (!s.ok()) return s;
+    index++;
+    if (colon == std::string_view::npos) break;
+    value.remove_prefix(colon + 1);
+  }
+  if (index < 4) {
+    return BadOptionValue(name, value,
+                          "{level=<n>;...} or window_bits:level:strategy:max_dict_bytes[:...]");
+  }
+  return Status::OK();
+}
+
+// Refuses the fields that would change behaviour ShaleDB cannot honour: dictionary compression.
+Status RefuseDictionary(std::string_view name, const RocksDbCompressionOptions& o) {
+  if (o.max_dict_bytes != 0) {
+    return Status::InvalidArgument(
+        absl::StrCat(ToAbsl(name), ".max_dict_bytes"),
+        absl::StrCat("dictionary compression is not supported (must be 0); got ",
+                     o.max_dict_bytes));
+  }
+  if (o.zstd_max_train_bytes != 0) {
+    return Status::InvalidArgument(
+        absl::StrCat(ToAbsl(name), ".zstd_max_train_bytes"),
+        absl::StrCat("dictionary compression is not supported (must be 0); got ",
+                     o.zstd_max_train_bytes));
+  }
+  return Status::OK();
+}
+
+// compression_opts: its level becomes compression_level (RocksDB's 32767, "the codec's
+// default", becomes 0, zstd's default here too); tuning-only fields are accepted and ignored.
+Status ParseCompressionOpts(std::string_view name, std::string_view value,
+                            const OptionParseContext& ctx, Options* target) {
+  RocksDbCompressionOptions parsed;
+  Status s = ParseRocksDbCompressionOptions(name, value, ctx, &parsed);
+  if (s.ok()) s = RefuseDictionary(name, parsed);
+  if (!s.ok()) return s;
+  if (parsed.level_given) {
+    target->compression_level = parsed.level == kRocksDbDefaultCompressionLevel
+                                    ? 0
+                                    : static_cast<int>(parsed.level);
+  }
+  return Status::OK();
+}
+
+// bottommost_compression_opts: RocksDB reads it only with enabled=true; otherwise the bottommost
+// level uses compression_opts. ShaleDB has one level for all levels, so enabled=true is refused
+// (a separate bottommost level would silently not be honoured); enabled=false is accepted and
+// ignored.
+Status ParseBottommostCompressionOpts(std::string_view name, std::string_view value,
+                                      const OptionParseContext& ctx, Options*) {
+  RocksDbCompressionOptions parsed;
+  Status s = ParseRocksDbCompressionOptions(name, value, ctx, &parsed);
+  if (s.ok()) s = RefuseDictionary(name, parsed);
+  if (!s.ok()) return s;
+  if (parsed.enabled) {
+    return Status::InvalidArgument(
+        absl::StrCat(ToAbsl(name), ".enabled"),
+        "true (a compression level of its own for the bottommost level) is not supported: "
+        "ShaleDB has one compression_level for every level; got true");
+  }
   return Status::OK();
 }
 
@@ -220,6 +375,10 @@ std::span<const OptionField<Options>> OptionsFields() {
       SHALE_SCALAR(O, compression, kCF),
       SHALE_SCALAR(O, bottommost_compression, kCF),
       SHALE_SCALAR(O, compression_level, kCF),
+      // RocksDB's spellings of the compression level: read, not printed (print == nullptr).
+      {"compression_opts", OptionGroup::kCF, &ParseCompressionOpts, nullptr},
+      {"bottommost_compression_opts", OptionGroup::kCF, &ParseBottommostCompressionOpts,
+       nullptr},
       SHALE_SCALAR(O, num_levels, kCF),
       SHALE_SCALAR(O, level0_file_num_compaction_trigger, kCF),
       SHALE_SCALAR(O, level0_slowdown_writes_trigger, kCF),
@@ -253,7 +412,7 @@ std::string PrintOptionByName(const Options& options, std::string_view qualified
   std::string_view tail = dot == std::string_view::npos ? "" : qualified.substr(dot + 1);
   if (dot == std::string_view::npos) {
     const OptionField<Options>* field = FindOptionField(OptionsFields(), head);
-    return field == nullptr ? "?" : field->print(options);
+    return field == nullptr || field->print == nullptr ? "?" : field->print(options);
   }
   if (head == "block_based_table_factory") {
     const OptionField<TableOptions>* field = FindOptionField(TableOptionsFields(), tail);

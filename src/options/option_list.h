@@ -46,7 +46,9 @@ struct OptionField {
   // messages. InvalidArgument naming the option and value when the value is bad.
   Status (*parse)(std::string_view name, std::string_view value, const OptionParseContext& ctx,
                   S* target);
-  // The field's value as text that `parse` reads back to the same value.
+  // The field's value as text that `parse` reads back to the same value. Null for a field
+  // that is only read (another engine's spelling of an option printed under its own name);
+  // printers skip it.
   std::string (*print)(const S& source);
 };
 
@@ -105,7 +107,7 @@ std::string PrintOptionList(std::span<const OptionField<S>> fields, const S& sou
                             std::string_view separator, Include include) {
   std::string text;
   for (const OptionField<S>& field : fields) {
-    if (!include(field.group)) continue;
+    if (!include(field.group) || field.print == nullptr) continue;
     if (!text.empty()) text += separator;
     text += field.name;
     text += '=';

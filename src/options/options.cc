@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "options/options_sanitize.h"
 #include "options/options_validate.h"
 
 namespace shale {
@@ -43,6 +44,11 @@ void Options::OptimizeForPointLookup(uint64_t block_cache_size_mb) {
 
 void Options::IncreaseParallelism(int total_threads) { max_background_jobs = total_threads; }
 
-Status Options::Validate() const { return ValidateOptions(*this); }
+Status Options::Validate() const {
+  // What DB::Open checks: the options after RocksDB's adjustments.
+  Options sanitized = *this;
+  SanitizeOptions(&sanitized, nullptr);
+  return ValidateOptions(sanitized);
+}
 
 }  // namespace shale

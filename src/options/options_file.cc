@@ -68,7 +68,7 @@ std::string SectionBody(std::span<const OptionField<S>> fields, const S& source,
                         OptionGroup group) {
   std::string body;
   for (const OptionField<S>& field : fields) {
-    if (field.group != group) continue;
+    if (field.group != group || field.print == nullptr) continue;  // read-only spellings
     absl::StrAppend(&body, "  ", ToAbsl(field.name), "=", EscapeValue(field.print(source)), "\n");
   }
   return body;

@@ -1,5 +1,6 @@
 #include "options/options_validate.h"
 
+#include <cmath>
 #include <string>
 #include <string_view>
 
@@ -15,6 +16,13 @@ namespace {
 
 constexpr size_t kMinWriteBufferSize = 64 << 10;
 constexpr int kMinMaxOpenFiles = 20;
+// The most levels a MANIFEST can record: VersionEdit's decoder refuses a level >= 64
+// (kMaxNumLevels in version/version_edit.h), so a DB with more could never be reopened.
+constexpr int kMaxNumLevels = 64;
+// The most background jobs: the DB starts a thread per job (one flush thread, the rest
+// compaction threads), and a process cannot start billions of threads (max_background_jobs =
+// INT_MAX aborted Open with std::system_error). RocksDB has no bound and fails the same way.
+constexpr int kMaxBackgroundJobs = 1024;
 // zstd's level range (ZSTD_minCLevel() and ZSTD_maxCLevel() of zstd 1.5).
 constexpr int kMinZstdLevel = -(1 << 17);
 constexpr int kMaxZstdLevel = 22;
@@ -52,6 +60,9 @@ void CheckMemtables(const Options& o, RuleChecker* c) {
 
 void CheckLevels(const Options& o, RuleChecker* c) {
   c->Require(o.num_levels >= 1, "num_levels", "must be at least 1");
+  c->Require(o.num_levels <= kMaxNumLevels, "num_levels",
+             absl::StrCat("must be at most ", kMaxNumLevels,
+                          " (the most levels a MANIFEST records)"));
   c->Require(o.compaction_style != kCompactionStyleLevel || o.num_levels >= 2, "num_levels",
              "must be at least 2 with kCompactionStyleLevel");
   // The last level is reserved for ingest_behind files; L0 and a sorted level must remain.
@@ -72,15 +83,15 @@ void CheckLevels(const Options& o, RuleChecker* c) {
   c->Require(o.target_file_size_base > 0, "target_file_size_base", "must be > 0");
   c->Require(o.target_file_size_multiplier > 0, "target_file_size_multiplier", "must be > 0");
   c->Require(o.max_bytes_for_level_base > 0, "max_bytes_for_level_base", "must be > 0");
-  c->Require(o.max_bytes_for_level_multiplier > 0, "max_bytes_for_level_multiplier",
-             "must be > 0");
+  c->Require(o.max_bytes_for_level_multiplier > 0 && std::isfinite(o.max_bytes_for_level_multiplier),
+             "max_bytes_for_level_multiplier", "must be finite and > 0");
 }
 
 void CheckCompaction(const Options& o, RuleChecker* c) {
   c->Require(o.max_background_jobs >= 1, "max_background_jobs", "must be at least 1");
+  c->Require(o.max_background_jobs <= kMaxBackgroundJobs, "max_background_jobs",
+             absl::StrCat("must be at most ", kMaxBackgroundJobs, " (a thread per job)"));
   c->Require(o.max_subcompactions >= 1, "max_subcompactions", "must be at least 1");
-  c->Require(o.max_subcompactions <= Options::kMaxSubcompactions, "max_subcompactions",
-             absl::StrCat("must be at most ", Options::kMaxSubcompactions));
   c->Require(o.soft_pending_compaction_bytes_limit == 0 ||
                  o.hard_pending_compaction_bytes_limit == 0 ||
                  o.soft_pending_compaction_bytes_limit <= o.hard_pending_compaction_bytes_limit,
@@ -148,8 +159,12 @@ void CheckTable(const TableOptions& t, RuleChecker* c) {
              "block_based_table_factory.index_block_restart_interval", "must be at least 1");
   c->Require(t.metadata_block_size > 0, "block_based_table_factory.metadata_block_size",
              "must be > 0");
-  c->Require(t.data_block_hash_table_util_ratio > 0 && t.data_block_hash_table_util_ratio <= 1,
-             "block_based_table_factory.data_block_hash_table_util_ratio", "must be in (0, 1]");
+  // Only the hash index reads it (RocksDB checks it only then too).
+  c->Require(t.data_block_index_type != TableOptions::kDataBlockBinaryAndHash ||
+                 (t.data_block_hash_table_util_ratio > 0 &&
+                  t.data_block_hash_table_util_ratio <= 1),
+             "block_based_table_factory.data_block_hash_table_util_ratio",
+             "must be in (0, 1] with data_block_index_type=kDataBlockBinaryAndHash");
   c->Require(!t.partition_filters || t.index_type == TableOptions::kTwoLevelIndexSearch,
              "block_based_table_factory.partition_filters",
              "true requires index_type=kTwoLevelIndexSearch");

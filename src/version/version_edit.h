@@ -30,7 +30,8 @@
 namespace shale {
 
 // The largest number of levels an edit may name (levels are 0 .. kMaxNumLevels - 1). A
-// VersionSet further limits them to its own num_levels.
+// VersionSet further limits them to its own num_levels. Options validation refuses num_levels
+// above this (options_validate.cc keeps the same number).
 inline constexpr int kMaxNumLevels = 64;
 
 class VersionEdit {

@@ -1,6 +1,7 @@
 /* The C ABI's conventions (errptr, shale_free, enum values) and the options: every setter is
- * shown to reach the engine by a value that shale_open rejects naming that option, then all of
- * them together with valid values open a working DB. (Compaction's effects are checked in
+ * shown to reach the engine by a value that shale_open rejects naming that option (or, for a
+ * value RocksDB adjusts instead of refusing, by the adjustment the info LOG reports), then all
+ * of them together with valid values open a working DB. (Compaction's effects are checked in
  * c_test_compaction.c.) */
 #include "c_test.h"
 
@@ -78,32 +79,52 @@ static void ExpectRejected(shale_options_t* options, const char* text) {
   shale_options_destroy(options);
 }
 
+/* Opens "db_adjusted" with `options` (it must open), then expects its info LOG to report the
+ * adjustment `text` ("<option>: <old> -> <new>"); destroys the options and the DB. */
+static void ExpectAdjusted(shale_options_t* options, const char* text) {
+  shale_t* db = OpenOrFail(options, "db_adjusted");
+  shale_close(db);
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/LOG", WorkPath("db_adjusted"));
+  FILE* f = fopen(path, "rb");
+  CHECK(f != NULL);
+  static char log[1 << 16];
+  size_t n = fread(log, 1, sizeof(log) - 1, f);
+  log[n] = '\0';
+  fclose(f);
+  if (strstr(log, text) == NULL) fprintf(stderr, "LOG lacks \"%s\":\n%s\n", text, log);
+  CHECK(strstr(log, text) != NULL);
+  DestroyOrFail("db_adjusted");
+  shale_options_destroy(options);
+}
+
 void TestOptionSetters(void) {
   shale_options_t* o;
+  /* Adjusted as RocksDB does (issue 19): */
   o = NewTestOptions(); shale_options_set_write_buffer_size(o, 1);
-  ExpectRejected(o, "write_buffer_size");
-  o = NewTestOptions(); shale_options_set_max_write_buffer_number(o, 0);
-  ExpectRejected(o, "max_write_buffer_number");
+  ExpectAdjusted(o, "write_buffer_size: 1 -> 65536");
+  o = NewTestOptions(); shale_options_set_max_write_buffer_number(o, 1);
+  ExpectAdjusted(o, "max_write_buffer_number: 1 -> 2");
   o = NewTestOptions(); shale_options_set_max_open_files(o, 5);
-  ExpectRejected(o, "max_open_files");
+  ExpectAdjusted(o, "max_open_files: 5 -> 20");
   o = NewTestOptions(); shale_options_set_compression(o, 1 /* snappy: not built */);
   ExpectRejected(o, "compression");
-  o = NewTestOptions(); shale_options_set_level0_file_num_compaction_trigger(o, 0);
+  o = NewTestOptions(); shale_options_set_level0_file_num_compaction_trigger(o, -1);
   ExpectRejected(o, "level0_file_num_compaction_trigger");
   o = NewTestOptions(); shale_options_set_level0_slowdown_writes_trigger(o, 2);
-  ExpectRejected(o, "level0_slowdown_writes_trigger");
+  ExpectAdjusted(o, "level0_slowdown_writes_trigger: 2 -> 4");
   o = NewTestOptions(); shale_options_set_level0_stop_writes_trigger(o, 10);
-  ExpectRejected(o, "level0_stop_writes_trigger");
+  ExpectAdjusted(o, "level0_stop_writes_trigger: 10 -> 20");
   o = NewTestOptions(); shale_options_set_target_file_size_base(o, 0);
   ExpectRejected(o, "target_file_size_base");
   o = NewTestOptions(); shale_options_set_max_bytes_for_level_base(o, 0);
   ExpectRejected(o, "max_bytes_for_level_base");
   o = NewTestOptions(); shale_options_set_max_background_jobs(o, 0);
-  ExpectRejected(o, "max_background_jobs");
+  ExpectAdjusted(o, "max_background_jobs: 0 -> 1");
   o = NewTestOptions(); shale_options_set_max_subcompactions(o, 0);
-  ExpectRejected(o, "max_subcompactions");
-  o = NewTestOptions(); shale_options_increase_parallelism(o, 0);
-  ExpectRejected(o, "max_background_jobs");
+  ExpectAdjusted(o, "max_subcompactions: 0 -> 1");
+  o = NewTestOptions(); shale_options_increase_parallelism(o, -3);
+  ExpectAdjusted(o, "max_background_jobs: -3 -> 1");
   /* An index type RocksDB has but ShaleDB does not (kHashSearch = 1). */
   {
     shale_block_based_table_options_t* t = shale_block_based_options_create();
@@ -116,13 +137,13 @@ void TestOptionSetters(void) {
   o = NewTestOptions(); shale_options_set_target_file_size_multiplier(o, 0);
   ExpectRejected(o, "target_file_size_multiplier");
   o = NewTestOptions(); shale_options_set_max_bytes_for_level_multiplier(o, 0);
-  ExpectRejected(o, "max_bytes_for_level_multiplier");
+  ExpectAdjusted(o, "max_bytes_for_level_multiplier: 0 -> 1");
   o = NewTestOptions(); shale_options_set_bottommost_compression(o, 1 /* snappy */);
   ExpectRejected(o, "bottommost_compression");
   o = NewTestOptions();
   shale_options_set_soft_pending_compaction_bytes_limit(o, 2 << 20);
   shale_options_set_hard_pending_compaction_bytes_limit(o, 1 << 20);
-  ExpectRejected(o, "soft_pending_compaction_bytes_limit");
+  ExpectAdjusted(o, "soft_pending_compaction_bytes_limit: 2097152 -> 1048576");
   /* ttl only with level and FIFO styles: this also shows that the compaction style reaches
    * the engine (FIFO with a ttl opens in c_test_compaction.c). */
   o = NewTestOptions();
@@ -244,12 +265,20 @@ static void ExpectTableRejected(shale_block_based_table_options_t* table, const 
   shale_block_based_options_destroy(table);
 }
 
+/* The same for an adjustment of the table options. */
+static void ExpectTableAdjusted(shale_block_based_table_options_t* table, const char* text) {
+  shale_options_t* options = NewTestOptions();
+  shale_options_set_block_based_table_factory(options, table);
+  ExpectAdjusted(options, text);
+  shale_block_based_options_destroy(table);
+}
+
 void TestTableOptions(void) {
   shale_block_based_table_options_t* t;
   t = shale_block_based_options_create(); shale_block_based_options_set_block_size(t, 0);
   ExpectTableRejected(t, "block_size");
   t = shale_block_based_options_create(); shale_block_based_options_set_partition_filters(t, 1);
-  ExpectTableRejected(t, "partition_filters");
+  ExpectTableAdjusted(t, "block_based_table_factory.partition_filters: true -> false");
   t = shale_block_based_options_create();
   shale_block_based_options_set_metadata_block_size(t, 0);
   ExpectTableRejected(t, "metadata_block_size");
@@ -337,18 +366,19 @@ void TestOptionsFromString(void) {
   shale_options_t* out = shale_options_create();
   char* err = NULL;
 
-  /* The result is base (create_if_missing) plus the string: the bad max_open_files shows
-   * that both arrived. */
-  shale_get_options_from_string(base, "max_open_files=5; write_buffer_size=1M", out, &err);
+  /* The result is base (create_if_missing) plus the string: the bad target_file_size_base
+   * shows that both arrived. */
+  shale_get_options_from_string(base, "target_file_size_base=0; write_buffer_size=1M", out,
+                                &err);
   CHECK_OK(err);
-  CheckOpenFails(out, "db_string", "max_open_files");
+  CheckOpenFails(out, "db_string", "target_file_size_base");
 
   /* Errors name the option; `out` is left as it was. */
   shale_get_options_from_string(base, "no_such_option=1", out, &err);
   CHECK_ERROR(err, "no_such_option");
   shale_get_options_from_string(base, "write_buffer_size=lots", out, &err);
   CHECK_ERROR(err, "write_buffer_size");
-  CheckOpenFails(out, "db_string", "max_open_files");
+  CheckOpenFails(out, "db_string", "target_file_size_base");
 
   /* Nested table options. */
   shale_get_options_from_string(base, "block_based_table_factory={block_size=0}", out, &err);

@@ -339,7 +339,7 @@ TEST(OptionsStringTest, MergeOperators) {
 
 TEST(OptionsStringTest, BadFilterPolicies) {
   for (const char* bad : {"bloomfilter", "bloomfilter:", "bloomfilter:x", "bloomfilter:10:maybe",
-                          "bloomfilter:0.5", "bloomfilter:101", "ribbonfilter:10",
+                          "ribbonfilter:10",
                           "rocksdb.BuiltinBloomFilter"}) {
     SCOPED_TRACE(bad);
     std::string error =

@@ -206,8 +206,8 @@ def test_options_are_parsed_by_the_engine(tmp_path):
     path = str(tmp_path / "db")
     with pytest.raises(shale.InvalidArgumentError, match="no_such_option"):
         shale.DB(path, create_if_missing=True, no_such_option=1)
-    with pytest.raises(shale.InvalidArgumentError, match="write_buffer_size") as e:
-        shale.DB(path, create_if_missing=True, write_buffer_size=1)
+    with pytest.raises(shale.InvalidArgumentError, match="target_file_size_base") as e:
+        shale.DB(path, create_if_missing=True, target_file_size_base=0)
     assert e.value.message == str(e.value) and e.value.message.startswith("Invalid argument")
     with pytest.raises(shale.InvalidArgumentError, match="use_fsync: not supported yet"):
         shale.DB(path, create_if_missing=True, use_fsync=True)
