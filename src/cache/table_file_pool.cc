@@ -105,15 +105,15 @@ Status TableFilePool::Acquire(uint64_t id, const std::string& path, Slot** out) 
       waiters_--;
       continue;
     }
-    if (slots_.size() >= capacity_) {
+    if (slots_.size() + closing_ >= capacity_) {
       if (Slot* victim = IdleVictimLocked()) {
-        std::unique_ptr<RandomAccessFile> closing = EraseLocked(victim);
-        mu_.Unlock();
-        closing.reset();  // closes the descriptor outside the lock
-        mu_.Lock();
+        std::vector<std::unique_ptr<RandomAccessFile>> closing;
+        closing.push_back(EraseLocked(victim));
+        CloseUnlocked(&closing);
         continue;
       }
-      // Every descriptor is in a read: one is handed back as soon as its pread ends.
+      // Every descriptor is in a read (or being closed): one is handed back (closed) as soon
+      // as its pread (close) ends.
       waiters_++;
       cv_.Wait(&mu_);
       waiters_--;
@@ -128,7 +128,7 @@ Status TableFilePool::Acquire(uint64_t id, const std::string& path, Slot** out) 
     lru_.push_front(slot);
     slot->lru_pos = lru_.begin();
     slots_.emplace(id, std::move(owned));
-    peak_open_ = std::max(peak_open_, slots_.size());
+    peak_open_ = std::max(peak_open_, slots_.size() + closing_);
     std::unique_ptr<RandomAccessFile> file;
     mu_.Unlock();
     Status s = fs_->NewRandomAccessFile(path, &file);
@@ -149,19 +149,17 @@ Status TableFilePool::Acquire(uint64_t id, const std::string& path, Slot** out) 
     // The descriptors the pool held evidently fit; keep one fewer, and 1/16 fewer again, as
     // room for the DB's other files. With none held, the limit says nothing about the pool's
     // share: keep the capacity.
-    const size_t fits = slots_.size();
+    const size_t fits = slots_.size() + closing_;
     if (fits > 1) capacity_ = std::min(capacity_, std::max<size_t>(fits - 1 - fits / 16, 1));
     // Close idle descriptors down to room for this one, and at least one.
     std::vector<std::unique_ptr<RandomAccessFile>> closing;
-    while (slots_.size() >= capacity_ || closing.empty()) {
+    while (slots_.size() + closing_ >= capacity_ || closing.empty()) {
       Slot* victim = IdleVictimLocked();
       if (victim == nullptr) break;
       closing.push_back(EraseLocked(victim));
     }
     if (!closing.empty()) {
-      mu_.Unlock();
-      closing.clear();
-      mu_.Lock();
+      CloseUnlocked(&closing);
       continue;  // a descriptor is free now: retry at once
     }
     if (Clock::now() >= deadline) {
@@ -178,37 +176,46 @@ Status TableFilePool::Acquire(uint64_t id, const std::string& path, Slot** out) 
   }
 }
 
+void TableFilePool::CloseUnlocked(std::vector<std::unique_ptr<RandomAccessFile>>* files) {
+  const size_t n = files->size();
+  closing_ += n;
+  mu_.Unlock();
+  files->clear();  // closes the descriptors outside the lock
+  mu_.Lock();
+  closing_ -= n;
+  if (waiters_ > 0) cv_.SignalAll();
+}
+
 void TableFilePool::Release(Slot* slot) {
-  std::unique_ptr<RandomAccessFile> closing;
-  {
-    MutexLock lock(&mu_);
-    if (--slot->users > 0) return;
-    // Over capacity: the capacity was lowered while it was in use.
-    if (slot->doomed || slots_.size() > capacity_) closing = EraseLocked(slot);
-    if (waiters_ > 0) cv_.SignalAll();
+  MutexLock lock(&mu_);
+  if (--slot->users > 0) return;
+  // Over capacity: the capacity was lowered while it was in use.
+  if (slot->doomed || slots_.size() + closing_ > capacity_) {
+    std::vector<std::unique_ptr<RandomAccessFile>> closing;
+    closing.push_back(EraseLocked(slot));
+    CloseUnlocked(&closing);
+  } else if (waiters_ > 0) {
+    cv_.SignalAll();
   }
-  // `closing` closes the descriptor here, outside the lock.
 }
 
 void TableFilePool::Close(uint64_t id) {
-  std::unique_ptr<RandomAccessFile> closing;
-  {
-    MutexLock lock(&mu_);
-    auto it = slots_.find(id);
-    if (it == slots_.end()) return;
-    Slot* slot = it->second.get();
-    if (slot->users > 0) {
-      slot->doomed = true;  // closed by the Release of its last read
-      return;
-    }
-    closing = EraseLocked(slot);
+  MutexLock lock(&mu_);
+  auto it = slots_.find(id);
+  if (it == slots_.end()) return;
+  Slot* slot = it->second.get();
+  if (slot->users > 0) {
+    slot->doomed = true;  // closed by the Release of its last read
+    return;
   }
-  // `closing` closes the descriptor here, outside the lock.
+  std::vector<std::unique_ptr<RandomAccessFile>> closing;
+  closing.push_back(EraseLocked(slot));
+  CloseUnlocked(&closing);
 }
 
 size_t TableFilePool::NumOpen() const {
   MutexLock lock(&mu_);
-  return slots_.size();
+  return slots_.size() + closing_;
 }
 
 size_t TableFilePool::capacity() const {

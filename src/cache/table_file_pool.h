@@ -44,6 +44,7 @@
 #include <list>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "shale/file_system.h"
@@ -108,6 +109,11 @@ class TableFilePool {
   std::unique_ptr<RandomAccessFile> EraseLocked(Slot* slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The least recently used idle slot, or null when every descriptor is in a read.
   Slot* IdleVictimLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Closes `files` (taken out of the pool by EraseLocked) with mu_ released, counting them in
+  // closing_ meanwhile so that no new descriptor takes their place before they are closed.
+  // Returns with mu_ held again; wakes waiters.
+  void CloseUnlocked(std::vector<std::unique_ptr<RandomAccessFile>>* files)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   FileSystem* const fs_;
   const size_t configured_capacity_;
@@ -117,14 +123,16 @@ class TableFilePool {
   // Signalled when a descriptor is handed back or an open ends, while waiters_ > 0.
   CondVar cv_;
   int waiters_ ABSL_GUARDED_BY(mu_) = 0;
-  // Every slot (open or being opened) by id. Invariant: slots_.size() <= capacity_ whenever
-  // mu_ is released, except right after capacity_ was lowered, until the in-use slots over it
-  // are handed back (Release then closes them).
+  // Every slot (open or being opened) by id. Invariant: slots_.size() + closing_ <= capacity_
+  // whenever mu_ is released, except right after capacity_ was lowered, until the in-use
+  // slots over it are handed back (Release then closes them).
   absl::flat_hash_map<uint64_t, std::unique_ptr<Slot>> slots_ ABSL_GUARDED_BY(mu_);
   // The slots, most recently used first; slots in use are skipped when choosing a victim.
   std::list<Slot*> lru_ ABSL_GUARDED_BY(mu_);
   // Invariant: 1 <= capacity_ <= configured_capacity_.
   size_t capacity_ ABSL_GUARDED_BY(mu_);
+  // Descriptors taken out of slots_ and being closed (outside the lock): still open.
+  size_t closing_ ABSL_GUARDED_BY(mu_) = 0;
   size_t peak_open_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t too_many_open_files_hits_ ABSL_GUARDED_BY(mu_) = 0;
   std::chrono::milliseconds max_descriptor_wait_ ABSL_GUARDED_BY(mu_){3000};
