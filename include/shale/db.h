@@ -191,7 +191,7 @@ class SHALE_EXPORT DB {
   //   shale.block-cache-usage       bytes in the block cache (pinned included)
   //   shale.block-cache-pinned-usage bytes of cache entries in use (not evictable)
   //   shale.block-cache-capacity    the block cache's capacity (0: no block cache)
-  //   shale.estimate-table-readers-mem bytes open table readers keep outside the block cache
+  //   shale.estimate-table-readers-mem bytes parsed table readers keep outside the block cache
   //   shale.memory-usage            the sum of size-all-mem-tables, block-cache-usage and
   //                                 estimate-table-readers-mem
   //   shale.background-errors       background errors recorded since Open (RocksDB's

@@ -290,9 +290,12 @@ struct SHALE_EXPORT Options {
 
   // ---------------------------------------------------------------- Files and recovery
 
-  // Most tables the table cache keeps open (less 10 descriptors for the DB's own files);
-  // -1 means half of RLIMIT_NOFILE as read at Open, which also caps any larger value. Opening
-  // a table never fails with EMFILE either way: the cache closes idle tables and retries.
+  // Most table file descriptors the DB keeps open (less 10 for the DB's own files); -1 means
+  // half of RLIMIT_NOFILE as read at Open, which also caps any larger value. Only a block read
+  // holds a descriptor: a table's parsed state (index, filter, properties) needs none and stays
+  // in memory for as long as the table lives (in the block cache with
+  // cache_index_and_filter_blocks), so any number of tables is read, scans included, within
+  // this budget; a read never fails with EMFILE while the DB can close an idle descriptor.
   // Tables are opened lazily, on first use; Open opens none. -1, or a value of at least 20:
   // other values are raised to 20 (as RocksDB).
   // Default: -1. Dynamic: no.

@@ -23,10 +23,11 @@ uint64_t NowMicros() {
 // The block cache a DB makes for itself when the options name none (RocksDB's size).
 constexpr size_t kDefaultBlockCacheBytes = 8 << 20;
 
-// How many tables the table cache keeps open: max_open_files minus what the DB needs for
-// itself, but never more than half of the process's file-descriptor limit (read now), so
-// that flushes, compactions and the WAL always find a descriptor. -1: that half.
-size_t TableCacheCapacity(int max_open_files) {
+// How many table file descriptors the table cache's pool keeps open at most: max_open_files
+// minus what the DB needs for itself, but never more than half of the process's
+// file-descriptor limit (read now), so that flushes, compactions and the WAL always find a
+// descriptor. -1: that half. (Parsed tables are not bounded by it: see table_cache.h.)
+size_t TableFileDescriptors(int max_open_files) {
   constexpr int kReservedFiles = 10;  // WAL, MANIFEST, LOG, LOCK, directory, slack
   size_t safe_share = 4096;
   struct rlimit limit;
@@ -93,10 +94,13 @@ DBImpl::DBImpl(const Options& options, const std::string& dbname)
   TableReaderOptions reader_options;
   reader_options.cache_index_and_filter_blocks = topts.cache_index_and_filter_blocks;
   reader_options.pin_top_level_index_and_filter = topts.pin_top_level_index_and_filter;
+  // Every live table stays parsed (its index and filter in memory, or in the block cache with
+  // cache_index_and_filter_blocks); only the descriptors are bounded (issue 19, finding 11).
   table_cache_ = std::make_unique<TableCache>(
-      dbname_, fs_, &icmp_, block_source_, reader_options,
-      TableCacheCapacity(options.max_open_files), cache_id_prefix,
-      topts.cache_index_and_filter_blocks && topts.pin_l0_filter_and_index_blocks_in_cache);
+      dbname_, fs_, &icmp_, block_source_, reader_options, TableCache::kUnlimited,
+      cache_id_prefix,
+      topts.cache_index_and_filter_blocks && topts.pin_l0_filter_and_index_blocks_in_cache,
+      TableFileDescriptors(options.max_open_files));
   VersionSetOptions vopts;
   vopts.max_manifest_file_size = options.max_manifest_file_size;
   versions_ = std::make_unique<VersionSet>(dbname_, fs_, icmp_, options.num_levels, vopts);

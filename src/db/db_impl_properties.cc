@@ -204,9 +204,13 @@ std::string DBImpl::StatsString() {
                             compactions_running_));
   absl::StrAppend(&out, absl::StrFormat("Memtables: %d immutable, %.2f MB\n", imm_.size(),
                                         MemTableBytesLocked() / kMB));
-  absl::StrAppend(&out, absl::StrFormat("Table cache: %d of %d tables open, readers keep %.1f MB\n",
-                                        table_cache_->NumOpen(), table_cache_->capacity(),
-                                        table_cache_->ApproximateReadersMemory() / kMB));
+  absl::StrAppend(&out, absl::StrFormat(
+                            "Table cache: %d tables parsed, readers keep %.1f MB; %d of %d table "
+                            "files open (peak %d)\n",
+                            table_cache_->NumTables(),
+                            table_cache_->ApproximateReadersMemory() / kMB,
+                            table_cache_->NumOpenFiles(), table_cache_->file_capacity(),
+                            table_cache_->PeakOpenFiles()));
   if (block_cache_ != nullptr) {
     absl::StrAppend(&out, absl::StrFormat(
                               "Block cache: %.1f of %.1f MB used, %.1f MB pinned, %d entries\n",

@@ -17,8 +17,9 @@
 // Errors: Corruption names the file and the offset of the block at fault ("<file>: block at
 // offset N: checksum mismatch"); I/O errors keep their code and gain the same prefix.
 //
-// Ownership: the reader owns its file; it borrows the comparator and the block source, which
-// must outlive it. Iterators borrow the reader: destroy them before it.
+// Ownership: the reader owns its file object; it borrows the comparator and the block source,
+// which must outlive it. In a DB the file is a pooled one (cache/table_file_pool.h) that holds
+// a descriptor only during each read, so a reader, and its iterators, keep no file open. Iterators borrow the reader: destroy them before it.
 // Thread-safety: every const method may be called concurrently; each iterator is used by one
 // thread at a time.
 #ifndef SHALE_TABLE_TABLE_READER_H_

@@ -1,7 +1,10 @@
-// The table cache's promises: it keeps at most `capacity` tables open, never closes a table
-// under a reader, forgets evicted files, survives "Too many open files" by closing idle tables
-// (and learns the limit), waits a bounded time for readers when nothing is idle, pins L0 index
-// and filter blocks on request, names readers by prefix | file number, and counts their memory.
+// The table cache's promises: it keeps at most `capacity` tables parsed and at most
+// `max_open_files` descriptors open, apart (a parsed table or an iterator holds no descriptor,
+// so any number of tables is read within a few descriptors); it never drops a table under a
+// reader, forgets evicted files and closes their descriptors, survives "Too many open files" by
+// closing idle descriptors (and learns the limit), waits a bounded time when the descriptors
+// are held elsewhere, pins L0 index and filter blocks on request, names readers by
+// prefix | file number, and counts their memory.
 #include "cache/table_cache.h"
 
 #include <gtest/gtest.h>
@@ -79,12 +82,14 @@ class TableCacheTest : public ::testing::Test {
     }
   }
 
+  // `capacity` tables parsed; as many descriptors unless `max_open_files` says otherwise.
   std::unique_ptr<TableCache> NewCache(size_t capacity, BlockSource* source = nullptr,
                                        const TableReaderOptions& options = TableReaderOptions(),
-                                       uint64_t prefix = 0, bool pin_l0 = false) {
+                                       uint64_t prefix = 0, bool pin_l0 = false,
+                                       size_t max_open_files = 0) {
     if (source == nullptr) source = UncachedBlockSource();
     return std::make_unique<TableCache>(kDb, fs_.get(), &icmp_, source, options, capacity,
-                                        prefix, pin_l0);
+                                        prefix, pin_l0, max_open_files);
   }
 
   Status Find(TableCache* cache, uint64_t t, std::shared_ptr<const CachedTable>* table,
@@ -140,13 +145,13 @@ TEST_F(TableCacheTest, KeepsAtMostCapacityTablesOpen) {
   for (int n = 0; n < 500; n++) {
     const uint64_t t = 1 + rnd.Uniform(50);
     ASSERT_EQ(FindAndRead(cache.get(), t, static_cast<int>(rnd.Uniform(kKeysPerTable))), "");
-    ASSERT_LE(cache->NumOpen(), 8u);
+    ASSERT_LE(cache->NumTables(), 8u);
     ASSERT_LE(fs_->OpenFiles(), 8u);
   }
-  EXPECT_EQ(cache->NumOpen(), 8u);
-  // An open briefly holds one more file than the capacity.
-  EXPECT_LE(fs_->PeakOpenFiles(), 9u);
+  EXPECT_EQ(cache->NumTables(), 8u);
+  EXPECT_LE(fs_->PeakOpenFiles(), 8u);
   EXPECT_EQ(cache->capacity(), 8u);
+  EXPECT_EQ(cache->file_capacity(), 8u);
   EXPECT_EQ(cache->TooManyOpenFilesHits(), 0u);
 }
 
@@ -176,7 +181,8 @@ TEST_F(TableCacheTest, LeastRecentlyUsedIsEvictedFirst) {
   EXPECT_EQ(fs_->OpenFiles(), 3u);
 }
 
-TEST_F(TableCacheTest, HeldTableStaysOpenAfterEviction) {
+// A held table stays usable after its eviction, without keeping a descriptor.
+TEST_F(TableCacheTest, HeldTableStaysUsableAfterEviction) {
   BuildTables(4);
   auto cache = NewCache(2);
   std::shared_ptr<const CachedTable> held;
@@ -184,17 +190,92 @@ TEST_F(TableCacheTest, HeldTableStaysOpenAfterEviction) {
   std::unique_ptr<InternalIterator> iter =
       cache->NewIterator(TableReadOptions(), 1, sizes_[0]);
   for (uint64_t t = 2; t <= 4; t++) ASSERT_EQ(FindAndRead(cache.get(), t, 1), "");
-  EXPECT_EQ(cache->NumOpen(), 2u);
-  EXPECT_EQ(fs_->OpenFiles(), 3u);  // two cached + the evicted one, still held
+  EXPECT_EQ(cache->NumTables(), 2u);
+  EXPECT_LE(fs_->OpenFiles(), 2u);  // the held table has no descriptor of its own
   EXPECT_EQ(ReadThrough(*held, 1, 7), "");
   int n = 0;
   for (iter->SeekToFirst(); iter->Valid(); iter->Next()) n++;
   ASSERT_OK(iter->status());
   EXPECT_EQ(n, kKeysPerTable);
-  held.reset();
-  EXPECT_EQ(fs_->OpenFiles(), 3u);  // the iterator still holds it
-  iter.reset();
-  EXPECT_EQ(fs_->OpenFiles(), 2u);
+  EXPECT_LE(fs_->PeakOpenFiles(), 2u);
+}
+
+// Iterators positioned on 100 tables at once, with 3 descriptors: each holds its current
+// block, not a file, and all of them walk their tables to the end, forwards and back.
+TEST_F(TableCacheTest, IteratorsOverMoreTablesThanDescriptors) {
+  constexpr uint64_t kTables = 100;
+  BuildTables(kTables);
+  auto cache = NewCache(TableCache::kUnlimited, nullptr, TableReaderOptions(), 0, false,
+                        /*max_open_files=*/3);
+  std::vector<std::unique_ptr<InternalIterator>> iters;
+  for (uint64_t t = 1; t <= kTables; t++) {
+    iters.push_back(cache->NewIterator(TableReadOptions(), t, sizes_[t - 1]));
+    iters.back()->SeekToFirst();
+    ASSERT_TRUE(iters.back()->Valid()) << iters.back()->status().ToString();
+  }
+  EXPECT_EQ(cache->NumTables(), kTables);
+  for (int step = 1; step < kKeysPerTable; step++) {
+    for (uint64_t t = 1; t <= kTables; t++) {
+      InternalIterator* it = iters[t - 1].get();
+      it->Next();
+      ASSERT_TRUE(it->Valid()) << it->status().ToString();
+      ASSERT_EQ(ExtractUserKey(it->key()), UserKey(t, step));
+    }
+  }
+  for (uint64_t t = 1; t <= kTables; t++) {
+    InternalIterator* it = iters[t - 1].get();
+    int n = 0;
+    for (it->SeekToLast(); it->Valid(); it->Prev()) n++;
+    ASSERT_OK(it->status());
+    ASSERT_EQ(n, kKeysPerTable);
+  }
+  EXPECT_LE(fs_->PeakOpenFiles(), 3u);
+  EXPECT_LE(cache->PeakOpenFiles(), 3u);
+  EXPECT_EQ(cache->TooManyOpenFilesHits(), 0u);
+}
+
+// Parsed tables do not need their descriptors: with 2 descriptors for 50 tables, a second
+// round of lookups reads data blocks only, never a footer or an index again.
+TEST_F(TableCacheTest, ParsedTablesSurviveClosedDescriptors) {
+  constexpr uint64_t kTables = 50;
+  BuildTables(kTables);
+  auto cache = NewCache(TableCache::kUnlimited, nullptr, TableReaderOptions(), 0, false,
+                        /*max_open_files=*/2);
+  for (uint64_t t = 1; t <= kTables; t++) ASSERT_EQ(FindAndRead(cache.get(), t, 0), "");
+  fs_->ResetOpCounts();
+  for (uint64_t t = 1; t <= kTables; t++) ASSERT_EQ(FindAndRead(cache.get(), t, 1), "");
+  // One data block per lookup (there is no block cache here).
+  EXPECT_EQ(fs_->OpCount(FaultInjectionFileSystem::OpKind::kRead), kTables);
+  EXPECT_LE(fs_->PeakOpenFiles(), 2u);
+}
+
+// Eight threads walk iterators over 40 tables with 2 descriptors: reads wait for a descriptor
+// to be handed back (never for the process limit), and every read succeeds.
+TEST_F(TableCacheTest, ConcurrentScansShareFewDescriptors) {
+  constexpr uint64_t kTables = 40;
+  BuildTables(kTables);
+  auto cache = NewCache(TableCache::kUnlimited, nullptr, TableReaderOptions(), 0, false,
+                        /*max_open_files=*/2);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int id = 0; id < 8; id++) {
+    threads.emplace_back([&, id] {
+      std::vector<std::unique_ptr<InternalIterator>> iters;
+      for (uint64_t i = 0; i < kTables; i++) {
+        const uint64_t t = 1 + (i + id) % kTables;
+        iters.push_back(cache->NewIterator(TableReadOptions(), t, sizes_[t - 1]));
+      }
+      for (auto& it : iters) {
+        int n = 0;
+        for (it->SeekToFirst(); it->Valid(); it->Next()) n++;
+        if (!it->status().ok() || n != kKeysPerTable) failures++;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_LE(fs_->PeakOpenFiles(), 2u);
+  EXPECT_EQ(cache->TooManyOpenFilesHits(), 0u);
 }
 
 TEST_F(TableCacheTest, EvictForgetsTheTable) {
@@ -203,14 +284,14 @@ TEST_F(TableCacheTest, EvictForgetsTheTable) {
   std::shared_ptr<const CachedTable> held;
   ASSERT_OK(Find(cache.get(), 1, &held));
   ASSERT_EQ(FindAndRead(cache.get(), 2, 0), "");
+  EXPECT_EQ(fs_->OpenFiles(), 2u);
   cache->Evict(1);
   cache->Evict(99);  // unknown: nothing happens
-  EXPECT_EQ(cache->NumOpen(), 1u);
-  EXPECT_EQ(fs_->OpenFiles(), 2u);  // held keeps table 1 open
-  EXPECT_EQ(ReadThrough(*held, 1, 3), "");
+  EXPECT_EQ(cache->NumTables(), 1u);
+  EXPECT_EQ(fs_->OpenFiles(), 1u);  // table 1's descriptor is closed
+  EXPECT_EQ(ReadThrough(*held, 1, 3), "");  // the held reader still reads (the file exists)
   const CachedTable* old = held.get();
   held.reset();
-  EXPECT_EQ(fs_->OpenFiles(), 1u);
   ASSERT_OK(Find(cache.get(), 1, &held));
   EXPECT_NE(held.get(), old);  // opened afresh
   EXPECT_EQ(ReadThrough(*held, 1, 3), "");
@@ -225,7 +306,7 @@ TEST_F(TableCacheTest, OpenErrorsAreReturnedAndNotCached) {
   EXPECT_NE(s.ToString().find("000007.sst"), std::string::npos) << s.ToString();
   s = cache->Find(1, sizes_[0] - 1, &table);  // wrong size: not a table
   EXPECT_FALSE(s.ok());
-  EXPECT_EQ(cache->NumOpen(), 0u);
+  EXPECT_EQ(cache->NumTables(), 0u);
   std::unique_ptr<InternalIterator> iter = cache->NewIterator(TableReadOptions(), 7, 1000);
   iter->SeekToFirst();
   EXPECT_FALSE(iter->Valid());
@@ -233,17 +314,18 @@ TEST_F(TableCacheTest, OpenErrorsAreReturnedAndNotCached) {
   EXPECT_EQ(cache->TooManyOpenFilesHits(), 0u);
 }
 
-// The file system allows 10 open files; the cache would keep 100 tables.
-TEST_F(TableCacheTest, TooManyOpenFilesClosesIdleTablesAndLearnsTheLimit) {
+// The file system allows 10 open files; the cache would keep 100 descriptors.
+TEST_F(TableCacheTest, TooManyOpenFilesClosesIdleDescriptorsAndLearnsTheLimit) {
   BuildTables(40);
   auto cache = NewCache(100);
   fs_->SetMaxOpenFiles(10);
   for (uint64_t t = 1; t <= 40; t++) ASSERT_EQ(FindAndRead(cache.get(), t, 2), "");
   EXPECT_GT(cache->TooManyOpenFilesHits(), 0u);
-  EXPECT_LT(cache->capacity(), 10u);
-  EXPECT_GE(cache->capacity(), 1u);
-  EXPECT_EQ(cache->configured_capacity(), 100u);
-  EXPECT_LE(cache->NumOpen(), cache->capacity());
+  EXPECT_LT(cache->file_capacity(), 10u);
+  EXPECT_GE(cache->file_capacity(), 1u);
+  EXPECT_EQ(cache->configured_file_capacity(), 100u);
+  EXPECT_LE(cache->NumOpenFiles(), cache->file_capacity());
+  EXPECT_EQ(cache->NumTables(), 40u);  // parsed tables are not limited by descriptors
   // Having learnt the limit, the cache no longer runs into it.
   const uint64_t hits = cache->TooManyOpenFilesHits();
   Random rnd(7);
@@ -255,49 +337,57 @@ TEST_F(TableCacheTest, TooManyOpenFilesClosesIdleTablesAndLearnsTheLimit) {
   EXPECT_LE(fs_->PeakOpenFiles(), 10u);
 }
 
-// Only tables held by readers are open and the limit is reached: the open waits for a reader
-// to let go.
-TEST_F(TableCacheTest, TooManyOpenFilesWaitsForReaders) {
-  BuildTables(3);
+// Descriptors held outside the cache use up the limit: a read waits (polling) for one to be
+// closed.
+TEST_F(TableCacheTest, TooManyOpenFilesWaitsForDescriptorsHeldElsewhere) {
+  BuildTables(1);
   auto cache = NewCache(10);
   fs_->SetMaxOpenFiles(2);
-  std::shared_ptr<const CachedTable> a, b;
-  ASSERT_OK(Find(cache.get(), 1, &a));
-  ASSERT_OK(Find(cache.get(), 2, &b));
+  std::unique_ptr<RandomAccessFile> a, b;
+  ASSERT_OK(fs_->NewRandomAccessFile(TableFileName(kDb, 1), &a));
+  ASSERT_OK(fs_->NewRandomAccessFile(TableFileName(kDb, 1), &b));
   std::atomic<bool> returned{false};
   std::thread releaser([&] {
     // Let go only once the open below has hit the limit (or has given up without retrying).
     while (cache->TooManyOpenFilesHits() == 0 && !returned) std::this_thread::yield();
     a.reset();
   });
-  std::shared_ptr<const CachedTable> c;
-  Status s = Find(cache.get(), 3, &c);
+  std::shared_ptr<const CachedTable> table;
+  Status s = Find(cache.get(), 1, &table);
   returned = true;
   releaser.join();
   ASSERT_OK(s);
-  EXPECT_EQ(ReadThrough(*c, 3, 5), "");
-  EXPECT_EQ(ReadThrough(*b, 2, 5), "");
+  EXPECT_EQ(ReadThrough(*table, 1, 5), "");
   EXPECT_LE(fs_->PeakOpenFiles(), 2u);
 }
 
-TEST_F(TableCacheTest, TooManyOpenFilesGivesUpWhenReadersHoldEverything) {
+TEST_F(TableCacheTest, TooManyOpenFilesGivesUpWhenDescriptorsAreHeldElsewhere) {
   BuildTables(2);
   auto cache = NewCache(10);
   cache->set_max_descriptor_wait(std::chrono::milliseconds(50));
+  std::shared_ptr<const CachedTable> first, second;
+  ASSERT_OK(Find(cache.get(), 1, &first));
+  fs_->SetMaxOpenFiles(1);  // table 1's idle descriptor is the one file allowed
+  std::unique_ptr<RandomAccessFile> outside;
+  Status s = fs_->NewRandomAccessFile(TableFileName(kDb, 2), &outside);
+  ASSERT_TRUE(IsTooManyOpenFiles(s)) << s.ToString();
+  // The cache closes its idle descriptor for table 2, then table 2's takes the one file.
+  ASSERT_OK(Find(cache.get(), 2, &second));
+  // Something outside the cache takes the one file: table 1 cannot be read.
+  fs_->SetMaxOpenFiles(2);
+  ASSERT_OK(fs_->NewRandomAccessFile(TableFileName(kDb, 2), &outside));
   fs_->SetMaxOpenFiles(1);
-  std::shared_ptr<const CachedTable> held, other;
-  ASSERT_OK(Find(cache.get(), 1, &held));
-  Status s = Find(cache.get(), 2, &other);
+  cache->Evict(2);  // the cache's descriptor closes: only `outside` is open
+  std::vector<Entry> got;
+  s = GetAll(*first->reader, UserKey(1, 0), kMaxSequenceNumber, &got);
   ASSERT_TRUE(s.IsIOError()) << s.ToString();
-  EXPECT_NE(s.ToString().find("000002.sst"), std::string::npos) << s.ToString();
-  EXPECT_NE(s.ToString().find("could not free a file descriptor"), std::string::npos)
+  EXPECT_NE(s.ToString().find("000001.sst"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.ToString().find("could not get a file descriptor"), std::string::npos)
       << s.ToString();
   EXPECT_FALSE(IsTooManyOpenFiles(s));
-  // The held table is still usable, and once let go the open succeeds.
-  EXPECT_EQ(ReadThrough(*held, 1, 0), "");
-  held.reset();
-  ASSERT_OK(Find(cache.get(), 2, &other));
-  EXPECT_EQ(ReadThrough(*other, 2, 0), "");
+  // Once the outside file is closed, the same reader reads again.
+  outside.reset();
+  EXPECT_EQ(ReadThrough(*first, 1, 0), "");
 }
 
 TEST_F(TableCacheTest, ConcurrentFindsUnderASmallLimit) {
@@ -326,7 +416,7 @@ TEST_F(TableCacheTest, ConcurrentFindsUnderASmallLimit) {
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(failures.load(), 0) << first_failure;
   EXPECT_LE(fs_->PeakOpenFiles(), kLimit);
-  EXPECT_LE(cache->NumOpen(), cache->capacity());
+  EXPECT_LE(cache->NumOpenFiles(), cache->file_capacity());
   EXPECT_GT(cache->TooManyOpenFilesHits(), 0u);
 }
 
@@ -353,7 +443,7 @@ TEST_F(TableCacheTest, ReadersMemoryFollowsTheOpenTables) {
     ASSERT_OK(Find(cache.get(), t, &table));
     memory[t] = table->reader->ApproximateMemoryUsage();
   }
-  EXPECT_EQ(cache->NumOpen(), 4u);
+  EXPECT_EQ(cache->NumTables(), 4u);
   EXPECT_EQ(cache->ApproximateReadersMemory(), memory[3] + memory[4] + memory[5] + memory[6]);
 }
 
