@@ -1,5 +1,7 @@
 // rocksdb_ingest_bench: RocksDB's side of issue 9's bulk-load benchmark, through its public API
-// only (linked against the system's librocksdb; built only when CMake finds it).
+// only. bench/CMakeLists.txt builds it against the benchmark opponent, the Release RocksDB
+// 11.8.1 of bench/rocksdb/build.sh (SHALE_ROCKSDB_DIR), or else the system's librocksdb
+// (Debian's 7.8.3); the banner on stderr names the version it was compiled against.
 //
 // What shale_bench's bulkload_sorted / bulkload_external do with ShaleDB, done RocksDB's way --
 // RocksDB has no bulk loader, so the program sorts in memory itself:
@@ -413,6 +415,20 @@ std::string FilesPerLevel(rocksdb::DB* db) {
   return out;
 }
 
+// DB::Open into `db`. RocksDB 9.11 added the std::unique_ptr<DB>* form and later releases (the
+// 11.8.1 opponent) removed the DB** one; Debian's 7.8.3, the fallback, has only DB**.
+rocksdb::Status OpenDB(const rocksdb::Options& options, const std::string& path,
+                       std::unique_ptr<rocksdb::DB>* db) {
+#if ROCKSDB_MAJOR > 9 || (ROCKSDB_MAJOR == 9 && ROCKSDB_MINOR >= 11)
+  return rocksdb::DB::Open(options, path, db);
+#else
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(options, path, &raw);
+  db->reset(raw);
+  return s;
+#endif
+}
+
 int Fail(const char* what, const rocksdb::Status& s) {
   std::fprintf(stderr, "rocksdb_ingest_bench: %s: %s\n", what, s.ToString().c_str());
   return 1;
@@ -528,10 +544,9 @@ int Run(const Flags& f, const rocksdb::Options& options) {
       Prepare(f, &arena, &r.generate_seconds, &r.sort_seconds);
   r.distinct = index.size();
 
-  rocksdb::DB* raw = nullptr;
-  s = rocksdb::DB::Open(options, f.db, &raw);
+  std::unique_ptr<rocksdb::DB> db;
+  s = OpenDB(options, f.db, &db);
   if (!s.ok()) return Fail("DB::Open", s);
-  const std::unique_ptr<rocksdb::DB> db(raw);
   std::filesystem::create_directories(dir, ignored);
 
   Clock::time_point start = Clock::now();

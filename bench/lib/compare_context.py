@@ -8,7 +8,6 @@ import shutil
 import subprocess
 
 import compare_report
-import compare_suites
 
 
 def commit(repo):
@@ -73,25 +72,37 @@ def describe(work_dir):
     }
 
 
+def tool_version(binary):
+    """The version `binary --version` prints ("db_bench version 11.8.1" -> "11.8.1"), or None
+    when it prints none (or cannot run)."""
+    try:
+        p = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    words = (p.stdout + p.stderr).split()
+    if p.returncode != 0 or "version" not in words:
+        return None
+    i = words.index("version")
+    return words[i + 1] if i + 1 < len(words) else None
+
+
 def engine_info(engines, runs):
-    """Per engine: binary and version (from its runs' banners)."""
+    """Per engine: binary, version (the engine's own, e.g. from db_bench --version, else from
+    its runs' banners) and how it was built."""
     info = []
     for e in engines:
-        version = next((r.get("version") for r in runs
-                        if r["engine"] == e.name and r.get("version")), None)
-        build = "Debian rocksdb-tools build" if e.key == "rocksdb" else "shale_bench"
+        version = e.version or next((r.get("version") for r in runs
+                                     if r["engine"] == e.name and r.get("version")), None)
         info.append({"name": e.name, "binary": e.binary, "version": version or "unknown",
-                     "build": build})
+                     "build": e.build or e.key})
     return info
 
 
 def step_json(step):
-    factor, measured = compare_suites.release_factor(step)
     return {"name": step.name, "kind": step.kind, "benchmarks": list(step.benchmarks),
             "rocksdb_benchmarks": list(step.benchmarks_for("rocksdb")), "flags": step.flags,
             "engine_flags": step.engine_flags, "rocksdb_tool": step.rocksdb_tool or None,
-            "use_existing_db": step.existing, "release_factor": factor,
-            "factor_measured": measured, "until_compacted": step.until_compacted,
+            "use_existing_db": step.existing, "until_compacted": step.until_compacted,
             "shaledb_only": step.shaledb_only}
 
 

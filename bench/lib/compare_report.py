@@ -2,9 +2,9 @@
 
 summarize() reduces the runs of each (step, engine) to one row: the median of each figure over
 the rounds that succeeded, or the reason none did ("n/a (not supported yet: ...)", "error: ...").
-ShaleDB's rows carry two ratios of throughput: over RocksDB as measured (Debian's db_bench), and
-over an estimated release-build RocksDB (the measured ops/s x the step's release factor); and
-the same two as ratios of time (ShaleDB seconds / RocksDB seconds, x the factor for release).
+ShaleDB's rows carry its ratio of throughput over RocksDB's as measured in the same run (ShaleDB
+ops/s / RocksDB ops/s), and the ratio of time (ShaleDB seconds / RocksDB seconds). No factor
+is applied: the opponent is a real build (the header names its version).
 
 Steps that run on ShaleDB alone (shaledb_only) get rows for ShaleDB only, without ratios; the
 merge suite's posting-list steps (posting_figures) get their own tables (format_posting,
@@ -24,15 +24,14 @@ import statistics
 import compare_suites
 
 HEADER = ("engine", "benchmark", "ops/s", "MB/s", "p99 (us)", "write-amp", "peak RSS",
-          "ratio vs Debian", "ratio vs release est.")
+          "ratio vs RocksDB")
 _FIGURES = ("ops_per_sec", "mb_per_sec", "p99_micros", "write_amplification", "peak_rss_bytes",
             "seconds", "stall_seconds", "disk_write_bytes", "disk_write_amplification",
             "fill_seconds", "fill_ops_per_sec", "compaction_wait_seconds",
             "first_tenth_ops_per_sec", "last_tenth_ops_per_sec", "last_first_ratio",
             "longest_zero_seconds")
 COMPACTION_HEADER = ("engine", "benchmark", "total (s)", "fill ops/s", "disk write-amp",
-                     "last/first tenth", "longest stall (s)", "time ratio vs Debian",
-                     "time ratio vs release est.")
+                     "last/first tenth", "longest stall (s)", "time ratio vs RocksDB")
 
 
 def _median(values):
@@ -79,22 +78,16 @@ def summarize(steps, engine_names, runs):
     """One row per (step, engine) in suite order, with ratios on ShaleDB's rows."""
     rows = []
     for step in steps:
-        factor, measured = compare_suites.release_factor(step)
         names = ["ShaleDB"] if step.shaledb_only else engine_names
         by_engine = {e: _summary_row(step, e, runs) for e in names}
         rocks = by_engine.get("RocksDB")
         for name in names:
             row = by_engine[name]
-            row.update(release_factor=factor, factor_measured=measured)
-            if name == "RocksDB" and row["status"] == "ok":
-                row["release_estimate_ops_per_sec"] = row["ops_per_sec"] * factor
             if name != "RocksDB" and row["status"] == "ok" and rocks and rocks["status"] == "ok" \
                     and rocks["ops_per_sec"]:
-                row["ratio_debian"] = row["ops_per_sec"] / rocks["ops_per_sec"]
-                row["ratio_release_estimate"] = row["ops_per_sec"] / (rocks["ops_per_sec"] * factor)
+                row["ratio"] = row["ops_per_sec"] / rocks["ops_per_sec"]
                 if row.get("seconds") and rocks.get("seconds"):
-                    row["time_ratio_debian"] = row["seconds"] / rocks["seconds"]
-                    row["time_ratio_release_estimate"] = row["time_ratio_debian"] * factor
+                    row["time_ratio"] = row["seconds"] / rocks["seconds"]
             rows.append(row)
     return rows
 
@@ -111,31 +104,24 @@ def _bytes(v):
     return f"{v / (1 << 20):,.0f} MiB"
 
 
-def _ratio_cells(row, have_rocksdb):
+def _ratio_cell(row, have_rocksdb):
     if row["engine"] == "RocksDB":
-        if row["status"] != "ok":
-            return "-", "-"
-        est = row["release_estimate_ops_per_sec"]
-        return "1.00", f"est. {_num(est)} ops/s (x{row['release_factor']:.2f})"
-    if "ratio_debian" in row:
-        return (f"{row['ratio_debian']:.2f}",
-                f"{row['ratio_release_estimate']:.2f} (x{row['release_factor']:.2f})")
-    if not have_rocksdb:
-        return "n/a (no db_bench)", "n/a (no db_bench)"
-    return "n/a", "n/a"
+        return "1.00" if row["status"] == "ok" else "-"
+    if "ratio" in row:
+        return f"{row['ratio']:.2f}"
+    return "n/a (no db_bench)" if not have_rocksdb else "n/a"
 
 
 def row_cells(row, have_rocksdb):
     """The table cells of a summary row (HEADER's columns)."""
-    ratio, ratio_release = _ratio_cells(row, have_rocksdb)
+    ratio = _ratio_cell(row, have_rocksdb)
     if row["status"] != "ok":
         label = "n/a" if row["status"] == "n/a" else "error"
-        return [row["engine"], row["step"], f"{label} ({row['reason']})", "-", "-", "-", "-", ratio,
-                ratio_release]
+        return [row["engine"], row["step"], f"{label} ({row['reason']})", "-", "-", "-", "-", ratio]
     wa = row["write_amplification"]
     return [row["engine"], row["step"], _num(row["ops_per_sec"]), _num(row["mb_per_sec"], 1),
             _num(row["p99_micros"], 2), "-" if wa is None else f"{wa:.2f}",
-            _bytes(row["peak_rss_bytes"]), ratio, ratio_release]
+            _bytes(row["peak_rss_bytes"]), ratio]
 
 
 def format_text(rows, have_rocksdb):
@@ -153,7 +139,7 @@ def format_text(rows, have_rocksdb):
             out.append(" | ".join(v.ljust(w) for v, w in zip(c, widths)).rstrip())
         else:
             head = " | ".join(v.ljust(w) for v, w in zip(c[:2], widths))
-            out.append(f"{head} | {c[2]} | {c[7]} | {c[8]}")
+            out.append(f"{head} | {c[2]} | {c[7]}")
     return "\n".join(out)
 
 
@@ -168,21 +154,19 @@ def format_markdown_table(rows, have_rocksdb):
 def _compaction_cells(row, have_rocksdb):
     if row["status"] != "ok":
         label = "n/a" if row["status"] == "n/a" else "error"
-        return [row["engine"], row["step"], f"{label} ({row['reason']})"] + ["-"] * 6
+        return [row["engine"], row["step"], f"{label} ({row['reason']})"] + ["-"] * 5
     fill = row.get("fill_ops_per_sec") or row["ops_per_sec"]
     tenth = row.get("last_first_ratio")
     if row["engine"] == "RocksDB":
-        release = row["seconds"] / row["release_factor"] if row.get("seconds") else None
-        ratios = ["1.00", f"est. {_num(release, 1)} s (x{row['release_factor']:.2f})"]
-    elif "time_ratio_debian" in row:
-        ratios = [f"{row['time_ratio_debian']:.2f}",
-                  f"{row['time_ratio_release_estimate']:.2f} (x{row['release_factor']:.2f})"]
+        ratio = "1.00"
+    elif "time_ratio" in row:
+        ratio = f"{row['time_ratio']:.2f}"
     else:
-        ratios = ["n/a (no db_bench)"] * 2 if not have_rocksdb else ["n/a", "n/a"]
+        ratio = "n/a (no db_bench)" if not have_rocksdb else "n/a"
     return [row["engine"], row["step"], _num(row.get("seconds"), 1), _num(fill),
             _num(row.get("disk_write_amplification"), 2),
             "-" if tenth is None else f"{tenth:.2f}", _num(row.get("longest_zero_seconds")),
-            *ratios]
+            ratio]
 
 
 def compaction_rows(steps, rows):
@@ -220,9 +204,7 @@ def compaction_notes():
         "the --report_interval_seconds=1 series; longest stall = the longest run of 1-second "
         "intervals with no operation done (both only for fillrandom+compaction: db_bench's "
         "compact rewrites the series file of the bulk load's fill); time ratio = ShaleDB "
-        "seconds / RocksDB seconds (> 1: ShaleDB slower), 'vs release est.' multiplies it by "
-        "the release/Debian factor "
-        "(a release RocksDB takes that many times less time).",
+        "seconds / RocksDB seconds in the same run (> 1: ShaleDB slower).",
     ]
 
 
@@ -234,23 +216,11 @@ def side_by_side_rows(steps, rows):
 
 def footnotes(steps, rows, repeat, have_rocksdb):
     """The notes printed under the table: how each figure was obtained."""
-    f = compare_suites.MEASURED_FACTORS
     notes = [
-        "ratio = ShaleDB ops/s / RocksDB ops/s. 'vs Debian': against /usr/bin/db_bench "
-        "(rocksdb-tools, built with assertions) as measured. 'vs release est.': against that "
-        "figure x the measured release/Debian speed factor: "
-        f"fillseq {f['fillseq']:.2f} with WAL ({f['fillseq_nowal']:.2f} without), "
-        f"fillrandom {f['fillrandom']:.2f}, bulk load {f['bulkload']:.2f}, "
-        f"readrandom {f['readrandom']:.2f}.",
+        "ratio vs RocksDB = ShaleDB ops/s / RocksDB ops/s, both measured in this run (> 1: "
+        "ShaleDB faster); RocksDB is the db_bench named in the header (its version as "
+        "db_bench --version prints it), no factor applied.",
     ]
-    assumed = sorted({f"{s.name} x{compare_suites.release_factor(s)[0]:.2f}" for s in steps
-                      if not compare_suites.release_factor(s)[1] and not s.factor_from
-                      and not s.shaledb_only})
-    if assumed:
-        notes.append(
-            "No measured factor for " + ", ".join(assumed) + ": the generic factor for other "
-            f"write benchmarks ({compare_suites.OTHER_WRITE_FACTOR:.2f}) or other read "
-            f"benchmarks ({compare_suites.OTHER_READ_FACTOR:.2f}) is applied.")
     entry = "/".join(str(b) for b in sorted({s.entry_bytes for s in steps
                                              if not s.shaledb_only} or {compare_suites.ENTRY_BYTES}))
     notes.append(
@@ -287,13 +257,13 @@ def format_notes(notes):
 # user-data MB/s (the tool's own figure), that over the disk's sequential write bandwidth (dd),
 # and the bytes the process wrote to storage per user byte. Targets table: the issue's two
 # targets for each bulk-load step (compare_suites.TARGET_STEPS): its time over RocksDB's
-# fillrandom + compact (the bulkload step), raw and x the bulk-load release factor, and its
-# MB/s over the same engine's fillseq MB/s.
+# fillrandom + compact (the bulkload step) in the same run, and its MB/s over the same engine's
+# fillseq MB/s.
 
 INGEST_HEADER = ("engine", "benchmark", "total (s)", "user MB/s", "MB/s / dd",
                  "disk write / user byte")
 TARGET_HEADER = ("engine", "bulk load", "time (s)", "time / RocksDB fillrandom+compact",
-                 "vs release est.", "time target", "MB/s / own fillseq MB/s", "MB/s target")
+                 "time target", "MB/s / own fillseq MB/s", "MB/s target")
 
 
 def ingest_rows(steps, rows):
@@ -364,13 +334,11 @@ def _row(rows, step, engine):
 
 
 def target_rows(rows):
-    """Per bulk-load step and engine: its time over RocksDB's fillrandom + compact (raw; and x
-    the bulk-load release factor for ShaleDB, whose denominator a release RocksDB shrinks), and
-    its MB/s over its own engine's fillseq MB/s; whether ShaleDB meets each target."""
+    """Per bulk-load step and engine: its time over RocksDB's fillrandom + compact, and its MB/s
+    over its own engine's fillseq MB/s; whether ShaleDB meets each target."""
     rocks_bulk = _row(rows, "bulkload", "RocksDB")
     base_seconds = rocks_bulk.get("seconds") if rocks_bulk and rocks_bulk["status"] == "ok" \
         else None
-    factor = compare_suites.MEASURED_FACTORS["bulkload"]
     out = []
     for step in compare_suites.TARGET_STEPS:
         for engine in ("RocksDB", "ShaleDB"):
@@ -378,13 +346,12 @@ def target_rows(rows):
             if row is None:
                 continue
             t = {"engine": engine, "step": step, "status": row["status"],
-                 "reason": row["reason"], "seconds": row.get("seconds"), "release_factor": factor}
+                 "reason": row["reason"], "seconds": row.get("seconds")}
             fillseq = _row(rows, "fillseq", engine)
             if row["status"] == "ok" and base_seconds:
                 t["time_ratio"] = row["seconds"] / base_seconds
                 if engine == "ShaleDB":
-                    t["time_ratio_release_estimate"] = t["time_ratio"] * factor
-                    t["time_target_met"] = (t["time_ratio_release_estimate"] <=
+                    t["time_target_met"] = (t["time_ratio"] <=
                                             compare_suites.TARGET_TIME_VS_ROCKSDB_BULKLOAD)
             if row["status"] == "ok" and fillseq and fillseq["status"] == "ok" and \
                     row.get("mb_per_sec") is not None and fillseq.get("mb_per_sec"):
@@ -407,11 +374,9 @@ def _target_cells(t, have_rocksdb):
         return _not_run(t)
     missing = "n/a (no db_bench)" if not have_rocksdb else "n/a"
     ratio = t.get("time_ratio")
-    release = t.get("time_ratio_release_estimate")
     mb = t.get("mb_ratio_fillseq")
     return [t["engine"], t["step"], _num(t["seconds"], 2),
             missing if ratio is None else f"{ratio:.3f}",
-            "-" if release is None else f"{release:.3f} (x{t['release_factor']:.2f})",
             _met(t.get("time_target_met"),
                  f"<= {compare_suites.TARGET_TIME_VS_ROCKSDB_BULKLOAD}"),
             "-" if mb is None else f"{mb:.2f}",
@@ -425,7 +390,6 @@ def format_targets(targets, have_rocksdb, markdown=False):
 
 def ingest_notes():
     """The notes of the ingest suite's two tables."""
-    f = compare_suites.MEASURED_FACTORS["bulkload"]
     return [
         "Bulk-load table: total = the step's time (fillseq: its report line; bulkload: fill + "
         "compact; bulkload_external: write + ingest; bulkload_sorted: the whole load); user "
@@ -435,10 +399,8 @@ def ingest_notes():
         "the step's process over its user bytes (MB/s x seconds).",
         "Targets table (issue 9): time / RocksDB fillrandom+compact = the step's seconds over "
         "RocksDB's bulkload step (fillrandom,compact with PrepareForBulkLoad's options) as "
-        f"measured with Debian's db_bench; 'vs release est.' multiplies it by {f:.2f}, the "
-        "measured release/Debian factor of that step (a release RocksDB would take that many "
-        "times less time). Target: at most "
-        f"{compare_suites.TARGET_TIME_VS_ROCKSDB_BULKLOAD} against the release estimate. MB/s / "
+        "measured in this run with the db_bench named in the header. Target: at most "
+        f"{compare_suites.TARGET_TIME_VS_ROCKSDB_BULKLOAD}. MB/s / "
         "own fillseq MB/s: the step's user MB/s over the same engine's fillseq MB/s (ShaleDB's "
         f"target: at least {compare_suites.TARGET_MB_VS_FILLSEQ}). The issue's bulk loader is "
         "ShaleDB's bulkload_sorted; the other rows are for comparison.",

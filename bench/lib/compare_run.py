@@ -21,6 +21,8 @@ A step with until_compacted is timed from the spawn until the engine's backgroun
 Not thread-safe: one run at a time (the point is that the engines do not overlap).
 """
 
+from __future__ import annotations
+
 import dataclasses
 import os
 import signal
@@ -33,10 +35,13 @@ TIME_BIN = "/usr/bin/time"
 
 @dataclasses.dataclass(frozen=True)
 class Engine:
-    """An engine under test: display name, key (directory and ticker prefix), tool binary."""
+    """An engine under test: display name, key (directory and ticker prefix), tool binary, and
+    for the report its version (None: read from its runs' banners) and how it was built."""
     name: str
     key: str
     binary: str
+    version: str | None = None
+    build: str = ""
 
 
 def _flag_args(flags):
@@ -106,8 +111,9 @@ class Runner:
         """Runs `step` on `engine`; returns the run's record (a dict, see result())."""
         if self.binary(engine, step) is None:
             return {"engine": engine.name, "step": step.name, "status": "n/a",
-                    "reason": f"{step.rocksdb_tool} not built: apt-get install -y "
-                              f"librocksdb-dev, then ninja -C build/release {step.rocksdb_tool}",
+                    "reason": f"{step.rocksdb_tool} not built: run bench/rocksdb/build.sh, "
+                              "re-run cmake, then cmake --build build/release --target "
+                              f"{step.rocksdb_tool}",
                     "round": round_index + 1, "wall_seconds": 0.0}
         stem = os.path.join(self.logs, f"r{round_index + 1}-{step.slug}-{engine.key}")
         argv = self.command(engine, step, stem)

@@ -1,4 +1,4 @@
-"""The workload suites of bench/compare and the release/Debian speed factors of RocksDB.
+"""The workload suites of bench/compare.
 
 A suite is a list of steps run in order on each engine. A step is one process of db_bench or
 shale_bench with one --benchmarks list and the SAME flags for both engines (common_flags() plus
@@ -28,20 +28,7 @@ ENTRY_BYTES = KEY_SIZE + VALUE_SIZE
 WRITE_BUFFER_SIZE = 64 << 20
 DEFAULT_SEED = 20260101
 
-# RocksDB built in Release runs faster than Debian's db_bench (built with assertions); these
-# factors (release ops/s over Debian ops/s) were measured on this kind of machine.
-MEASURED_FACTORS = {
-    "fillseq_nowal": 1.63,
-    "fillseq": 1.25,
-    "fillrandom": 1.26,
-    "bulkload": 1.31,
-    "readrandom": 1.10,
-}
-# Not measured: used for the other write and read benchmarks, and said so in a footnote.
-OTHER_WRITE_FACTOR = 1.26
-OTHER_READ_FACTOR = 1.10
-
-# What Options::PrepareForBulkLoad sets, as flags both tools take (RocksDB 7.8 options.cc, with
+# What Options::PrepareForBulkLoad sets, as flags both tools take (RocksDB's options.cc, with
 # ShaleDB's larger write buffers and background jobs), and the WAL off as it advises.
 _BULK_LOAD_FLAGS = {
     "disable_auto_compactions": 1,
@@ -65,7 +52,7 @@ class Step:
     (the first is the primary: its ops, MB/s and P99 are the step's); the rocksdb_* fields, when
     set, replace benchmarks/timed for db_bench."""
     name: str
-    kind: str  # "write" or "read": picks the fallback release factor
+    kind: str  # "write" or "read"
     benchmarks: tuple
     timed: tuple
     flags: dict = dataclasses.field(default_factory=dict)
@@ -80,7 +67,6 @@ class Step:
     rocksdb_tool: str = ""  # a bench/ program run instead of db_bench on RocksDB
     engine_flags: dict = dataclasses.field(default_factory=dict)  # engine key -> extra flags
     entry_bytes: int = ENTRY_BYTES  # user bytes per key written (for write amplification)
-    factor_from: str = ""  # a MEASURED_FACTORS key applied, unmeasured, to this step
     shaledb_only: bool = False  # run on ShaleDB alone; not in the side-by-side table
     posting_figures: bool = False  # listed in the posting-list tables
 
@@ -103,26 +89,13 @@ class Step:
         return self.name.replace("+", "-").replace(" ", "_")
 
 
-def release_factor(step):
-    """(factor, measured) for a step: the release/Debian RocksDB speed factor that applies."""
-    primary = step.timed[0]
-    if step.factor_from:
-        return MEASURED_FACTORS[step.factor_from], False
-    if primary == "fillseq":
-        no_wal = str(step.flags.get("disable_wal", 0)) in ("1", "true")
-        return MEASURED_FACTORS["fillseq_nowal" if no_wal else "fillseq"], True
-    if primary in MEASURED_FACTORS:
-        return MEASURED_FACTORS[primary], True
-    return (OTHER_WRITE_FACTOR if step.kind == "write" else OTHER_READ_FACTOR), False
-
-
 def common_flags(num, seed):
     """The flags every step passes to both engines (output-only flags are added per run)."""
     return {
         "num": num,
         "key_size": KEY_SIZE,
         "value_size": VALUE_SIZE,
-        "compression_type": "none",  # Debian's db_bench defaults to snappy
+        "compression_type": "none",  # db_bench defaults to snappy
         "write_buffer_size": WRITE_BUFFER_SIZE,
         "max_write_buffer_number": 2,
         "bloom_bits": 10,
@@ -189,8 +162,8 @@ def _compaction_steps(num):
                   "sleeps 5 s, then polls every 10 s, so its own end is not the compaction's). "
                   "ops/s is num / that time; fill ops/s is fillrandom's report line. ShaleDB "
                   "also flushes the last memtable, which db_bench leaves in the WAL. Defaults "
-                  "that differ: level_compaction_dynamic_level_bytes (ShaleDB true, RocksDB "
-                  "7.8 false), delayed_write_rate (16 vs 8 MiB/s), "
+                  "that differ: level_compaction_dynamic_level_bytes (ShaleDB true, "
+                  "db_bench false), delayed_write_rate (16 vs 8 MiB/s), "
                   "hard_pending_compaction_bytes_limit (256 vs 128 GiB)."),
         _bulkload(compaction_figures=True),
     ]
@@ -227,8 +200,7 @@ def _cache_steps(num):
 INGEST_TOOL = "rocksdb_ingest_bench"
 INGEST_TARGET_FILE_SIZE = 64 << 20  # RocksDB's default target_file_size_base
 INGEST_THREADS = 2  # bulkload_sorted's table-writing threads, on both engines
-# The issue's targets: the bulk load takes at most this share of the time of (release)
-# RocksDB's fillrandom + full compaction, and reaches at least this share of ShaleDB's
+# The issue's targets: the bulk load takes at most this share of the time of RocksDB's fillrandom + full compaction, and reaches at least this share of ShaleDB's
 # fillseq MB/s.
 TARGET_TIME_VS_ROCKSDB_BULKLOAD = 0.25
 TARGET_MB_VS_FILLSEQ = 0.5
@@ -244,9 +216,9 @@ def _ingest_step(name, what, rocksdb_threads, shaledb_flags):
         engine_flags={"rocksdb": {"threads": rocksdb_threads}, "shaledb": shaledb_flags},
         note=f"{name}: {what} Files are cut at --target_file_size_base="
              f"{INGEST_TARGET_FILE_SIZE} and ingested with move_files into an empty DB. "
-             f"RocksDB's side is bench/{INGEST_TOOL}.cc, linked to Debian's librocksdb 7.8.3 "
-             "(the library db_bench uses), built only where librocksdb-dev is installed; no "
-             "release factor was measured for it: the generic write factor applies.")
+             f"RocksDB's side is bench/{INGEST_TOOL}.cc, linked to the librocksdb it was built "
+             "against (the header gives its version: the Release 11.8.1 of bench/rocksdb/"
+             "build.sh, or Debian's 7.8.3 as a fallback).")
 
 
 def _ingest_steps(num):
@@ -299,8 +271,6 @@ _POSTING_FLAGS = {
     "zipf_theta": 0.99,
     "max_successive_merges": POSTING_MAX_SUCCESSIVE_MERGES,
 }
-_MERGE_NOTE_FACTOR = ("no release/Debian factor was measured for merges: fillrandom's "
-                      f"({MEASURED_FACTORS['fillrandom']:.2f}) is applied.")
 
 
 def short_count(n):
@@ -330,16 +300,14 @@ def _merge_steps(num):
     return [
         Step(name="mergerandom", kind="write", benchmarks=("mergerandom",),
              timed=("mergerandom",), flags=dict(merge_flags), entry_bytes=entry,
-             factor_from="fillrandom",
              note="mergerandom: --num Merge calls with uint64add into --merge_keys keys (num / "
                   f"{MERGE_KEYS_PER_NUM}), each operand an 8-byte generated value as db_bench "
-                  f"makes them; {_MERGE_NOTE_FACTOR}"),
+                  f"makes them."),
         Step(name="readrandommergerandom", kind="read", benchmarks=("readrandommergerandom",),
              timed=("readrandommergerandom",), flags=dict(merge_flags), entry_bytes=entry,
-             existing=True, factor_from="fillrandom",
+             existing=True,
              note="readrandommergerandom: --num operations on mergerandom's DB, 70% Merge and "
-                  "30% Get (--mergereadpercent=70) of the same keys; p99 over both; "
-                  f"{_MERGE_NOTE_FACTOR}"),
+                  "30% Get (--mergereadpercent=70) of the same keys; p99 over both."),
         _posting_step(
             f"postinglist (to {short_count(full_ids)} ids)", "postinglist", full_ids,
             POSTING_TARGET_GETS,

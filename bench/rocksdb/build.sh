@@ -2,7 +2,7 @@
 # bench/rocksdb/build.sh: builds the benchmark opponent, a Release db_bench and librocksdb of
 # RocksDB 11.8.1, and prints the folder it installed them in.
 #
-#   bench/rocksdb/build.sh [--prefix DIR] [--jobs N] [--nice]
+#   bench/rocksdb/build.sh [--prefix DIR] [--jobs N] [--nice] [--check]
 #
 # The source is the RocksDB tree that the crates.io package librocksdb-sys 0.19.0+11.8.1 carries
 # (under its rocksdb/ folder), fetched with cargo through a throwaway crate. It is built with
@@ -12,6 +12,7 @@
 # db_bench finds librocksdb beside it or in ../lib ($ORIGIN run path), so DIR can move.
 # A finished build is reused: the script only prints DIR when DIR/.complete exists.
 # The build takes about 25 minutes of both cores; --nice runs it at the lowest CPU priority.
+# --check builds nothing: it prints DIR when the build is there, else exits with status 1.
 set -euo pipefail
 
 VERSION=11.8.1
@@ -19,18 +20,25 @@ CRATE_VERSION="0.19.0+${VERSION}"
 PREFIX="${HOME}/.cache/shale/rocksdb-${VERSION}"
 JOBS="$(nproc)"
 NICE=()
+CHECK=0
 while (($#)); do
   case "$1" in
     --prefix) PREFIX="$2"; shift 2 ;;
     --jobs) JOBS="$2"; shift 2 ;;
     --nice) NICE=(nice -n 19); shift ;;
-    *) echo "usage: bench/rocksdb/build.sh [--prefix DIR] [--jobs N] [--nice]" >&2; exit 2 ;;
+    --check) CHECK=1; shift ;;
+    *) echo "usage: bench/rocksdb/build.sh [--prefix DIR] [--jobs N] [--nice] [--check]" >&2
+       exit 2 ;;
   esac
 done
 
 if [ -f "$PREFIX/.complete" ] && [ -x "$PREFIX/bin/db_bench" ]; then
   echo "$PREFIX"
   exit 0
+fi
+if [ "$CHECK" = 1 ]; then
+  echo "RocksDB ${VERSION} is not built in $PREFIX (run bench/rocksdb/build.sh)" >&2
+  exit 1
 fi
 
 PACKAGES=(cmake ninja-build g++ cargo libgflags-dev libzstd-dev liblz4-dev libsnappy-dev

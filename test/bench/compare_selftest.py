@@ -6,12 +6,14 @@ end at 2000 keys with a 4 MiB dd (RocksDB's side too where db_bench and rocksdb_
 exist; n/a rows otherwise).
 
 Usage: compare_selftest.py --compare bench/compare --shale_bench PATH --dir WORK_DIR
-                           [--db_bench /usr/bin/db_bench] [--rocksdb_ingest_bench PATH]
+                           [--db_bench PATH] [--rocksdb_ingest_bench PATH]
 
-The end-to-end test checks that the printed table parses and carries both ratios (against the
-Debian db_bench as measured and against an estimated release build). When db_bench is absent it
-checks instead that the RocksDB side is skipped with "db_bench not found: RocksDB column skipped"
-(nothing is installed). The skip path is also exercised with a db_bench path that does not exist.
+--db_bench defaults to the Release RocksDB 11.8.1 of bench/rocksdb/build.sh when it is built
+(`build.sh --check`: nothing is built here). The end-to-end test checks that the printed table
+parses and carries the measured ratio against RocksDB (no factor), and that the header names the
+version db_bench --version prints. When db_bench is absent it checks instead that the RocksDB
+side is skipped with "db_bench not found: RocksDB column skipped" (nothing is built or
+installed). The skip path is also exercised with a db_bench path that does not exist.
 """
 
 import argparse
@@ -168,21 +170,20 @@ class IngestTest(unittest.TestCase):
         targets = {(t["engine"], t["step"]): t for t in self.report.target_rows(rows)}
         loader = targets[("ShaleDB", "bulkload_sorted")]
         self.assertAlmostEqual(loader["time_ratio"], 0.2)
-        self.assertAlmostEqual(loader["time_ratio_release_estimate"], 0.2 * 1.31)
-        self.assertFalse(loader["time_target_met"])  # 0.262 > 0.25 against release RocksDB
+        self.assertTrue(loader["time_target_met"])  # 0.2 <= 0.25, no factor applied
         self.assertAlmostEqual(loader["mb_ratio_fillseq"], 15.0 / 40.0)
         self.assertFalse(loader["mb_target_met"])
         external = targets[("ShaleDB", "bulkload_external")]
-        self.assertTrue(external["time_target_met"])  # 0.04 x 1.31
+        self.assertTrue(external["time_target_met"])  # 0.04
         self.assertTrue(external["mb_target_met"])  # 60 / 40
         rocks = targets[("RocksDB", "bulkload_external")]
         self.assertAlmostEqual(rocks["mb_ratio_fillseq"], 1.5)  # over RocksDB's own fillseq
         self.assertNotIn("time_target_met", rocks)
         table = self.report.format_targets(list(targets.values()), True)
         self.assertRegex(table, r"(?m)^ShaleDB \| bulkload_sorted +\| 20\.00 +\| 0\.200 +\| "
-                                r"0\.262 \(x1\.31\) +\| NO \(<= 0\.25\) +\| 0\.38 +\| "
-                                r"NO \(>= 0\.5\)$")
-        self.assertIn("| ShaleDB | bulkload_external | 4.00 | 0.040 | 0.052 (x1.31) | yes (<= "
+                                r"yes \(<= 0\.25\) +\| 0\.38 +\| NO \(>= 0\.5\)$")
+        self.assertNotIn("release", table)
+        self.assertIn("| ShaleDB | bulkload_external | 4.00 | 0.040 | yes (<= "
                       "0.25) | 1.50 | yes (>= 0.5) |",
                       self.report.format_targets(list(targets.values()), True, markdown=True))
         self.assertIn("434", self.report.disk_line(
@@ -294,20 +295,17 @@ class SummaryTest(unittest.TestCase):
         rows = self.report.summarize(self.steps, ["RocksDB", "ShaleDB"], runs)
         shale_fs = rows[1]
         self.assertEqual((shale_fs["engine"], shale_fs["ops_per_sec"]), ("ShaleDB", 90))
-        self.assertAlmostEqual(shale_fs["ratio_debian"], 90 / 200)
-        self.assertAlmostEqual(shale_fs["ratio_release_estimate"], 90 / (200 * 1.25))
-        self.assertNotIn("ratio_debian", rows[3])
+        self.assertAlmostEqual(shale_fs["ratio"], 90 / 200)
+        self.assertNotIn("ratio", rows[3])
         text = self.report.format_text(rows, True)
         self.assertIn("n/a (not supported yet: no way)", text)
-        self.assertRegex(text, r"ShaleDB \| fillseq +\| 90 +\|.*\| 0\.45 +\| 0\.36 \(x1\.25\)")
-        self.assertEqual(self.suites.release_factor(self.steps[1]), (1.26, True))
+        self.assertRegex(text, r"(?m)^ShaleDB \| fillseq +\| 90 +\|.*\| 0\.45$")
+        self.assertRegex(text, r"(?m)^RocksDB \| fillseq +\| 200 +\|.*\| 1\.00$")
 
     def test_compaction_suite_time_ratios_and_table(self):
         steps = self.suites.suite_steps("compaction", 1000)[1]
         self.assertEqual([s.name for s in steps], ["fillrandom+compaction", "bulkload"])
         self.assertTrue(steps[0].until_compacted)
-        self.assertEqual(self.suites.release_factor(steps[0]), (1.26, True))
-        self.assertEqual(self.suites.release_factor(steps[1]), (1.31, True))
         self.assertEqual(steps[1].flags["disable_wal"], 1)
         self.assertEqual(steps[1].benchmarks_for("rocksdb"), ("fillrandom", "compact"))
         runs = []
@@ -319,26 +317,32 @@ class SummaryTest(unittest.TestCase):
             runs.append(self.run_record(engine, steps[1].name, 10.0))
         rows = self.report.summarize(steps, ["RocksDB", "ShaleDB"], runs)
         shale = rows[1]
-        self.assertAlmostEqual(shale["ratio_debian"], 2.0)
-        self.assertAlmostEqual(shale["time_ratio_debian"], 0.5)
-        self.assertAlmostEqual(shale["time_ratio_release_estimate"], 0.5 * 1.26)
+        self.assertAlmostEqual(shale["ratio"], 2.0)
+        self.assertAlmostEqual(shale["time_ratio"], 0.5)
         text = self.report.format_compaction_text(
             self.report.compaction_rows(steps, rows), True)
         self.assertRegex(text, r"(?m)^ShaleDB \| fillrandom\+compaction \| 100\.0 +\| 50 +\| "
-                               r"3\.00 +\| 0\.50 +\| 4 +\| 0\.50 +\| 0\.63 \(x1\.26\)$")
-        self.assertRegex(text, r"(?m)^RocksDB \| fillrandom\+compaction \| 200\.0 .*"
-                               r"\| 1\.00 +\| est\. 158\.7 s \(x1\.26\)$")
-        self.assertRegex(text, r"(?m)^ShaleDB \| bulkload .*\| 1\.00 +\| 1\.31 \(x1\.31\)$")
+                               r"3\.00 +\| 0\.50 +\| 4 +\| 0\.50$")
+        self.assertRegex(text, r"(?m)^RocksDB \| fillrandom\+compaction \| 200\.0 .*\| 1\.00$")
+        self.assertRegex(text, r"(?m)^ShaleDB \| bulkload .*\| 1\.00$")
         notes = " ".join(self.report.footnotes(steps, rows, 1, True))
         self.assertIn("/proc/<pid>/io write_bytes", notes)
 
-    def test_fallback_factors_are_footnoted(self):
-        steps = self.suites.suite_steps("quick")[1]
-        factors = {s.name: self.suites.release_factor(s) for s in steps}
-        self.assertEqual(factors["readseq"], (1.10, False))
-        self.assertEqual(factors["overwrite"], (1.26, False))
-        notes = " ".join(self.report.footnotes(steps, [], 1, True))
-        self.assertIn("No measured factor for overwrite x1.26, readseq x1.10", notes)
+    def test_no_release_estimate_anywhere(self):
+        # Every ratio is measured against the real opponent: no factor in the suites, headers,
+        # footnotes or step JSON.
+        import compare_context
+        self.assertFalse(hasattr(self.suites, "MEASURED_FACTORS"))
+        self.assertFalse(hasattr(self.suites, "release_factor"))
+        self.assertEqual(self.report.HEADER[-1], "ratio vs RocksDB")
+        self.assertEqual(self.report.COMPACTION_HEADER[-1], "time ratio vs RocksDB")
+        for suite in self.suites.SUITES:
+            steps = self.suites.suite_steps(suite, 1000)[1]
+            text = " ".join(self.report.footnotes(steps, [], 1, True))
+            text += " ".join(self.report.ingest_notes() + self.report.compaction_notes())
+            self.assertNotRegex(text.lower(), r"release est|release/debian|\(x\d", suite)
+            for s in steps:
+                self.assertNotIn("release_factor", compare_context.step_json(s))
 
 
 def parse_table(stdout):
@@ -377,8 +381,8 @@ class EndToEndTest(unittest.TestCase):
     def check_common(self, stdout, doc, md, engines):
         header, rows = parse_table(stdout)
         self.assertEqual(header[:4], ["engine", "benchmark", "ops/s", "MB/s"])
-        self.assertIn("ratio vs Debian", header)
-        self.assertIn("ratio vs release est.", header)
+        self.assertEqual(header[-1], "ratio vs RocksDB")
+        self.assertNotIn("release est", stdout)
         self.assertEqual([(r[0], r[1]) for r in rows],
                          [(e, b) for b in ("fillseq", "readrandom") for e in engines])
         for r in rows:
@@ -401,15 +405,19 @@ class EndToEndTest(unittest.TestCase):
             self.check_common(stdout, doc, md, ["ShaleDB"])
             return
         header, rows = self.check_common(stdout, doc, md, ["RocksDB", "ShaleDB"])
-        debian, release = header.index("ratio vs Debian"), header.index("ratio vs release est.")
+        ratio = header.index("ratio vs RocksDB")
         for rocks, shale in zip(rows[0::2], rows[1::2]):
-            self.assertRegex(shale[debian], r"^\d+\.\d\d$")
-            m = re.match(r"^(\d+\.\d\d) \(x(\d\.\d\d)\)$", shale[release])
-            self.assertIsNotNone(m, shale[release])
+            self.assertEqual(rocks[ratio], "1.00")
+            self.assertRegex(shale[ratio], r"^\d+\.\d\d$")
             expected = number(shale[2]) / number(rocks[2])
-            self.assertAlmostEqual(float(shale[debian]), expected, delta=0.006)
-            self.assertAlmostEqual(float(m[1]), expected / float(m[2]), delta=0.006)
-            self.assertRegex(rocks[release], r"^est\. [\d,]+ ops/s \(x\d\.\d\d\)$")
+            self.assertAlmostEqual(float(shale[ratio]), expected, delta=0.006)
+        # The header names the RocksDB version db_bench --version prints.
+        p = subprocess.run([ARGS.db_bench, "--version"], capture_output=True, text=True)
+        version = re.search(r"version (\S+)", p.stdout + p.stderr)[1]
+        rocks = next(e for e in doc["engines"] if e["name"] == "RocksDB")
+        self.assertEqual(rocks["version"], version)
+        self.assertRegex(stdout, rf"(?m)^Engines: RocksDB {re.escape(version)} \(")
+        self.assertIn(f"RocksDB {version} (", md)
 
     def test_compaction_suite_shaledb_side(self):
         stdout, doc, md = self.compare("compaction", "--db_bench", "/nonexistent/db_bench",
@@ -474,7 +482,18 @@ class EndToEndTest(unittest.TestCase):
         stdout, doc, md = self.compare("no_db_bench", "--db_bench", "/nonexistent/db_bench")
         self.assertIn("db_bench not found: RocksDB column skipped", stdout)
         _, rows = self.check_common(stdout, doc, md, ["ShaleDB"])
-        self.assertEqual(rows[0][-2:], ["n/a (no db_bench)", "n/a (no db_bench)"])
+        self.assertEqual(rows[0][-1], "n/a (no db_bench)")
+
+
+def built_release_db_bench(compare):
+    """The db_bench of bench/rocksdb/build.sh's install when it is built (--check builds
+    nothing), else a path that does not exist."""
+    script = os.path.join(os.path.dirname(os.path.abspath(compare)), "rocksdb", "build.sh")
+    p = subprocess.run([script, "--check"], capture_output=True, text=True)
+    lines = p.stdout.strip().splitlines()
+    if p.returncode != 0 or not lines:
+        return "/nonexistent/db_bench"
+    return os.path.join(lines[-1], "bin", "db_bench")
 
 
 def main():
@@ -483,9 +502,12 @@ def main():
     p.add_argument("--compare", required=True)
     p.add_argument("--shale_bench", required=True)
     p.add_argument("--dir", required=True)
-    p.add_argument("--db_bench", default="/usr/bin/db_bench")
+    p.add_argument("--db_bench", help="default: the Release RocksDB of bench/rocksdb/build.sh "
+                                      "when built")
     p.add_argument("--rocksdb_ingest_bench", default="/nonexistent/rocksdb_ingest_bench")
     ARGS, rest = p.parse_known_args()
+    if ARGS.db_bench is None:
+        ARGS.db_bench = built_release_db_bench(ARGS.compare)
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
 
 
