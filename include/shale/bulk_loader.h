@@ -61,8 +61,9 @@ struct SHALE_EXPORT BulkLoaderOptions {
   // merges them in passes: groups of runs into longer runs, then those into table files.
   // 0: automatic: the process's RLIMIT_NOFILE soft limit, less the descriptors open when
   // Finish starts, less the DB's max_open_files when that is positive (the table cache may
-  // open that many more; with -1 its files already open are all it is assumed to use), less
-  // a reserve of 32. Otherwise at least 3. Default: 0.
+  // open that many more), or with -1 less what the table cache may then hold open (half the
+  // RLIMIT_NOFILE soft limit, 4096 when it is unlimited), less a reserve of 32. Otherwise at
+  // least 3. Default: 0.
   int max_open_files = 0;
 
   // Threads that merge the runs and write table files in Finish, each over its own range of

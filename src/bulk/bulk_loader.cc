@@ -1,6 +1,7 @@
 // BulkLoader: Open, Add and the spill pipeline (loader_rep.h). Finish is in bulk_finish.cc.
 #include "shale/bulk_loader.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +20,18 @@ namespace shale {
 namespace {
 
 constexpr uint64_t kMinMemoryBudget = 64 << 10;
+
+// The descriptors the DB's table cache may hold open with max_open_files = -1: half the
+// RLIMIT_NOFILE soft limit (at least 16), or 4096 when it is unlimited. Kept in step with
+// TableCacheCapacity in db/db_impl.cc. Finish's automatic budget leaves them to the DB, so a
+// reader of the DB during the load still finds descriptors for its tables.
+uint64_t UnlimitedTableCacheDescriptors() {
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    return std::max<uint64_t>(limit.rlim_cur / 2, 16);
+  }
+  return 4096;
+}
 
 // "<pid>-<id>-": distinguishes the files of loaders that share a temporary directory, and
 // marks them as a loader's (fs/bulk_temp_dir.h).
@@ -74,8 +87,9 @@ Status ResolveSettings(const BulkLoaderOptions& options, const Options& db_optio
   settings->buffer_capacity = static_cast<size_t>(options.memory_budget / 2);
   settings->memory_budget = options.memory_budget;
   settings->max_open_files = static_cast<uint64_t>(options.max_open_files);
-  settings->db_max_open_files =
-      db_options.max_open_files > 0 ? static_cast<uint64_t>(db_options.max_open_files) : 0;
+  settings->db_max_open_files = db_options.max_open_files > 0
+                                    ? static_cast<uint64_t>(db_options.max_open_files)
+                                    : UnlimitedTableCacheDescriptors();
   return Status::OK();
 }
 
