@@ -207,5 +207,49 @@ TEST(BulkDescriptorShareTest, UnlimitedTableCacheKeepsItsShareDuringFinish) {
   ASSERT_OK(DestroyDB(dir, options));
 }
 
+// A DB max_open_files far above RLIMIT_NOFILE (the table cache caps itself at half the limit)
+// used to be subtracted whole from the free descriptors: nothing was left, and Finish merged
+// with a fan-in of 2, passing over the whole load log2(runs) times.
+TEST(BulkDescriptorShareTest, HugeDbMaxOpenFilesDoesNotShrinkTheFanInToTwo) {
+  const std::string dir =
+      testing::TempDir() + "/bulk_descriptor_huge_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  struct RemoveDir {
+    const std::string& dir;
+    ~RemoveDir() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } remove_dir{dir};
+  Options options;
+  options.create_if_missing = true;
+  options.max_open_files = 1000000;
+  BulkLoadResult r;
+  {
+    ScopedFileLimit file_limit(OpenDescriptors() + 200);
+    ASSERT_TRUE(file_limit.ok());
+    std::unique_ptr<DB> db;
+    ASSERT_OK(DB::Open(options, dir, &db));
+    BulkLoaderOptions o;
+    o.memory_budget = 256 << 10;
+    o.threads = 1;
+    std::unique_ptr<BulkLoader> loader;
+    ASSERT_OK(BulkLoader::Open(db.get(), o, &loader));
+    Random rnd(78);
+    const int entries = static_cast<int>(12 * (o.memory_budget / 2) / 70);  // about 12 runs
+    for (int i = 0; i < entries; i++) {
+      ASSERT_OK(loader->Add(absl::StrCat("m", 10000000 + rnd.Uniform(1000000)),
+                            std::string(20, 'x')));
+    }
+    ASSERT_OK(loader->Finish(&r));
+    EXPECT_GE(r.runs_spilled, 8u);
+    // Room for every run at once: 200 - 100 (the table cache's half) - 32 - the DB's own.
+    EXPECT_EQ(r.merge_passes, 0u) << "fan-in " << r.merge_fan_in;
+    EXPECT_EQ(r.entries_loaded + r.duplicates_dropped, static_cast<uint64_t>(entries));
+    ASSERT_OK(db->Close());
+  }
+  ASSERT_OK(DestroyDB(dir, options));
+}
+
 }  // namespace
 }  // namespace shale
