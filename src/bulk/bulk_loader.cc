@@ -23,7 +23,8 @@ constexpr uint64_t kMinMemoryBudget = 64 << 10;
 
 // The most descriptors the DB's table cache may hold open: its max_open_files when positive,
 // but never more than half the RLIMIT_NOFILE soft limit (at least 16), or 4096 when that is
-// unlimited; with -1 that half. Kept in step with TableCacheCapacity in db/db_impl.cc.
+// unlimited; with -1 that half. Kept in step with the table cache's bound in db/db_impl.cc
+// (TableCacheCapacity; TableFileDescriptors once the descriptor pool of finding 11 is in).
 // Finish's automatic budget leaves them to the DB, so that a reader of the DB during the load
 // still finds descriptors for its tables, and no more, so that a max_open_files above the
 // limit does not shrink the merge to a fan-in of 2.
