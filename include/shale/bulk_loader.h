@@ -60,8 +60,8 @@ struct SHALE_EXPORT BulkLoaderOptions {
   // budget (and in the memory budget, at a read buffer of at least 16 KiB each), Finish
   // merges them in passes: groups of runs into longer runs, then those into table files.
   // 0: automatic: the process's RLIMIT_NOFILE soft limit, less the descriptors open when
-  // Finish starts, less the DB's max_open_files when that is positive (the table cache may
-  // open that many more; with -1 its files already open are all it is assumed to use), less
+  // Finish starts, less what the DB's table cache may open (its max_open_files, but at most
+  // half the RLIMIT_NOFILE soft limit, 4096 when that is unlimited; with -1 that half), less
   // a reserve of 32. Otherwise at least 3. Default: 0.
   int max_open_files = 0;
 

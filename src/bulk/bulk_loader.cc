@@ -1,6 +1,7 @@
 // BulkLoader: Open, Add and the spill pipeline (loader_rep.h). Finish is in bulk_finish.cc.
 #include "shale/bulk_loader.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +21,23 @@ namespace shale {
 namespace {
 
 constexpr uint64_t kMinMemoryBudget = 64 << 10;
+
+// The most descriptors the DB's table cache may hold open: its max_open_files when positive,
+// but never more than half the RLIMIT_NOFILE soft limit (at least 16), or 4096 when that is
+// unlimited; with -1 that half. Kept in step with the table cache's bound in db/db_impl.cc
+// (TableCacheCapacity; TableFileDescriptors once the descriptor pool of finding 11 is in).
+// Finish's automatic budget leaves them to the DB, so that a reader of the DB during the load
+// still finds descriptors for its tables, and no more, so that a max_open_files above the
+// limit does not shrink the merge to a fan-in of 2.
+uint64_t TableCacheDescriptors(int db_max_open_files) {
+  uint64_t share = 4096;
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    share = std::max<uint64_t>(limit.rlim_cur / 2, 16);
+  }
+  if (db_max_open_files <= 0) return share;
+  return std::min<uint64_t>(static_cast<uint64_t>(db_max_open_files), share);
+}
 
 // "<pid>-<id>-": distinguishes the files of loaders that share a temporary directory, and
 // marks them as a loader's (fs/bulk_temp_dir.h).
@@ -75,8 +93,7 @@ Status ResolveSettings(const BulkLoaderOptions& options, const Options& db_optio
   settings->buffer_capacity = static_cast<size_t>(options.memory_budget / 2);
   settings->memory_budget = options.memory_budget;
   settings->max_open_files = static_cast<uint64_t>(options.max_open_files);
-  settings->db_max_open_files =
-      db_options.max_open_files > 0 ? static_cast<uint64_t>(db_options.max_open_files) : 0;
+  settings->db_max_open_files = TableCacheDescriptors(db_options.max_open_files);
   return Status::OK();
 }
 

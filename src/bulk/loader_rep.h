@@ -56,7 +56,9 @@ struct LoaderSettings {
   // BulkLoaderOptions::max_open_files (0: automatic, from the free descriptors when Finish
   // starts, less db_max_open_files).
   uint64_t max_open_files = 0;
-  uint64_t db_max_open_files = 0;  // the DB's max_open_files when positive, else 0
+  // What the DB's table cache may hold open: its max_open_files, at most half of
+  // RLIMIT_NOFILE (with -1 that half; see TableCacheDescriptors in bulk_loader.cc).
+  uint64_t db_max_open_files = 0;
   std::string file_prefix;     // "<temp dir>/<pid>-<id>-": every file's path starts so
   // "<pid>-<id>-", registered (fs/bulk_temp_dir.h) from Open until ~Rep.
   std::string file_name_prefix;

@@ -26,11 +26,16 @@ Registry& TheRegistry() {
 
 bool IsNotFound(const Status& s) { return s.IsNotFound() || s.IsPathNotFound(); }
 
-// Whether `name` starts with a prefix of `prefixes`.
-bool OwnedBy(const std::multiset<std::string>* prefixes, std::string_view name) {
-  if (prefixes == nullptr) return false;
-  for (const std::string& p : *prefixes) {
-    if (name.starts_with(p)) return true;
+// Whether `name` starts with the prefix of a live loader of this process, in any directory:
+// the prefixes are unique in the process, and one directory may be spelled in several ways
+// ("<db>/bulkload.tmp" and "<db>/./bulkload.tmp", a relative and an absolute path, a
+// symbolic link) that the registry's keys do not unify.
+bool OwnedByLiveLoader(const Registry& r, std::string_view name)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(r.mu) {
+  for (const auto& [dir, prefixes] : r.live) {
+    for (const std::string& p : prefixes) {
+      if (name.starts_with(p)) return true;
+    }
   }
   return false;
 }
@@ -102,15 +107,13 @@ Status RemoveBulkLoadLeftovers(FileSystem* fs, const std::string& dir, bool db_o
   std::vector<std::string> names;
   Status s = fs->GetChildren(dir, &names);
   if (!s.ok()) return IsNotFound(s) ? Status::OK() : s;
-  auto it = r.live.find(NormalizePath(dir));
-  const std::multiset<std::string>* live = it != r.live.end() ? &it->second : nullptr;
   const uint64_t self = static_cast<uint64_t>(::getpid());
   Status result;
   for (const std::string& name : names) {
     uint64_t pid = 0;
     if (!ParseBulkLoadFileName(name, &pid)) continue;
     if (!db_owned && pid != self) continue;
-    if (OwnedBy(live, name)) continue;
+    if (OwnedByLiveLoader(r, name)) continue;
     Status d = fs->DeleteFile(dir + "/" + name);
     if (d.ok()) {
       if (removed != nullptr) ++*removed;

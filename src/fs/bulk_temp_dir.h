@@ -40,7 +40,9 @@ void RegisterBulkLoad(const std::string& dir, const std::string& prefix);
 // Ends the registration once the loader's files are removed.
 void UnregisterBulkLoad(const std::string& dir, const std::string& prefix);
 
-// Deletes the loader files in `dir` that no live loader of this process owns. `db_owned`:
+// Deletes the loader files in `dir` that no live loader of this process owns (in any
+// directory: a prefix is unique in the process, and `dir` may be another spelling of a live
+// loader's directory). `db_owned`:
 // `dir` is a DB's default directory, which no other process uses while the caller holds the
 // DB's LOCK: every such file goes, and then `dir` itself if it is empty and no live loader
 // uses it. Otherwise (a directory the caller chose, perhaps shared with other processes):
