@@ -290,12 +290,17 @@ struct SHALE_EXPORT Options {
 
   // ---------------------------------------------------------------- Files and recovery
 
-  // Most table file descriptors the DB keeps open (less 10 for the DB's own files); -1 means
-  // half of RLIMIT_NOFILE as read at Open, which also caps any larger value. Only a block read
-  // holds a descriptor: a table's parsed state (index, filter, properties) needs none and stays
-  // in memory for as long as the table lives (in the block cache with
-  // cache_index_and_filter_blocks), so any number of tables is read, scans included, within
-  // this budget; a read never fails with EMFILE while the DB can close an idle descriptor.
+  // Bounds two things, less 10 for the DB's own files (as RocksDB):
+  // - the tables kept parsed (footer, index, filter, properties, range deletions), least
+  //   recently used first out, so it bounds the readers' memory; a table a Get or an iterator
+  //   is using stays parsed until they let go, so iterators over more tables still work, and
+  //   an evicted table is parsed again (index and filter re-read) on its next use. -1: every
+  //   live table stays parsed (with cache_index_and_filter_blocks, the index and filter live
+  //   in the block cache and are bounded by it instead);
+  // - the table file descriptors open, never more than half of RLIMIT_NOFILE as read at Open
+  //   (-1: that half). Only a block read holds a descriptor, so any number of tables is read,
+  //   scans included, within this budget; a read never fails with EMFILE while the DB can
+  //   close an idle descriptor.
   // Tables are opened lazily, on first use; Open opens none. -1, or a value of at least 20:
   // other values are raised to 20 (as RocksDB).
   // Default: -1. Dynamic: no.

@@ -4,13 +4,15 @@
 //
 // A parsed table holds no file descriptor: its reader reads through a pooled file, which takes
 // the table's descriptor from the pool for each block read and hands it back after the pread
-// (table_file_pool.h). So the number of tables the cache keeps parsed (capacity(), unlimited
-// in a DB) and the number of descriptors open (file_capacity(), from max_open_files and the
-// process's RLIMIT_NOFILE) are separate budgets: a DB of any number of tables serves every
-// read, scans over all of them included, within a small descriptor budget, and a Get never
-// re-reads an index or a filter because a descriptor was closed. The memory of the parsed
-// tables is their index and filter bytes (ApproximateReadersMemory); with
-// cache_index_and_filter_blocks those live in the block cache and are bounded by it.
+// (table_file_pool.h). So the number of tables the cache keeps parsed (capacity(): in a DB,
+// max_open_files less its reserve, or unlimited with -1) and the number of descriptors open
+// (file_capacity(), from max_open_files and the process's RLIMIT_NOFILE) are separate
+// budgets: a DB of any number of tables serves every read, scans over all of them included,
+// within a small descriptor budget, and a Get never re-reads an index or a filter because a
+// descriptor was closed (only because its table was evicted from a full cache). The memory of
+// the parsed tables is their index and filter bytes (ApproximateReadersMemory), bounded by
+// capacity(); with cache_index_and_filter_blocks those live in the block cache and are
+// bounded by it.
 //
 // A table is handed out as a std::shared_ptr<const CachedTable>: whoever holds the pointer (a
 // Get in progress, an iterator) keeps the parsed table, even if it is evicted meanwhile.

@@ -23,12 +23,25 @@ uint64_t NowMicros() {
 // The block cache a DB makes for itself when the options name none (RocksDB's size).
 constexpr size_t kDefaultBlockCacheBytes = 8 << 20;
 
+// Of max_open_files, what the DB keeps for its own files: WAL, MANIFEST, LOG, LOCK, directory,
+// slack (RocksDB's kNumNonTableCacheFiles).
+constexpr int kReservedFiles = 10;
+
+// How many tables the table cache keeps parsed at most (their footer, index, filter,
+// properties and range deletions in memory): max_open_files minus the DB's reserve, as
+// RocksDB's table cache, so the option bounds the readers' memory; -1: every live table stays
+// parsed (TableCache::kUnlimited). Not capped by RLIMIT_NOFILE: a parsed table holds no
+// descriptor (table_cache.h).
+size_t ParsedTableCapacity(int max_open_files) {
+  if (max_open_files < 0) return TableCache::kUnlimited;
+  return static_cast<size_t>(std::max(max_open_files - kReservedFiles, 1));
+}
+
 // How many table file descriptors the table cache's pool keeps open at most: max_open_files
 // minus what the DB needs for itself, but never more than half of the process's
 // file-descriptor limit (read now), so that flushes, compactions and the WAL always find a
-// descriptor. -1: that half. (Parsed tables are not bounded by it: see table_cache.h.)
+// descriptor. -1: that half.
 size_t TableFileDescriptors(int max_open_files) {
-  constexpr int kReservedFiles = 10;  // WAL, MANIFEST, LOG, LOCK, directory, slack
   size_t safe_share = 4096;
   struct rlimit limit;
   if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
@@ -94,11 +107,13 @@ DBImpl::DBImpl(const Options& options, const std::string& dbname)
   TableReaderOptions reader_options;
   reader_options.cache_index_and_filter_blocks = topts.cache_index_and_filter_blocks;
   reader_options.pin_top_level_index_and_filter = topts.pin_top_level_index_and_filter;
-  // Every live table stays parsed (its index and filter in memory, or in the block cache with
-  // cache_index_and_filter_blocks); only the descriptors are bounded (issue 19, finding 11).
+  // Two budgets (doc/table_cache.md): parsed tables, bounded by a positive max_open_files (an
+  // evicted table that a Get or an iterator holds lives on, without a descriptor, until they
+  // let go), all of them with -1; and descriptors, taken only for a block read, bounded by
+  // max_open_files and the process's limit (issue 19, finding 11).
   table_cache_ = std::make_unique<TableCache>(
-      dbname_, fs_, &icmp_, block_source_, reader_options, TableCache::kUnlimited,
-      cache_id_prefix,
+      dbname_, fs_, &icmp_, block_source_, reader_options,
+      ParsedTableCapacity(options.max_open_files), cache_id_prefix,
       topts.cache_index_and_filter_blocks && topts.pin_l0_filter_and_index_blocks_in_cache,
       TableFileDescriptors(options.max_open_files));
   VersionSetOptions vopts;

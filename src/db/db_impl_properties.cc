@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
+#include <string>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -205,9 +206,12 @@ std::string DBImpl::StatsString() {
   absl::StrAppend(&out, absl::StrFormat("Memtables: %d immutable, %.2f MB\n", imm_.size(),
                                         MemTableBytesLocked() / kMB));
   absl::StrAppend(&out, absl::StrFormat(
-                            "Table cache: %d tables parsed, readers keep %.1f MB; %d of %d table "
-                            "files open (peak %d)\n",
+                            "Table cache: %d tables parsed (at most %s), readers keep %.1f MB; %d "
+                            "of %d table files open (peak %d)\n",
                             table_cache_->NumTables(),
+                            table_cache_->capacity() == TableCache::kUnlimited
+                                ? std::string("all")
+                                : std::to_string(table_cache_->capacity()),
                             table_cache_->ApproximateReadersMemory() / kMB,
                             table_cache_->NumOpenFiles(), table_cache_->file_capacity(),
                             table_cache_->PeakOpenFiles()));

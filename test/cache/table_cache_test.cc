@@ -234,6 +234,49 @@ TEST_F(TableCacheTest, IteratorsOverMoreTablesThanDescriptors) {
   EXPECT_EQ(cache->TooManyOpenFilesHits(), 0u);
 }
 
+// A bound on parsed tables (the DB's positive max_open_files) below the number of tables an
+// iterator set is positioned on: the cache keeps only 5 parsed (and their memory), the
+// iterators keep the evicted ones alive without a descriptor and walk them forwards and back,
+// and a Find of a table evicted while an iterator holds it parses it again.
+TEST_F(TableCacheTest, IteratorsOverMoreTablesThanParsedCapacity) {
+  constexpr uint64_t kTables = 100;
+  constexpr size_t kCapacity = 5;
+  BuildTables(kTables);
+  auto cache = NewCache(kCapacity, nullptr, TableReaderOptions(), 0, false,
+                        /*max_open_files=*/3);
+  std::vector<std::unique_ptr<InternalIterator>> iters;
+  for (uint64_t t = 1; t <= kTables; t++) {
+    iters.push_back(cache->NewIterator(TableReadOptions(), t, sizes_[t - 1]));
+    iters.back()->SeekToFirst();
+    ASSERT_TRUE(iters.back()->Valid()) << iters.back()->status().ToString();
+    ASSERT_LE(cache->NumTables(), kCapacity);
+  }
+  std::shared_ptr<const CachedTable> one;
+  ASSERT_OK(Find(cache.get(), kTables, &one));
+  const size_t per_table = one->reader->ApproximateMemoryUsage();
+  one.reset();
+  EXPECT_LE(cache->ApproximateReadersMemory(), kCapacity * per_table * 2);
+  ASSERT_EQ(FindAndRead(cache.get(), 1, 3), "");  // evicted, held by iters[0]: parsed again
+  EXPECT_LE(cache->NumTables(), kCapacity);
+  for (uint64_t t = 1; t <= kTables; t++) {
+    InternalIterator* it = iters[t - 1].get();
+    int n = 1;
+    for (it->Next(); it->Valid(); it->Next()) {
+      ASSERT_EQ(ExtractUserKey(it->key()), UserKey(t, n));
+      n++;
+    }
+    ASSERT_OK(it->status());
+    ASSERT_EQ(n, kKeysPerTable);
+    n = 0;
+    for (it->SeekToLast(); it->Valid(); it->Prev()) n++;
+    ASSERT_OK(it->status());
+    ASSERT_EQ(n, kKeysPerTable);
+  }
+  EXPECT_LE(cache->NumTables(), kCapacity);
+  EXPECT_LE(fs_->PeakOpenFiles(), 3u);
+  EXPECT_EQ(cache->TooManyOpenFilesHits(), 0u);
+}
+
 // Parsed tables do not need their descriptors: with 2 descriptors for 50 tables, a second
 // round of lookups reads data blocks only, never a footer or an index again.
 TEST_F(TableCacheTest, ParsedTablesSurviveClosedDescriptors) {

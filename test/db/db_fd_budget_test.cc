@@ -8,6 +8,10 @@
 //   RLIMIT_NOFILE on the POSIX file system, counted in /proc/self/fd) when that is;
 // - a warm Get does not re-read any table's index or filter although the descriptors cannot
 //   all stay open (the tables' parsed state does not need a descriptor).
+// - with a positive max_open_files the DB keeps at most that many tables parsed (their index
+//   and filter memory is bounded by the option, as in RocksDB), yet an iterator over all the
+//   tables still reads everything, and Gets over tables within the bound do not re-read
+//   metadata; with -1 every table stays parsed.
 // Before the fix a scan hung forever (the iterator under construction held every descriptor
 // and the table cache waited for one to be released), so each test runs under a watchdog that
 // ends the program with a failure instead.
@@ -16,6 +20,8 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -185,9 +191,9 @@ std::string CheckGets(DB* db, int count, uint32_t seed) {
   return "";
 }
 
-// MultiGet of every key, in batches of 100.
-std::string CheckMultiGet(DB* db) {
-  std::vector<int> order = RandomOrder(kTables + 1, 17);
+// MultiGet of `count` keys (default: every key) in random order, in batches of 100.
+std::string CheckMultiGet(DB* db, int count = kTables + 1) {
+  std::vector<int> order = RandomOrder(count, 17);
   for (size_t start = 0; start < order.size(); start += 100) {
     std::vector<std::string> keys;
     for (size_t j = start; j < std::min(order.size(), start + 100); j++) {
@@ -327,15 +333,127 @@ TEST_F(DBFdBudgetTest, ScansUnderProcessLimit) {
 }
 
 // max_open_files=40 and no process limit: the DB itself keeps to 40 descriptors (tables in
-// the pool plus its own files) through Gets, MultiGet and scans.
+// the pool plus its own files) through Gets, MultiGet and scans. (Only 30 of the tables stay
+// parsed, so a Get re-parses the ~1,000 tables it looks at: a few hundred keys, not all.)
 TEST_F(DBFdBudgetTest, EverythingWithinMaxOpenFiles) {
   Watchdog dog(kWatchdogLimit);
   OpenCopy("/max_open", 40, FaultInjectionFileSystem::kNoLimit);
   ASSERT_FALSE(HasFatalFailure());
-  EXPECT_EQ(CheckGets(db_.get(), kTables + 1, 4), "");
-  EXPECT_EQ(CheckMultiGet(db_.get()), "");
+  EXPECT_EQ(CheckGets(db_.get(), 200, 4), "");
+  EXPECT_EQ(CheckMultiGet(db_.get(), 200), "");
   EXPECT_EQ(CheckScans(db_.get()), "");
   EXPECT_LE(fs_->PeakOpenFiles(), 40u);
+}
+
+// The tables the DB's table cache keeps parsed now (not counting evicted ones that a live
+// iterator or a Get still holds), from the "Table cache: N ..." line of shale.stats; SIZE_MAX
+// if the line is missing.
+size_t ParsedTables(DB* db) {
+  std::string stats;
+  if (!db->GetProperty("shale.stats", &stats)) return SIZE_MAX;
+  constexpr std::string_view kPrefix = "Table cache: ";
+  const size_t at = stats.find(kPrefix);
+  if (at == std::string::npos) return SIZE_MAX;
+  return std::strtoull(stats.c_str() + at + kPrefix.size(), nullptr, 10);
+}
+
+uint64_t ReadersMemory(DB* db) {
+  uint64_t bytes = 0;
+  EXPECT_TRUE(db->GetIntProperty("shale.estimate-table-readers-mem", &bytes));
+  return bytes;
+}
+
+// Gets that touch every table (and MultiGet), with max_open_files=-1 and then with
+// max_open_files=40: with -1 every table stays parsed; with 40 the DB never keeps more than
+// 40 parsed (max_open_files bounds the readers' memory, as in RocksDB), and that memory is a
+// bounded share of what all of them take. Before the fix every table stayed parsed whatever
+// max_open_files said (2,000 parsed with max_open_files=40).
+TEST_F(DBFdBudgetTest, MaxOpenFilesBoundsParsedTables) {
+  Watchdog dog(kWatchdogLimit);
+  constexpr int kMaxOpenFiles = 40;
+  OpenCopy("/parsed_all", -1, kProcessLimit);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(CheckGets(db_.get(), kTables + 1, 8), "");
+  const size_t parsed_all = ParsedTables(db_.get());
+  const uint64_t memory_all = ReadersMemory(db_.get());
+  EXPECT_GE(parsed_all, static_cast<size_t>(kTables - 1));  // every table of the DB
+  EXPECT_NE(parsed_all, SIZE_MAX);
+  ASSERT_OK(db_->Close());
+  db_.reset();
+
+  OpenCopy("/parsed_bounded", kMaxOpenFiles, kProcessLimit);
+  ASSERT_FALSE(HasFatalFailure());
+  size_t peak = 0;
+  int gets = 0;
+  // Each Get of Key(i) looks at the kTables - i newer tables, so a hundred Gets reach every
+  // table many times over (each re-parsing most of the tables it looks at).
+  for (int i : RandomOrder(100, 9)) {
+    std::string value;
+    ASSERT_OK(db_->Get(ReadOptions(), KeyOf(i), &value));
+    ASSERT_EQ(value, ValueOf(i));
+    if (++gets % 10 == 0) peak = std::max(peak, ParsedTables(db_.get()));
+  }
+  ASSERT_EQ(CheckMultiGet(db_.get(), 100), "");
+  peak = std::max(peak, ParsedTables(db_.get()));
+  EXPECT_GE(peak, 1u);
+  EXPECT_LE(peak, static_cast<size_t>(kMaxOpenFiles));
+  // The tables are alike (two small entries each), so 40 of them take about 40/2,000 of the
+  // memory of all of them; allow twice that.
+  const uint64_t memory_bounded = ReadersMemory(db_.get());
+  EXPECT_LE(memory_bounded, memory_all * 2 * kMaxOpenFiles / parsed_all)
+      << "all parsed: " << memory_all << " bytes for " << parsed_all << " tables";
+  EXPECT_LE(fs_->PeakOpenFiles(), static_cast<uint64_t>(kMaxOpenFiles));
+}
+
+// An iterator over all 2,000 tables with max_open_files=40: it holds every table it is
+// positioned on (evicted from the cache or not), reads everything forward and backward, and
+// the cache itself keeps no more than 40 parsed meanwhile; once the iterator is gone, only
+// the cache's tables remain.
+TEST_F(DBFdBudgetTest, IteratorOverMoreTablesThanMaxOpenFiles) {
+  Watchdog dog(kWatchdogLimit);
+  constexpr int kMaxOpenFiles = 40;
+  OpenCopy("/iter_bounded", kMaxOpenFiles, kProcessLimit);
+  ASSERT_FALSE(HasFatalFailure());
+  size_t peak = 0;
+  ASSERT_EQ(CheckScans(db_.get(), [&] { peak = std::max(peak, ParsedTables(db_.get())); }),
+            "");
+  EXPECT_LE(peak, static_cast<size_t>(kMaxOpenFiles));
+  // Two iterators positioned at once, then Gets while they are.
+  std::unique_ptr<Iterator> a = db_->NewIterator(ReadOptions());
+  std::unique_ptr<Iterator> b = db_->NewIterator(ReadOptions());
+  a->SeekToFirst();
+  b->SeekToLast();
+  ASSERT_TRUE(a->Valid()) << a->status().ToString();
+  ASSERT_TRUE(b->Valid()) << b->status().ToString();
+  EXPECT_EQ(a->key(), kSharedKey);
+  EXPECT_EQ(a->value(), SharedValue(kTables - 1));
+  EXPECT_EQ(b->key(), Key(kTables - 1));
+  EXPECT_EQ(CheckGets(db_.get(), 50, 10), "");
+  EXPECT_LE(ParsedTables(db_.get()), static_cast<size_t>(kMaxOpenFiles));
+  int n = 0;
+  for (; a->Valid(); a->Next()) n++;
+  EXPECT_OK(a->status());
+  EXPECT_EQ(n, kTables + 1);
+  a.reset();
+  b.reset();
+  EXPECT_LE(ParsedTables(db_.get()), static_cast<size_t>(kMaxOpenFiles));
+  EXPECT_LE(fs_->PeakOpenFiles(), static_cast<uint64_t>(kMaxOpenFiles));
+}
+
+// max_open_files large enough for every table (2,010: 2,000 tables plus the DB's reserve of
+// 10) under a process limit of 64: as with -1, every table stays parsed and a warm Get does not
+// re-read any index or filter, although the descriptors cannot all stay open.
+TEST_F(DBFdBudgetTest, GetsWithinMaxOpenFilesDoNotRereadMetadata) {
+  Watchdog dog(kWatchdogLimit);
+  OpenCopy("/gets_bounded", kTables + 10, kProcessLimit);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(CheckGets(db_.get(), kTables + 1, 11), "");  // warms every table's metadata
+  EXPECT_GE(ParsedTables(db_.get()), static_cast<size_t>(kTables - 1));
+  constexpr int kWarmGets = 500;
+  fs_->ResetOpCounts();
+  ASSERT_EQ(CheckGets(db_.get(), kWarmGets, 12), "");
+  EXPECT_LE(fs_->OpCount(FaultInjectionFileSystem::OpKind::kRead), 10u * kWarmGets);
+  EXPECT_LE(fs_->PeakOpenFiles(), kProcessLimit);
 }
 
 // A full compaction of the 2,000 tables (one merge reading all of them at once) under the
