@@ -1,7 +1,9 @@
 // Review of the write path's shutdown (issue 19, findings 9 and 17, as merged): Close waits
-// for every call in flight and refuses new ones. A way that went wrong:
+// for every call in flight and refuses new ones. Two ways that went wrong:
 // - a second Close returned OK while the first was still releasing the DB (its LOCK still held,
-//   so a reopen by the caller of the second Close failed).
+//   so a reopen by the caller of the second Close failed);
+// - Close waited out a writer's whole write-controller delay (delayed_write_rate), which can
+//   be minutes, because the delay was an uninterruptible sleep.
 // The moments are fixed with GatedFileSystem, not sleeps; the only timed waits bound how long
 // a wrong outcome takes to show.
 #include <atomic>
@@ -12,6 +14,7 @@
 
 #include "gtest/gtest.h"
 #include "shale/db.h"
+#include "shale/statistics.h"
 #include "gated_file_system.h"
 #include "testutil/status_matchers.h"
 
@@ -58,6 +61,63 @@ TEST(DBWriteReviewTest, ConcurrentCloseReturnsOnceTheDBIsClosed) {
   EXPECT_OK(second);
   EXPECT_OK(reopen);
   EXPECT_EQ(value, "v");
+}
+
+// Close racing a writer that the write controller delays (delayed_write_rate at its minimum,
+// 16 KiB/s, after a 256 KiB write: the next write waits 16 s) ends at once: the delay is cut
+// short (the write then completes), instead of Close waiting it out.
+TEST(DBWriteReviewTest, CloseCutsShortAWriteDelay) {
+  auto gated = std::make_shared<GatedFileSystem>(NewMemFileSystem());
+  Options options;
+  options.file_system = gated;
+  options.create_if_missing = true;
+  options.disable_auto_compactions = true;
+  options.max_write_buffer_number = 5;  // 4 immutable memtables delay writes
+  options.delayed_write_rate = 16 << 10;
+  options.statistics = CreateDBStatistics();
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(options, kDBName, &db));
+
+  // The first flush waits at its table's Sync, so four memtables pile up: writes are delayed.
+  gated->Arm(Op::kSync, ".sst");
+  FlushOptions no_wait;
+  no_wait.wait = false;
+  no_wait.allow_write_stall = true;
+  for (int i = 0; i < 4; i++) {
+    ASSERT_OK(db->Put(WriteOptions(), "m" + std::to_string(i), "v"));
+    ASSERT_OK(db->Flush(no_wait));
+    if (i == 0) ASSERT_TRUE(gated->WaitUntilHeld(10s));
+  }
+  // Takes the write controller's next slot 16 s ahead (a first delayed write does not wait).
+  ASSERT_OK(db->Put(WriteOptions(), "big", std::string(256 << 10, 'x')));
+  const uint64_t delays = options.statistics->getTickerCount(STALL_MEMTABLE_LIMIT_COUNT);
+  Status delayed;
+  std::thread writer([&] { delayed = db->Put(WriteOptions(), "delayed", "v"); });
+  // The writer counts its delay before it waits.
+  for (int i = 0; i < 1000 &&
+                  options.statistics->getTickerCount(STALL_MEMTABLE_LIMIT_COUNT) == delays;
+       i++) {
+    std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_GT(options.statistics->getTickerCount(STALL_MEMTABLE_LIMIT_COUNT), delays);
+  gated->Release();
+
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_OK(db->Close());
+  const auto took = std::chrono::steady_clock::now() - start;
+  writer.join();
+  EXPECT_LT(took, 5s) << "Close waited "
+                      << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
+                      << " ms for a delayed writer";
+  EXPECT_TRUE(delayed.ok() || delayed.IsShutdownInProgress()) << delayed.ToString();
+
+  // Every acknowledged write is there after a reopen.
+  db.reset();
+  ASSERT_OK(DB::Open(options, kDBName, &db));
+  std::string value;
+  EXPECT_OK(db->Get(ReadOptions(), "big", &value));
+  for (int i = 0; i < 4; i++) EXPECT_OK(db->Get(ReadOptions(), "m" + std::to_string(i), &value));
+  if (delayed.ok()) EXPECT_OK(db->Get(ReadOptions(), "delayed", &value));
 }
 
 }  // namespace
