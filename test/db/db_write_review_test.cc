@@ -3,7 +3,9 @@
 // - a second Close returned OK while the first was still releasing the DB (its LOCK still held,
 //   so a reopen by the caller of the second Close failed);
 // - Close waited out a writer's whole write-controller delay (delayed_write_rate), which can
-//   be minutes, because the delay was an uninterruptible sleep.
+//   be minutes, because the delay was an uninterruptible sleep;
+// - (open, disabled) after a WAL append failure and Close without Resume, the DB cannot be
+//   reopened under kAbsoluteConsistency.
 // The moments are fixed with GatedFileSystem, not sleeps; the only timed waits bound how long
 // a wrong outcome takes to show.
 #include <atomic>
@@ -15,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "shale/db.h"
 #include "shale/statistics.h"
+#include "fs/fault_injection_file_system.h"
 #include "gated_file_system.h"
 #include "testutil/status_matchers.h"
 
@@ -118,6 +121,35 @@ TEST(DBWriteReviewTest, CloseCutsShortAWriteDelay) {
   EXPECT_OK(db->Get(ReadOptions(), "big", &value));
   for (int i = 0; i < 4; i++) EXPECT_OK(db->Get(ReadOptions(), "m" + std::to_string(i), &value));
   if (delayed.ok()) EXPECT_OK(db->Get(ReadOptions(), "delayed", &value));
+}
+
+// A WAL append fails (the WAL ends in a torn record of a write that was never acknowledged);
+// the DB is closed without Resume and reopened under kAbsoluteConsistency.
+// DISABLED: a known open bug (review of findings 1/17). Only the Resume path was fixed (there a
+// newer WAL follows the failed one, and a non-last WAL's torn tail is dropped in every mode);
+// without Resume the failed WAL stays the last one, and Open refuses its torn tail as a crash's
+// ("incomplete last record"), so the DB cannot be opened in that mode at all. Fails on main.
+TEST(DBWriteReviewTest, DISABLED_WalFailureCloseReopensUnderAbsoluteConsistency) {
+  auto fault = std::make_shared<FaultInjectionFileSystem>(NewMemFileSystem());
+  Options options;
+  options.file_system = fault;
+  options.create_if_missing = true;
+  options.wal_recovery_mode = WALRecoveryMode::kAbsoluteConsistency;
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(options, kDBName, &db));
+  WriteOptions sync;
+  sync.sync = true;
+  ASSERT_OK(db->Put(sync, "a", "v-a"));
+  // A payload of 8 KiB is appended by itself after its header: fail that second append.
+  fault->InjectError(FaultInjectionFileSystem::OpKind::kWrite, 2, FaultIOError("WAL append"));
+  ASSERT_FALSE(db->Put(WriteOptions(), "torn", std::string(8 << 10, 't')).ok());
+  fault->ClearInjectedErrors();
+  EXPECT_FALSE(db->Close().ok());  // the background error
+  db.reset();
+  Status s = DB::Open(options, kDBName, &db);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::string value;
+  EXPECT_OK(db->Get(ReadOptions(), "a", &value));
 }
 
 }  // namespace
