@@ -6,6 +6,8 @@
 //   be minutes, because the delay was an uninterruptible sleep;
 // - (open, disabled) after a WAL append failure and Close without Resume, the DB cannot be
 //   reopened under kAbsoluteConsistency.
+// A regression test pins what was found right: a failed sync of the old WAL at a memtable
+// switch refuses the write, leaves the memtable in place and stays until Resume.
 // The moments are fixed with GatedFileSystem, not sleeps; the only timed waits bound how long
 // a wrong outcome takes to show.
 #include <atomic>
@@ -13,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "shale/db.h"
@@ -121,6 +124,56 @@ TEST(DBWriteReviewTest, CloseCutsShortAWriteDelay) {
   EXPECT_OK(db->Get(ReadOptions(), "big", &value));
   for (int i = 0; i < 4; i++) EXPECT_OK(db->Get(ReadOptions(), "m" + std::to_string(i), &value));
   if (delayed.ok()) EXPECT_OK(db->Get(ReadOptions(), "delayed", &value));
+}
+
+// The old WAL's sync fails at a memtable switch triggered by a write: the write is refused
+// (not acknowledged), the memtable is not switched (no new WAL), the error is sticky until
+// Resume, and after Resume and a power loss every acknowledged write is there.
+TEST(DBWriteReviewTest, FailedWalSyncAtSwitchRefusesTheWriteAndIsSticky) {
+  auto fault = std::make_shared<FaultInjectionFileSystem>(NewMemFileSystem());
+  Options options;
+  options.file_system = fault;
+  options.create_if_missing = true;
+  options.disable_auto_compactions = true;
+  options.write_buffer_size = 64 << 10;
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(options, kDBName, &db));
+  auto wal_count = [&] {
+    std::vector<std::string> names;
+    EXPECT_OK(fault->GetChildren(kDBName, &names));
+    int n = 0;
+    for (const std::string& name : names) n += name.ends_with(".log") ? 1 : 0;
+    return n;
+  };
+  // Fill the active memtable: the next write switches it.
+  int acked = 0;
+  uint64_t size = 0;
+  while (db->GetIntProperty(DB::Properties::kCurSizeAllMemTables, &size) &&
+         size < options.write_buffer_size) {
+    ASSERT_OK(db->Put(WriteOptions(), "k" + std::to_string(acked++), std::string(4 << 10, 'v')));
+  }
+  const int wals = wal_count();
+  fault->InjectError(FaultInjectionFileSystem::OpKind::kSync, 1, FaultIOError("WAL sync"));
+  Status s = db->Put(WriteOptions(), "trigger", "v");
+  fault->ClearInjectedErrors();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(wal_count(), wals) << "the memtable was switched although the old WAL's sync failed";
+  EXPECT_FALSE(db->Put(WriteOptions(), "after", "v").ok()) << "the error is not sticky";
+  std::string value;
+  EXPECT_TRUE(db->Get(ReadOptions(), "trigger", &value).IsNotFound());
+  ASSERT_OK(db->Resume());
+  WriteOptions sync;
+  sync.sync = true;
+  ASSERT_OK(db->Put(sync, "synced", "v"));
+  // Power loss: nothing unsynced survives.
+  fault->SetFilesystemActive(false);
+  db.reset();
+  ASSERT_OK(fault->DropUnsyncedData());
+  fault->SetFilesystemActive(true);
+  ASSERT_OK(DB::Open(options, kDBName, &db));
+  for (int i = 0; i < acked; i++) EXPECT_OK(db->Get(ReadOptions(), "k" + std::to_string(i), &value));
+  EXPECT_OK(db->Get(ReadOptions(), "synced", &value));
+  EXPECT_TRUE(db->Get(ReadOptions(), "trigger", &value).IsNotFound());
 }
 
 // A WAL append fails (the WAL ends in a torn record of a write that was never acknowledged);
