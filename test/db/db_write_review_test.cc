@@ -1,5 +1,5 @@
 // Review of the write path's shutdown (issue 19, findings 9 and 17, as merged): Close waits
-// for every call in flight and refuses new ones. Two ways that went wrong:
+// for every call in flight and refuses new ones. What went wrong:
 // - a second Close returned OK while the first was still releasing the DB (its LOCK still held,
 //   so a reopen by the caller of the second Close failed);
 // - Close waited out a writer's whole write-controller delay (delayed_write_rate), which can
