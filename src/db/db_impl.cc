@@ -184,10 +184,10 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
   Status result;
   {
     MutexLock lock(&mu_);
-    if (closed_) return Status::OK();
     if (shutting_down_) {
-      // Another Close is under way: done when it is.
-      while (!closed_) bg_cv_.Wait(&mu_);
+      // Closed, or another Close is under way: done when it has finished, LOCK released (a
+      // caller may reopen the DB as soon as this returns).
+      while (!close_finished_) bg_cv_.Wait(&mu_);
       return Status::OK();
     }
     if (check_snapshots && !snapshots_.empty()) {
@@ -239,7 +239,6 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
     imm_.clear();
     versions_->AddLiveFiles(&live);
     closed_ = true;
-    bg_cv_.SignalAll();  // concurrent Close calls
   }
   if (sv != nullptr) UnrefSuperVersion(sv);
   for (MemTable* m : mems) m->Unref();
@@ -254,6 +253,9 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
     Status s = fs_->UnlockFile(std::move(db_lock_));
     if (result.ok() && opened_) result = s;
   }
+  MutexLock lock(&mu_);
+  close_finished_ = true;
+  bg_cv_.SignalAll();  // concurrent Close calls
   return result;
 }
 

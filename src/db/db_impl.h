@@ -437,6 +437,8 @@ class DBImpl final : public DB {
   // A copy of shutting_down_ that running compaction jobs poll without the mutex.
   std::atomic<bool> stop_compactions_{false};
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  // Close has ended (the LOCK is released); concurrent Close calls wait on bg_cv_ for it.
+  bool close_finished_ ABSL_GUARDED_BY(mu_) = false;
   bool opened_ ABSL_GUARDED_BY(mu_) = false;
 
   // Compactions. Guarded by mu_.

@@ -402,10 +402,18 @@ void DBImpl::DelayWriteLocked(size_t bytes) {
       break;
   }
   // The leader sleeps holding its place at the front of the queue (the group waits with it),
-  // but not the mutex: background work goes on.
-  mu_.Unlock();
-  std::this_thread::sleep_for(std::chrono::microseconds(delay));
-  mu_.Lock();
+  // but not the mutex: background work goes on. It sleeps in slices of at most 1 ms (as
+  // RocksDB) and stops once Close began: Close waits for this call, and at the minimum rate a
+  // large write delays the next one by minutes. The write then completes.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(delay);
+  while (!shutting_down_) {
+    const auto left = deadline - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero()) break;
+    mu_.Unlock();
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        left, std::chrono::milliseconds(1)));
+    mu_.Lock();
+  }
   stall_micros_ += delay;
   stall_count_ += 1;
   stall_count_by_cause_[static_cast<int>(cause)]++;

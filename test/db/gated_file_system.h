@@ -1,6 +1,7 @@
 // GatedFileSystem (tests only): a FileSystem that passes every call to another one, and can
 // hold one chosen call -- a WritableFile::Sync of a file, a NewWritableFile, or a RenameFile
-// onto a name, whose path contains a given text -- until the test lets it go. A test uses it to stop the engine
+// onto a name, whose path contains a given text, or an UnlockFile (armed with an empty text:
+// it has no path) -- until the test lets it go. A test uses it to stop the engine
 // at an exact point of its I/O (the MANIFEST write of an ingestion, the OPTIONS file of a
 // SetOptions) and act while it is stopped there, without sleeps.
 //
@@ -30,7 +31,7 @@ namespace shale {
 
 class GatedFileSystem final : public FileSystem {
  public:
-  enum class Op { kSync, kCreate, kRename };
+  enum class Op { kSync, kCreate, kRename, kUnlock };
 
   explicit GatedFileSystem(std::shared_ptr<FileSystem> base) : base_(std::move(base)) {}
 
@@ -108,6 +109,7 @@ class GatedFileSystem final : public FileSystem {
     return base_->LockFile(path, lock);
   }
   Status UnlockFile(std::unique_ptr<FileLock> lock) override {
+    MaybeHold(Op::kUnlock, "");
     return base_->UnlockFile(std::move(lock));
   }
 
