@@ -184,6 +184,8 @@ class SHALE_EXPORT DB {
   //                                 dedicated jemalloc arena is in use
   //   shale.compaction-pending      1 if an automatic compaction is due, else 0
   //   shale.num-running-compactions compactions running now
+  //   shale.num-running-flushes     flushes queued or running now (RocksDB's
+  //                                 rocksdb.num-running-flushes)
   //   shale.estimate-pending-compaction-bytes  bytes compaction owes (RocksDB's estimate)
   //   shale.actual-delayed-write-rate          bytes/s writers are paced to (0: not delayed)
   //   shale.is-write-stopped        1 while writes are stopped waiting for compaction
@@ -200,6 +202,7 @@ class SHALE_EXPORT DB {
   virtual bool GetProperty(std::string_view property, std::string* value) = 0;
   // A numeric property (the numeric ones above: num-files-at-level<N>,
   // cur-size-all-mem-tables, estimate-num-keys, compaction-pending, num-running-compactions,
+  // num-running-flushes,
   // estimate-pending-compaction-bytes, actual-delayed-write-rate, is-write-stopped, and the
   // memory properties, background-errors) in *value;
   // false if unknown or not numeric.
@@ -218,6 +221,9 @@ class SHALE_EXPORT DB {
     static constexpr std::string_view kCompactionPending = "shale.compaction-pending";
     // Compactions running now (automatic and manual).
     static constexpr std::string_view kNumRunningCompactions = "shale.num-running-compactions";
+    // Flushes queued or running now (one at a time: 0 or 1); a flush counts until its result,
+    // or its error, is recorded.
+    static constexpr std::string_view kNumRunningFlushes = "shale.num-running-flushes";
     // Bytes compaction would rewrite to bring every level within its target (RocksDB's
     // estimate; the write controller's soft/hard pending limits apply to it).
     static constexpr std::string_view kEstimatePendingCompactionBytes =

@@ -85,6 +85,10 @@ bool DBImpl::GetIntProperty(std::string_view property, uint64_t* value) {
     *value = static_cast<uint64_t>(compactions_running_);
     return true;
   }
+  if (property == Properties::kNumRunningFlushes) {
+    *value = flush_scheduled_ ? 1 : 0;
+    return true;
+  }
   if (property == Properties::kEstimatePendingCompactionBytes) {
     *value = picker_->EstimatePendingCompactionBytes(*versions_->current(), options_);
     return true;
