@@ -21,6 +21,7 @@
 #include "shale/bulk_loader.h"
 #include "shale/db.h"
 #include "shale/file_system.h"
+#include "testutil/forwarding_file_system.h"
 #include "testutil/status_matchers.h"
 #include "util/random.h"
 
@@ -65,61 +66,22 @@ class ScopedFileLimit {
 // its temporary directory (its final merge pass then holds its run files open), calls
 // `on_first_table` once. Thread-safety: as the default file system; the hook runs on the
 // loader's merge thread.
-class HookFileSystem final : public FileSystem {
+class HookFileSystem final : public test::ForwardingFileSystem {
  public:
   explicit HookFileSystem(std::function<void()> on_first_table)
-      : base_(FileSystem::Default()), on_first_table_(std::move(on_first_table)) {}
+      : ForwardingFileSystem(FileSystem::Default()), on_first_table_(std::move(on_first_table)) {}
 
   const char* Name() const override { return "HookFileSystem"; }
-  Status NewSequentialFile(const std::string& path,
-                           std::unique_ptr<SequentialFile>* result) override {
-    return base_->NewSequentialFile(path, result);
-  }
-  Status NewRandomAccessFile(const std::string& path,
-                             std::unique_ptr<RandomAccessFile>* result) override {
-    return base_->NewRandomAccessFile(path, result);
-  }
   Status NewWritableFile(const std::string& path, std::unique_ptr<WritableFile>* result) override {
     if (path.find("bulkload.tmp/") != std::string::npos && path.ends_with(".sst") &&
         !fired_.exchange(true)) {
       on_first_table_();
     }
-    return base_->NewWritableFile(path, result);
-  }
-  Status NewAppendableFile(const std::string& path,
-                           std::unique_ptr<WritableFile>* result) override {
-    return base_->NewAppendableFile(path, result);
-  }
-  Status FileExists(const std::string& path) override { return base_->FileExists(path); }
-  Status GetChildren(const std::string& dir, std::vector<std::string>* names) override {
-    return base_->GetChildren(dir, names);
-  }
-  Status DeleteFile(const std::string& path) override { return base_->DeleteFile(path); }
-  Status CreateDir(const std::string& dir) override { return base_->CreateDir(dir); }
-  Status CreateDirIfMissing(const std::string& dir) override {
-    return base_->CreateDirIfMissing(dir);
-  }
-  Status DeleteDir(const std::string& dir) override { return base_->DeleteDir(dir); }
-  Status GetFileSize(const std::string& path, uint64_t* size) override {
-    return base_->GetFileSize(path, size);
-  }
-  Status RenameFile(const std::string& src, const std::string& target) override {
-    return base_->RenameFile(src, target);
-  }
-  Status LinkFile(const std::string& src, const std::string& target) override {
-    return base_->LinkFile(src, target);
-  }
-  Status SyncDir(const std::string& dir) override { return base_->SyncDir(dir); }
-  Status LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) override {
-    return base_->LockFile(path, lock);
-  }
-  Status UnlockFile(std::unique_ptr<FileLock> lock) override {
-    return base_->UnlockFile(std::move(lock));
+    return base()->NewWritableFile(path, result);
   }
   bool fired() const { return fired_.load(); }
 
  private:
-  const std::shared_ptr<FileSystem> base_;
   const std::function<void()> on_first_table_;
   std::atomic<bool> fired_{false};
 };
