@@ -4,8 +4,7 @@
 // used to assume the DB would open no more files than it had open when Finish started: a
 // scan of the DB during the merge then found no descriptor for its tables and failed with
 // "Too many open files".
-#include <dirent.h>
-#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -21,105 +20,38 @@
 #include "shale/bulk_loader.h"
 #include "shale/db.h"
 #include "shale/file_system.h"
+#include "testutil/file_descriptors.h"
+#include "testutil/forwarding_file_system.h"
+#include "testutil/scoped_dir_removal.h"
 #include "testutil/status_matchers.h"
 #include "util/random.h"
 
 namespace shale {
 namespace {
 
-// Descriptors open in this process now.
-uint64_t OpenDescriptors() {
-  uint64_t n = 0;
-  DIR* d = ::opendir("/proc/self/fd");
-  if (d == nullptr) return 0;
-  while (const struct dirent* e = ::readdir(d)) {
-    if (e->d_name[0] != '.') n++;
-  }
-  ::closedir(d);
-  return n - 1;  // the directory's own
-}
-
-// Lowers the soft RLIMIT_NOFILE for its lifetime, then restores it.
-class ScopedFileLimit {
- public:
-  explicit ScopedFileLimit(rlim_t soft) {
-    ok_ = ::getrlimit(RLIMIT_NOFILE, &saved_) == 0;
-    if (!ok_) return;
-    struct rlimit lowered = saved_;
-    lowered.rlim_cur = std::min(soft, saved_.rlim_max);
-    ok_ = ::setrlimit(RLIMIT_NOFILE, &lowered) == 0;
-  }
-  ~ScopedFileLimit() {
-    if (ok_) ::setrlimit(RLIMIT_NOFILE, &saved_);
-  }
-  ScopedFileLimit(const ScopedFileLimit&) = delete;
-  ScopedFileLimit& operator=(const ScopedFileLimit&) = delete;
-  bool ok() const { return ok_; }
-
- private:
-  struct rlimit saved_;
-  bool ok_ = false;
-};
+using test::OpenDescriptors;
+using test::ScopedFileLimit;
 
 // Forwards to the default file system; the first time the loader creates a table file in
 // its temporary directory (its final merge pass then holds its run files open), calls
 // `on_first_table` once. Thread-safety: as the default file system; the hook runs on the
 // loader's merge thread.
-class HookFileSystem final : public FileSystem {
+class HookFileSystem final : public test::ForwardingFileSystem {
  public:
   explicit HookFileSystem(std::function<void()> on_first_table)
-      : base_(FileSystem::Default()), on_first_table_(std::move(on_first_table)) {}
+      : ForwardingFileSystem(FileSystem::Default()), on_first_table_(std::move(on_first_table)) {}
 
   const char* Name() const override { return "HookFileSystem"; }
-  Status NewSequentialFile(const std::string& path,
-                           std::unique_ptr<SequentialFile>* result) override {
-    return base_->NewSequentialFile(path, result);
-  }
-  Status NewRandomAccessFile(const std::string& path,
-                             std::unique_ptr<RandomAccessFile>* result) override {
-    return base_->NewRandomAccessFile(path, result);
-  }
   Status NewWritableFile(const std::string& path, std::unique_ptr<WritableFile>* result) override {
     if (path.find("bulkload.tmp/") != std::string::npos && path.ends_with(".sst") &&
         !fired_.exchange(true)) {
       on_first_table_();
     }
-    return base_->NewWritableFile(path, result);
-  }
-  Status NewAppendableFile(const std::string& path,
-                           std::unique_ptr<WritableFile>* result) override {
-    return base_->NewAppendableFile(path, result);
-  }
-  Status FileExists(const std::string& path) override { return base_->FileExists(path); }
-  Status GetChildren(const std::string& dir, std::vector<std::string>* names) override {
-    return base_->GetChildren(dir, names);
-  }
-  Status DeleteFile(const std::string& path) override { return base_->DeleteFile(path); }
-  Status CreateDir(const std::string& dir) override { return base_->CreateDir(dir); }
-  Status CreateDirIfMissing(const std::string& dir) override {
-    return base_->CreateDirIfMissing(dir);
-  }
-  Status DeleteDir(const std::string& dir) override { return base_->DeleteDir(dir); }
-  Status GetFileSize(const std::string& path, uint64_t* size) override {
-    return base_->GetFileSize(path, size);
-  }
-  Status RenameFile(const std::string& src, const std::string& target) override {
-    return base_->RenameFile(src, target);
-  }
-  Status LinkFile(const std::string& src, const std::string& target) override {
-    return base_->LinkFile(src, target);
-  }
-  Status SyncDir(const std::string& dir) override { return base_->SyncDir(dir); }
-  Status LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) override {
-    return base_->LockFile(path, lock);
-  }
-  Status UnlockFile(std::unique_ptr<FileLock> lock) override {
-    return base_->UnlockFile(std::move(lock));
+    return base()->NewWritableFile(path, result);
   }
   bool fired() const { return fired_.load(); }
 
  private:
-  const std::shared_ptr<FileSystem> base_;
   const std::function<void()> on_first_table_;
   std::atomic<bool> fired_{false};
 };
@@ -127,14 +59,7 @@ class HookFileSystem final : public FileSystem {
 TEST(BulkDescriptorShareTest, UnlimitedTableCacheKeepsItsShareDuringFinish) {
   const std::string dir =
       testing::TempDir() + "/bulk_descriptor_share_" + std::to_string(::getpid());
-  std::filesystem::remove_all(dir);
-  struct RemoveDir {
-    const std::string& dir;
-    ~RemoveDir() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } remove_dir{dir};
+  const test::ScopedDirRemoval remove_dir(dir);
 
   // The limit while the load runs, and the tables the table cache may legitimately keep open
   // under it with max_open_files = -1 (half the limit), less one.
@@ -213,14 +138,7 @@ TEST(BulkDescriptorShareTest, UnlimitedTableCacheKeepsItsShareDuringFinish) {
 TEST(BulkDescriptorShareTest, HugeDbMaxOpenFilesDoesNotShrinkTheFanInToTwo) {
   const std::string dir =
       testing::TempDir() + "/bulk_descriptor_huge_" + std::to_string(::getpid());
-  std::filesystem::remove_all(dir);
-  struct RemoveDir {
-    const std::string& dir;
-    ~RemoveDir() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } remove_dir{dir};
+  const test::ScopedDirRemoval remove_dir(dir);
   Options options;
   options.create_if_missing = true;
   options.max_open_files = 1000000;

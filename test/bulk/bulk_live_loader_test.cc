@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "shale/bulk_loader.h"
 #include "shale/db.h"
+#include "testutil/scoped_dir_removal.h"
 #include "testutil/status_matchers.h"
 #include "util/random.h"
 
@@ -21,14 +22,7 @@ namespace {
 
 TEST(BulkLiveLoaderTest, AnotherSpellingOfTheDefaultDirKeepsALiveLoadsFiles) {
   const std::string dir = testing::TempDir() + "/bulk_live_loader_" + std::to_string(::getpid());
-  std::filesystem::remove_all(dir);
-  struct RemoveDir {
-    const std::string& dir;
-    ~RemoveDir() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } remove_dir{dir};
+  const test::ScopedDirRemoval remove_dir(dir);
   Options options;
   options.create_if_missing = true;
   std::unique_ptr<DB> db;

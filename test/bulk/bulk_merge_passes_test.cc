@@ -2,8 +2,7 @@
 // that spills ten times more runs than the process may open files must merge them in passes
 // and still load every key in order with the last Add winning; the merge's open files and
 // buffer bytes stay within the budgets; and the plan (bulk/merge_plan.h) on its own.
-#include <dirent.h>
-#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -18,6 +17,8 @@
 #include "gtest/gtest.h"
 #include "shale/bulk_loader.h"
 #include "shale/db.h"
+#include "testutil/file_descriptors.h"
+#include "testutil/scoped_dir_removal.h"
 #include "testutil/status_matchers.h"
 #include "util/random.h"
 
@@ -26,39 +27,8 @@ namespace {
 
 using Model = std::map<std::string, std::string>;
 
-// Descriptors open in this process now.
-uint64_t OpenDescriptors() {
-  uint64_t n = 0;
-  DIR* d = ::opendir("/proc/self/fd");
-  if (d == nullptr) return 0;
-  while (const struct dirent* e = ::readdir(d)) {
-    if (e->d_name[0] != '.') n++;
-  }
-  ::closedir(d);
-  return n - 1;  // the directory's own
-}
-
-// Lowers the soft RLIMIT_NOFILE for its lifetime, then restores it.
-class ScopedFileLimit {
- public:
-  explicit ScopedFileLimit(rlim_t soft) {
-    ok_ = ::getrlimit(RLIMIT_NOFILE, &saved_) == 0;
-    if (!ok_) return;
-    struct rlimit lowered = saved_;
-    lowered.rlim_cur = std::min(soft, saved_.rlim_max);
-    ok_ = ::setrlimit(RLIMIT_NOFILE, &lowered) == 0;
-  }
-  ~ScopedFileLimit() {
-    if (ok_) ::setrlimit(RLIMIT_NOFILE, &saved_);
-  }
-  ScopedFileLimit(const ScopedFileLimit&) = delete;
-  ScopedFileLimit& operator=(const ScopedFileLimit&) = delete;
-  bool ok() const { return ok_; }
-
- private:
-  struct rlimit saved_;
-  bool ok_ = false;
-};
+using test::OpenDescriptors;
+using test::ScopedFileLimit;
 
 // Adds n pairs over a key space of `space` keys (so later runs overwrite keys of earlier
 // ones), to the loader and the model.
@@ -96,14 +66,7 @@ int EntriesForRuns(uint64_t budget, uint64_t runs) {
 // every spilled run at once on every merge thread and failed with "Too many open files".
 TEST(BulkMergePassesTest, LoadOfTenTimesTheDescriptorLimitSucceeds) {
   const std::string dir = testing::TempDir() + "/bulk_merge_passes_" + std::to_string(::getpid());
-  std::filesystem::remove_all(dir);
-  struct RemoveDir {
-    const std::string& dir;
-    ~RemoveDir() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } remove_dir{dir};
+  const test::ScopedDirRemoval remove_dir(dir);
   Options options;
   options.create_if_missing = true;
   const uint64_t limit = std::max<uint64_t>(64, OpenDescriptors() + 48);

@@ -26,6 +26,7 @@
 #include "gtest/gtest.h"
 #include "shale/db.h"
 #include "shale/file_system.h"
+#include "testutil/forwarding_file_system.h"
 #include "testutil/status_matchers.h"
 #include "util/random.h"
 
@@ -59,9 +60,9 @@ void ExpectNoSplitUserKeys(const std::vector<SstInfo>& files, const std::string&
 
 // Forwards to a base file system; SyncDir runs a one-shot hook first (once armed), so a test
 // can act at the moment a compaction has written its outputs, before it installs them.
-class HookFileSystem final : public FileSystem {
+class HookFileSystem final : public test::ForwardingFileSystem {
  public:
-  explicit HookFileSystem(std::shared_ptr<FileSystem> base) : base_(std::move(base)) {}
+  using ForwardingFileSystem::ForwardingFileSystem;
   // Runs `hook` at the next SyncDir (from whichever thread calls it), once.
   void ArmSyncDirHook(std::function<void()> hook) {
     hook_ = std::move(hook);
@@ -70,50 +71,15 @@ class HookFileSystem final : public FileSystem {
   bool hook_ran() const { return ran_.load(); }
 
   const char* Name() const override { return "hook"; }
-  Status NewSequentialFile(const std::string& p, std::unique_ptr<SequentialFile>* r) override {
-    return base_->NewSequentialFile(p, r);
-  }
-  Status NewRandomAccessFile(const std::string& p,
-                             std::unique_ptr<RandomAccessFile>* r) override {
-    return base_->NewRandomAccessFile(p, r);
-  }
-  Status NewWritableFile(const std::string& p, std::unique_ptr<WritableFile>* r) override {
-    return base_->NewWritableFile(p, r);
-  }
-  Status NewAppendableFile(const std::string& p, std::unique_ptr<WritableFile>* r) override {
-    return base_->NewAppendableFile(p, r);
-  }
-  Status FileExists(const std::string& p) override { return base_->FileExists(p); }
-  Status GetChildren(const std::string& d, std::vector<std::string>* n) override {
-    return base_->GetChildren(d, n);
-  }
-  Status DeleteFile(const std::string& p) override { return base_->DeleteFile(p); }
-  Status CreateDir(const std::string& d) override { return base_->CreateDir(d); }
-  Status CreateDirIfMissing(const std::string& d) override { return base_->CreateDirIfMissing(d); }
-  Status DeleteDir(const std::string& d) override { return base_->DeleteDir(d); }
-  Status GetFileSize(const std::string& p, uint64_t* s) override {
-    return base_->GetFileSize(p, s);
-  }
-  Status RenameFile(const std::string& s, const std::string& t) override {
-    return base_->RenameFile(s, t);
-  }
-  Status LinkFile(const std::string& s, const std::string& t) override {
-    return base_->LinkFile(s, t);
-  }
   Status SyncDir(const std::string& d) override {
     if (armed_.exchange(false)) {
       hook_();
       ran_.store(true);
     }
-    return base_->SyncDir(d);
+    return base()->SyncDir(d);
   }
-  Status LockFile(const std::string& p, std::unique_ptr<FileLock>* l) override {
-    return base_->LockFile(p, l);
-  }
-  Status UnlockFile(std::unique_ptr<FileLock> l) override { return base_->UnlockFile(std::move(l)); }
 
  private:
-  std::shared_ptr<FileSystem> base_;
   std::function<void()> hook_;  // set before armed_ (release/acquire through armed_)
   std::atomic<bool> armed_{false};
   std::atomic<bool> ran_{false};

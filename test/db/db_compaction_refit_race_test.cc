@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "shale/db.h"
 #include "shale/file_system.h"
+#include "testutil/forwarding_file_system.h"
 #include "testutil/status_matchers.h"
 
 namespace shale {
@@ -30,9 +31,9 @@ using test::SstInfo;
 // MANIFEST file runs `hook` (in the syncing thread, before the sync), once; likewise a SyncDir
 // hook for the next SyncDir. Thread-safe as far as the tests use them: each hook is set before
 // its flag is armed (release/acquire through the atomic), and runs once.
-class ManifestHookFileSystem final : public FileSystem {
+class ManifestHookFileSystem final : public test::ForwardingFileSystem {
  public:
-  explicit ManifestHookFileSystem(std::shared_ptr<FileSystem> base) : base_(std::move(base)) {}
+  using ForwardingFileSystem::ForwardingFileSystem;
 
   void ArmManifestSyncHook(int skip, std::function<void()> hook) {
     hook_ = std::move(hook);
@@ -62,75 +63,39 @@ class ManifestHookFileSystem final : public FileSystem {
   }
 
   const char* Name() const override { return "manifest_hook"; }
-  Status NewSequentialFile(const std::string& p, std::unique_ptr<SequentialFile>* r) override {
-    return base_->NewSequentialFile(p, r);
-  }
-  Status NewRandomAccessFile(const std::string& p,
-                             std::unique_ptr<RandomAccessFile>* r) override {
-    return base_->NewRandomAccessFile(p, r);
-  }
   Status NewWritableFile(const std::string& p, std::unique_ptr<WritableFile>* r) override {
-    Status s = base_->NewWritableFile(p, r);
+    Status s = base()->NewWritableFile(p, r);
     if (s.ok() && p.find("/MANIFEST-") != std::string::npos) {
       *r = std::make_unique<HookedFile>(std::move(*r), this);
     }
     return s;
   }
   Status NewAppendableFile(const std::string& p, std::unique_ptr<WritableFile>* r) override {
-    Status s = base_->NewAppendableFile(p, r);
+    Status s = base()->NewAppendableFile(p, r);
     if (s.ok() && p.find("/MANIFEST-") != std::string::npos) {
       *r = std::make_unique<HookedFile>(std::move(*r), this);
     }
     return s;
   }
-  Status FileExists(const std::string& p) override { return base_->FileExists(p); }
-  Status GetChildren(const std::string& d, std::vector<std::string>* n) override {
-    return base_->GetChildren(d, n);
-  }
-  Status DeleteFile(const std::string& p) override { return base_->DeleteFile(p); }
-  Status CreateDir(const std::string& d) override { return base_->CreateDir(d); }
-  Status CreateDirIfMissing(const std::string& d) override { return base_->CreateDirIfMissing(d); }
-  Status DeleteDir(const std::string& d) override { return base_->DeleteDir(d); }
-  Status GetFileSize(const std::string& p, uint64_t* s) override {
-    return base_->GetFileSize(p, s);
-  }
-  Status RenameFile(const std::string& s, const std::string& t) override {
-    return base_->RenameFile(s, t);
-  }
-  Status LinkFile(const std::string& s, const std::string& t) override {
-    return base_->LinkFile(s, t);
-  }
   Status SyncDir(const std::string& d) override {
     if (dir_armed_.exchange(false)) dir_hook_();
-    return base_->SyncDir(d);
-  }
-  Status LockFile(const std::string& p, std::unique_ptr<FileLock>* l) override {
-    return base_->LockFile(p, l);
-  }
-  Status UnlockFile(std::unique_ptr<FileLock> l) override {
-    return base_->UnlockFile(std::move(l));
+    return base()->SyncDir(d);
   }
 
  private:
-  class HookedFile final : public WritableFile {
+  class HookedFile final : public test::ForwardingWritableFile {
    public:
     HookedFile(std::unique_ptr<WritableFile> base, ManifestHookFileSystem* fs)
-        : base_(std::move(base)), fs_(fs) {}
-    Status Append(std::string_view data) override { return base_->Append(data); }
-    Status Flush() override { return base_->Flush(); }
+        : ForwardingWritableFile(std::move(base)), fs_(fs) {}
     Status Sync() override {
       fs_->OnManifestSync();
-      return base_->Sync();
+      return base()->Sync();
     }
-    Status Close() override { return base_->Close(); }
-    uint64_t GetFileSize() const override { return base_->GetFileSize(); }
 
    private:
-    std::unique_ptr<WritableFile> base_;
     ManifestHookFileSystem* fs_;
   };
 
-  std::shared_ptr<FileSystem> base_;
   std::function<void()> hook_;  // set before armed_
   std::atomic<int> skip_{0};
   std::atomic<bool> armed_{false};

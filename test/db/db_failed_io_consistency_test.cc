@@ -21,6 +21,7 @@
 #include "shale/checkpoint.h"
 #include "shale/db.h"
 #include "shale/sst_file_writer.h"
+#include "testutil/options_files.h"
 #include "testutil/status_matchers.h"
 
 namespace shale {
@@ -55,25 +56,7 @@ void WriteUnsyncedTable(FI* fs, std::shared_ptr<FileSystem> holder, const std::s
   ASSERT_OK(fs->SyncDir(path.substr(0, path.rfind('/'))));
 }
 
-// The options in the DB's newest OPTIONS file (by number), and that number.
-Options LatestOptionsFile(FileSystem* fs, const std::string& dbname, uint64_t* number) {
-  std::vector<std::string> names;
-  EXPECT_OK(fs->GetChildren(dbname, &names));
-  std::string latest;
-  *number = 0;
-  for (const std::string& name : names) {
-    if (name.rfind("OPTIONS-", 0) != 0) continue;
-    const uint64_t n = std::stoull(name.substr(8));
-    if (n >= *number) {
-      *number = n;
-      latest = name;
-    }
-  }
-  Options options;
-  EXPECT_FALSE(latest.empty()) << "no OPTIONS file";
-  if (!latest.empty()) EXPECT_OK(LoadOptionsFromFile(fs, dbname + "/" + latest, &options));
-  return options;
-}
+using test::LatestOptionsFile;
 
 // Finding 3: the sync of the linked file fails. Nothing is acknowledged, nothing is lost, and
 // the retry is durable.

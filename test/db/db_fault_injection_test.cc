@@ -24,6 +24,7 @@
 #include "fs/fault_injection_file_system.h"
 #include "gtest/gtest.h"
 #include "shale/db.h"
+#include "testutil/forwarding_file_system.h"
 #include "testutil/status_matchers.h"
 #include "util/random.h"
 
@@ -146,11 +147,11 @@ void CheckErrorState(DB* db, const Model& model, const std::string& where) {
 // MANIFESTs, CURRENT) while armed: the chosen points of the targeted tests. The error names the
 // path and the call and keeps the NoSpace subcode when asked for one.
 // Thread-safety: thread-safe (one mutex guards the armed target).
-class TargetedFaultFileSystem final : public FileSystem {
+class TargetedFaultFileSystem final : public test::ForwardingFileSystem {
  public:
   enum class Call { kAppend, kSync, kCreate, kRename };
 
-  explicit TargetedFaultFileSystem(std::shared_ptr<FileSystem> base) : base_(std::move(base)) {}
+  using ForwardingFileSystem::ForwardingFileSystem;
 
   void Arm(FileType type, Call call, bool no_space) {
     std::lock_guard<std::mutex> l(mu_);
@@ -182,64 +183,34 @@ class TargetedFaultFileSystem final : public FileSystem {
   }
 
   const char* Name() const override { return "targeted_fault"; }
-  Status NewSequentialFile(const std::string& p, std::unique_ptr<SequentialFile>* r) override {
-    return base_->NewSequentialFile(p, r);
-  }
-  Status NewRandomAccessFile(const std::string& p,
-                             std::unique_ptr<RandomAccessFile>* r) override {
-    return base_->NewRandomAccessFile(p, r);
-  }
   Status NewWritableFile(const std::string& p, std::unique_ptr<WritableFile>* r) override {
-    return Wrap(p, base_->NewWritableFile(p, r), r);
+    return Wrap(p, base()->NewWritableFile(p, r), r);
   }
   Status NewAppendableFile(const std::string& p, std::unique_ptr<WritableFile>* r) override {
-    return Wrap(p, base_->NewAppendableFile(p, r), r);
-  }
-  Status FileExists(const std::string& p) override { return base_->FileExists(p); }
-  Status GetChildren(const std::string& d, std::vector<std::string>* n) override {
-    return base_->GetChildren(d, n);
-  }
-  Status DeleteFile(const std::string& p) override { return base_->DeleteFile(p); }
-  Status CreateDir(const std::string& d) override { return base_->CreateDir(d); }
-  Status CreateDirIfMissing(const std::string& d) override { return base_->CreateDirIfMissing(d); }
-  Status DeleteDir(const std::string& d) override { return base_->DeleteDir(d); }
-  Status GetFileSize(const std::string& p, uint64_t* s) override {
-    return base_->GetFileSize(p, s);
+    return Wrap(p, base()->NewAppendableFile(p, r), r);
   }
   Status RenameFile(const std::string& src, const std::string& target) override {
     Status s = MaybeFail(target, Call::kRename);
-    return s.ok() ? base_->RenameFile(src, target) : s;
+    return s.ok() ? base()->RenameFile(src, target) : s;
   }
-  Status LinkFile(const std::string& src, const std::string& target) override {
-    return base_->LinkFile(src, target);
-  }
-  Status SyncDir(const std::string& d) override { return base_->SyncDir(d); }
-  Status LockFile(const std::string& p, std::unique_ptr<FileLock>* l) override {
-    return base_->LockFile(p, l);
-  }
-  Status UnlockFile(std::unique_ptr<FileLock> l) override { return base_->UnlockFile(std::move(l)); }
 
  private:
-  class File final : public WritableFile {
+  class File final : public test::ForwardingWritableFile {
    public:
     File(TargetedFaultFileSystem* fs, std::string path, std::unique_ptr<WritableFile> base)
-        : fs_(fs), path_(std::move(path)), base_(std::move(base)) {}
+        : ForwardingWritableFile(std::move(base)), fs_(fs), path_(std::move(path)) {}
     Status Append(std::string_view data) override {
       Status s = fs_->MaybeFail(path_, Call::kAppend);
-      return s.ok() ? base_->Append(data) : s;
+      return s.ok() ? base()->Append(data) : s;
     }
-    Status Flush() override { return base_->Flush(); }
     Status Sync() override {
       Status s = fs_->MaybeFail(path_, Call::kSync);
-      return s.ok() ? base_->Sync() : s;
+      return s.ok() ? base()->Sync() : s;
     }
-    Status Close() override { return base_->Close(); }
-    uint64_t GetFileSize() const override { return base_->GetFileSize(); }
 
    private:
     TargetedFaultFileSystem* const fs_;
     const std::string path_;
-    const std::unique_ptr<WritableFile> base_;
   };
 
   Status Wrap(const std::string& path, Status opened, std::unique_ptr<WritableFile>* r) {
@@ -249,14 +220,13 @@ class TargetedFaultFileSystem final : public FileSystem {
       // As if the create had failed: nothing is left behind.
       (*r)->Close().PermitUncheckedError();
       r->reset();
-      base_->DeleteFile(path).PermitUncheckedError();
+      base()->DeleteFile(path).PermitUncheckedError();
       return s;
     }
     *r = std::make_unique<File>(this, path, std::move(*r));
     return Status::OK();
   }
 
-  const std::shared_ptr<FileSystem> base_;
   mutable std::mutex mu_;
   bool armed_ = false;  // guarded by mu_, as are the fields below
   FileType type_ = FileType::kTableFile;

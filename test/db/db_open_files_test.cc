@@ -17,6 +17,7 @@
 #include "fs/fault_injection_file_system.h"
 #include "gtest/gtest.h"
 #include "shale/db.h"
+#include "testutil/forwarding_file_system.h"
 #include "testutil/status_matchers.h"
 #include "util/random.h"
 
@@ -27,60 +28,20 @@ std::string Key(int i) { return absl::StrFormat("key%06d", i); }
 std::string Value(int i) { return absl::StrFormat("value%d", i); }
 
 // Passes every call to `base` and counts the table files opened for reading.
-class TableOpenCountingFileSystem final : public FileSystem {
+class TableOpenCountingFileSystem final : public test::ForwardingFileSystem {
  public:
-  explicit TableOpenCountingFileSystem(std::shared_ptr<FileSystem> base)
-      : base_(std::move(base)) {}
+  using ForwardingFileSystem::ForwardingFileSystem;
 
   uint64_t table_opens() const { return table_opens_.load(); }
 
   const char* Name() const override { return "table_open_counting"; }
-  Status NewSequentialFile(const std::string& path,
-                           std::unique_ptr<SequentialFile>* result) override {
-    return base_->NewSequentialFile(path, result);
-  }
   Status NewRandomAccessFile(const std::string& path,
                              std::unique_ptr<RandomAccessFile>* result) override {
     if (path.ends_with(".sst")) table_opens_++;
-    return base_->NewRandomAccessFile(path, result);
-  }
-  Status NewWritableFile(const std::string& path,
-                         std::unique_ptr<WritableFile>* result) override {
-    return base_->NewWritableFile(path, result);
-  }
-  Status NewAppendableFile(const std::string& path,
-                           std::unique_ptr<WritableFile>* result) override {
-    return base_->NewAppendableFile(path, result);
-  }
-  Status FileExists(const std::string& path) override { return base_->FileExists(path); }
-  Status GetChildren(const std::string& dir, std::vector<std::string>* names) override {
-    return base_->GetChildren(dir, names);
-  }
-  Status DeleteFile(const std::string& path) override { return base_->DeleteFile(path); }
-  Status CreateDir(const std::string& dir) override { return base_->CreateDir(dir); }
-  Status CreateDirIfMissing(const std::string& dir) override {
-    return base_->CreateDirIfMissing(dir);
-  }
-  Status DeleteDir(const std::string& dir) override { return base_->DeleteDir(dir); }
-  Status GetFileSize(const std::string& path, uint64_t* size) override {
-    return base_->GetFileSize(path, size);
-  }
-  Status RenameFile(const std::string& src, const std::string& target) override {
-    return base_->RenameFile(src, target);
-  }
-  Status LinkFile(const std::string& src, const std::string& target) override {
-    return base_->LinkFile(src, target);
-  }
-  Status SyncDir(const std::string& dir) override { return base_->SyncDir(dir); }
-  Status LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) override {
-    return base_->LockFile(path, lock);
-  }
-  Status UnlockFile(std::unique_ptr<FileLock> lock) override {
-    return base_->UnlockFile(std::move(lock));
+    return base()->NewRandomAccessFile(path, result);
   }
 
  private:
-  const std::shared_ptr<FileSystem> base_;
   std::atomic<uint64_t> table_opens_{0};
 };
 

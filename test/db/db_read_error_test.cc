@@ -41,6 +41,7 @@
 #include "shale/filter_policy.h"
 #include "shale/merge_operator.h"
 #include "shale/sst_file_writer.h"
+#include "testutil/forwarding_file_system.h"
 #include "testutil/status_matchers.h"
 
 namespace shale {
@@ -68,9 +69,9 @@ std::string Key(int i) {
 // Passes everything through to `base`, except that while armed the nth RandomAccessFile read
 // from then on returns its bytes with one byte flipped (a block damaged on disk or in transit;
 // the checksums must catch it). Thread-safety: thread-safe (atomics).
-class CorruptingFileSystem final : public FileSystem {
+class CorruptingFileSystem final : public test::ForwardingFileSystem {
  public:
-  explicit CorruptingFileSystem(std::shared_ptr<FileSystem> base) : base_(std::move(base)) {}
+  using ForwardingFileSystem::ForwardingFileSystem;
 
   // The nth read from now (1 = the next) is damaged at byte (salt mod its length). 0: disarm.
   void Arm(uint64_t nth, uint64_t salt) {
@@ -82,44 +83,13 @@ class CorruptingFileSystem final : public FileSystem {
   void ResetFired() { fired_ = false; }
 
   const char* Name() const override { return "corrupting"; }
-  Status NewSequentialFile(const std::string& p, std::unique_ptr<SequentialFile>* r) override {
-    return base_->NewSequentialFile(p, r);
-  }
   Status NewRandomAccessFile(const std::string& p,
                              std::unique_ptr<RandomAccessFile>* r) override {
     std::unique_ptr<RandomAccessFile> file;
-    Status s = base_->NewRandomAccessFile(p, &file);
+    Status s = base()->NewRandomAccessFile(p, &file);
     if (s.ok()) *r = std::make_unique<File>(this, std::move(file));
     return s;
   }
-  Status NewWritableFile(const std::string& p, std::unique_ptr<WritableFile>* r) override {
-    return base_->NewWritableFile(p, r);
-  }
-  Status NewAppendableFile(const std::string& p, std::unique_ptr<WritableFile>* r) override {
-    return base_->NewAppendableFile(p, r);
-  }
-  Status FileExists(const std::string& p) override { return base_->FileExists(p); }
-  Status GetChildren(const std::string& d, std::vector<std::string>* n) override {
-    return base_->GetChildren(d, n);
-  }
-  Status DeleteFile(const std::string& p) override { return base_->DeleteFile(p); }
-  Status CreateDir(const std::string& d) override { return base_->CreateDir(d); }
-  Status CreateDirIfMissing(const std::string& d) override { return base_->CreateDirIfMissing(d); }
-  Status DeleteDir(const std::string& d) override { return base_->DeleteDir(d); }
-  Status GetFileSize(const std::string& p, uint64_t* s) override {
-    return base_->GetFileSize(p, s);
-  }
-  Status RenameFile(const std::string& src, const std::string& target) override {
-    return base_->RenameFile(src, target);
-  }
-  Status LinkFile(const std::string& src, const std::string& target) override {
-    return base_->LinkFile(src, target);
-  }
-  Status SyncDir(const std::string& d) override { return base_->SyncDir(d); }
-  Status LockFile(const std::string& p, std::unique_ptr<FileLock>* l) override {
-    return base_->LockFile(p, l);
-  }
-  Status UnlockFile(std::unique_ptr<FileLock> l) override { return base_->UnlockFile(std::move(l)); }
 
  private:
   class File final : public RandomAccessFile {
@@ -148,7 +118,6 @@ class CorruptingFileSystem final : public FileSystem {
     const std::unique_ptr<RandomAccessFile> base_;
   };
 
-  const std::shared_ptr<FileSystem> base_;
   std::atomic<uint64_t> countdown_{0};
   std::atomic<uint64_t> salt_{0};
   std::atomic<uint64_t> reads_{0};

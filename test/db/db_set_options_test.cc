@@ -14,6 +14,7 @@
 #include "gated_file_system.h"
 #include "gtest/gtest.h"
 #include "shale/db.h"
+#include "testutil/options_files.h"
 #include "testutil/status_matchers.h"
 
 namespace shale {
@@ -22,25 +23,7 @@ namespace {
 using FI = FaultInjectionFileSystem;
 using namespace std::chrono_literals;
 
-// The options in the DB's newest OPTIONS file (by number).
-Options LatestOptionsFile(FileSystem* fs, const std::string& dbname) {
-  std::vector<std::string> names;
-  EXPECT_OK(fs->GetChildren(dbname, &names));
-  std::string latest;
-  uint64_t latest_number = 0;
-  for (const std::string& name : names) {
-    if (name.rfind("OPTIONS-", 0) != 0) continue;
-    const uint64_t number = std::stoull(name.substr(8));
-    if (number >= latest_number) {
-      latest_number = number;
-      latest = name;
-    }
-  }
-  Options options;
-  EXPECT_FALSE(latest.empty()) << "no OPTIONS file";
-  if (!latest.empty()) EXPECT_OK(LoadOptionsFromFile(fs, dbname + "/" + latest, &options));
-  return options;
-}
+using test::LatestOptionsFile;
 
 TEST(DBSetOptionsTest, FailedOptionsFileWriteLeavesTheOldValuesLive) {
   auto fs = std::make_shared<FI>(NewMemFileSystem());

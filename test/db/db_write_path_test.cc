@@ -18,6 +18,7 @@
 #include "fs/fault_injection_file_system.h"
 #include "gtest/gtest.h"
 #include "shale/db.h"
+#include "testutil/forwarding_file_system.h"
 #include "testutil/status_matchers.h"
 
 namespace shale {
@@ -29,9 +30,9 @@ constexpr char kDBName[] = "/writepathdb";
 // A file system over another whose table files (*.sst) block in Sync while the gate is armed,
 // until Release(): the test decides what happens while a flush is in the middle.
 // Thread-safety: thread-safe (mu_ guards the gate's state).
-class GateFileSystem final : public FileSystem {
+class GateFileSystem final : public test::ForwardingFileSystem {
  public:
-  explicit GateFileSystem(std::shared_ptr<FileSystem> base) : base_(std::move(base)) {}
+  using ForwardingFileSystem::ForwardingFileSystem;
 
   // The next table Syncs block until Release().
   void Arm() {
@@ -52,63 +53,26 @@ class GateFileSystem final : public FileSystem {
   }
 
   const char* Name() const override { return "gate"; }
-  Status NewSequentialFile(const std::string& p, std::unique_ptr<SequentialFile>* r) override {
-    return base_->NewSequentialFile(p, r);
-  }
-  Status NewRandomAccessFile(const std::string& p,
-                             std::unique_ptr<RandomAccessFile>* r) override {
-    return base_->NewRandomAccessFile(p, r);
-  }
   Status NewWritableFile(const std::string& p, std::unique_ptr<WritableFile>* r) override {
-    Status s = base_->NewWritableFile(p, r);
+    Status s = base()->NewWritableFile(p, r);
     if (s.ok() && p.size() > 4 && p.compare(p.size() - 4, 4, ".sst") == 0) {
       *r = std::make_unique<File>(this, std::move(*r));
     }
     return s;
   }
-  Status NewAppendableFile(const std::string& p, std::unique_ptr<WritableFile>* r) override {
-    return base_->NewAppendableFile(p, r);
-  }
-  Status FileExists(const std::string& p) override { return base_->FileExists(p); }
-  Status GetChildren(const std::string& d, std::vector<std::string>* n) override {
-    return base_->GetChildren(d, n);
-  }
-  Status DeleteFile(const std::string& p) override { return base_->DeleteFile(p); }
-  Status CreateDir(const std::string& d) override { return base_->CreateDir(d); }
-  Status CreateDirIfMissing(const std::string& d) override { return base_->CreateDirIfMissing(d); }
-  Status DeleteDir(const std::string& d) override { return base_->DeleteDir(d); }
-  Status GetFileSize(const std::string& p, uint64_t* s) override {
-    return base_->GetFileSize(p, s);
-  }
-  Status RenameFile(const std::string& src, const std::string& target) override {
-    return base_->RenameFile(src, target);
-  }
-  Status LinkFile(const std::string& src, const std::string& target) override {
-    return base_->LinkFile(src, target);
-  }
-  Status SyncDir(const std::string& d) override { return base_->SyncDir(d); }
-  Status LockFile(const std::string& p, std::unique_ptr<FileLock>* l) override {
-    return base_->LockFile(p, l);
-  }
-  Status UnlockFile(std::unique_ptr<FileLock> l) override { return base_->UnlockFile(std::move(l)); }
 
  private:
-  class File final : public WritableFile {
+  class File final : public test::ForwardingWritableFile {
    public:
     File(GateFileSystem* fs, std::unique_ptr<WritableFile> base)
-        : fs_(fs), base_(std::move(base)) {}
-    Status Append(std::string_view data) override { return base_->Append(data); }
-    Status Flush() override { return base_->Flush(); }
+        : ForwardingWritableFile(std::move(base)), fs_(fs) {}
     Status Sync() override {
       fs_->Pass();
-      return base_->Sync();
+      return base()->Sync();
     }
-    Status Close() override { return base_->Close(); }
-    uint64_t GetFileSize() const override { return base_->GetFileSize(); }
 
    private:
     GateFileSystem* const fs_;
-    const std::unique_ptr<WritableFile> base_;
   };
 
   void Pass() {
@@ -119,7 +83,6 @@ class GateFileSystem final : public FileSystem {
     cv_.wait(l, [&] { return !armed_; });
   }
 
-  const std::shared_ptr<FileSystem> base_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool armed_ = false;  // guarded by mu_

@@ -26,14 +26,15 @@
 #include <vector>
 
 #include "shale/file_system.h"
+#include "testutil/forwarding_file_system.h"
 
 namespace shale {
 
-class GatedFileSystem final : public FileSystem {
+class GatedFileSystem final : public test::ForwardingFileSystem {
  public:
   enum class Op { kSync, kCreate, kRename, kUnlock };
 
-  explicit GatedFileSystem(std::shared_ptr<FileSystem> base) : base_(std::move(base)) {}
+  using ForwardingFileSystem::ForwardingFileSystem;
 
   // The next `op` on a path containing `text` waits in Hold until Release.
   void Arm(Op op, std::string text) {
@@ -67,71 +68,38 @@ class GatedFileSystem final : public FileSystem {
   }
 
   const char* Name() const override { return "gated"; }
-  Status NewSequentialFile(const std::string& path,
-                           std::unique_ptr<SequentialFile>* result) override {
-    return base_->NewSequentialFile(path, result);
-  }
-  Status NewRandomAccessFile(const std::string& path,
-                             std::unique_ptr<RandomAccessFile>* result) override {
-    return base_->NewRandomAccessFile(path, result);
-  }
   Status NewWritableFile(const std::string& path,
                          std::unique_ptr<WritableFile>* result) override {
     MaybeHold(Op::kCreate, path);
-    return Wrap(path, base_->NewWritableFile(path, result), result);
+    return Wrap(path, base()->NewWritableFile(path, result), result);
   }
   Status NewAppendableFile(const std::string& path,
                            std::unique_ptr<WritableFile>* result) override {
-    return Wrap(path, base_->NewAppendableFile(path, result), result);
-  }
-  Status FileExists(const std::string& path) override { return base_->FileExists(path); }
-  Status GetChildren(const std::string& dir, std::vector<std::string>* names) override {
-    return base_->GetChildren(dir, names);
-  }
-  Status DeleteFile(const std::string& path) override { return base_->DeleteFile(path); }
-  Status CreateDir(const std::string& dir) override { return base_->CreateDir(dir); }
-  Status CreateDirIfMissing(const std::string& dir) override {
-    return base_->CreateDirIfMissing(dir);
-  }
-  Status DeleteDir(const std::string& dir) override { return base_->DeleteDir(dir); }
-  Status GetFileSize(const std::string& path, uint64_t* size) override {
-    return base_->GetFileSize(path, size);
+    return Wrap(path, base()->NewAppendableFile(path, result), result);
   }
   Status RenameFile(const std::string& src, const std::string& target) override {
     MaybeHold(Op::kRename, target);
-    return base_->RenameFile(src, target);
-  }
-  Status LinkFile(const std::string& src, const std::string& target) override {
-    return base_->LinkFile(src, target);
-  }
-  Status SyncDir(const std::string& dir) override { return base_->SyncDir(dir); }
-  Status LockFile(const std::string& path, std::unique_ptr<FileLock>* lock) override {
-    return base_->LockFile(path, lock);
+    return base()->RenameFile(src, target);
   }
   Status UnlockFile(std::unique_ptr<FileLock> lock) override {
     MaybeHold(Op::kUnlock, "");
-    return base_->UnlockFile(std::move(lock));
+    return base()->UnlockFile(std::move(lock));
   }
 
  private:
   // Passes calls to the wrapped file; Sync may wait at the gate.
-  class File final : public WritableFile {
+  class File final : public test::ForwardingWritableFile {
    public:
     File(GatedFileSystem* fs, std::string path, std::unique_ptr<WritableFile> base)
-        : fs_(fs), path_(std::move(path)), base_(std::move(base)) {}
-    Status Append(std::string_view data) override { return base_->Append(data); }
-    Status Flush() override { return base_->Flush(); }
+        : ForwardingWritableFile(std::move(base)), fs_(fs), path_(std::move(path)) {}
     Status Sync() override {
       fs_->MaybeHold(Op::kSync, path_);
-      return base_->Sync();
+      return base()->Sync();
     }
-    Status Close() override { return base_->Close(); }
-    uint64_t GetFileSize() const override { return base_->GetFileSize(); }
 
    private:
     GatedFileSystem* const fs_;
     const std::string path_;
-    const std::unique_ptr<WritableFile> base_;
   };
 
   Status Wrap(const std::string& path, Status s, std::unique_ptr<WritableFile>* result) {
@@ -139,7 +107,6 @@ class GatedFileSystem final : public FileSystem {
     return s;
   }
 
-  const std::shared_ptr<FileSystem> base_;
   std::mutex mu_;
   std::condition_variable cv_;
   // Guarded by mu_.
