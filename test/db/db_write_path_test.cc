@@ -211,6 +211,28 @@ TEST_F(DBWritePathTest, ResumeReleasesWritersOnceRetiredMemtableIsFlushed) {
   EXPECT_EQ(Get("c"), "v-c");
 }
 
+// shale.num-running-flushes counts a flush from when it is scheduled until its result is
+// recorded: 1 while the flush is held in its table Sync, 0 once a waiting Flush returned.
+TEST_F(DBWritePathTest, NumRunningFlushesCountsAFlushUntilItsResultIsRecorded) {
+  ASSERT_OK(DB::Open(options_, kDBName, &db_));
+  uint64_t running = 7;
+  ASSERT_TRUE(db_->GetIntProperty(DB::Properties::kNumRunningFlushes, &running));
+  EXPECT_EQ(running, 0u);
+  ASSERT_OK(db_->Put(WriteOptions(), "a", "v-a"));
+  gate_->Arm();
+  FlushOptions no_wait;
+  no_wait.wait = false;
+  ASSERT_OK(db_->Flush(no_wait));
+  ASSERT_TRUE(gate_->WaitBlocked(std::chrono::seconds(20))) << "the flush never started";
+  ASSERT_TRUE(db_->GetIntProperty(DB::Properties::kNumRunningFlushes, &running));
+  EXPECT_EQ(running, 1u);
+  gate_->Release();
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  ASSERT_TRUE(db_->GetIntProperty(DB::Properties::kNumRunningFlushes, &running));
+  EXPECT_EQ(running, 0u);
+  EXPECT_EQ(Get("a"), "v-a");
+}
+
 // Finding 17: a WAL write that fails half way (the record's header is in the file, its payload
 // is not) leaves a torn record in that WAL. After Resume and a crash - during Resume's flush,
 // after it failed, or after Resume succeeded and more writes - the DB reopens under every
