@@ -333,10 +333,10 @@ TEST_F(TableCacheTest, EvictForgetsTheTable) {
   EXPECT_EQ(cache->NumTables(), 1u);
   EXPECT_EQ(fs_->OpenFiles(), 1u);  // table 1's descriptor is closed
   EXPECT_EQ(ReadThrough(*held, 1, 3), "");  // the held reader still reads (the file exists)
-  const CachedTable* old = held.get();
-  held.reset();
+  // Kept alive, so the new reader cannot be allocated where the old one was.
+  const std::shared_ptr<const CachedTable> old = std::move(held);
   ASSERT_OK(Find(cache.get(), 1, &held));
-  EXPECT_NE(held.get(), old);  // opened afresh
+  EXPECT_NE(held.get(), old.get());  // opened afresh
   EXPECT_EQ(ReadThrough(*held, 1, 3), "");
 }
 
