@@ -15,69 +15,18 @@
 
 #include "compaction/compaction_picker.h"
 #include "compaction/compaction_test_util.h"
+#include "compaction/picker_fixture.h"
 #include "testutil/status_matchers.h"
 #include "util/random.h"
 
 namespace shale::test {
 namespace {
 
-class CleanCutTest : public testing::Test {
+// The shared picker fixture with an L0 trigger of 2.
+class CleanCutTest : public PickerFixture {
  protected:
   using Files = std::vector<std::pair<int, FileMetaData>>;
-
-  CleanCutTest() : icmp_(BytewiseComparator()) {
-    options_.num_levels = 4;
-    options_.level_compaction_dynamic_level_bytes = false;
-    options_.max_bytes_for_level_base = 1000;
-    options_.max_bytes_for_level_multiplier = 10;
-    options_.level0_file_num_compaction_trigger = 2;
-    options_.target_file_size_base = 500;
-  }
-  ~CleanCutTest() override { Release(); }
-
-  // Each file is newer (higher sequences) than every file made before it.
-  FileMetaData File(std::string_view lo, std::string_view hi, uint64_t size,
-                    uint64_t creation_time = 0) {
-    const SequenceNumber seq = next_seq_;
-    next_seq_ += 10;
-    return MakeFile(next_number_++, lo, hi, seq, seq + 9, size, creation_time);
-  }
-  void Build(const Files& files) {
-    Release();
-    version_ = std::make_unique<TestVersion>(&icmp_, options_.num_levels, files);
-    ASSERT_OK(version_->status());
-  }
-  Version* v() { return version_->get(); }
-
-  Compaction* Pick(CompactionPicker* picker, uint64_t now = 0) {
-    std::unique_ptr<Compaction> c = picker->PickCompaction(v(), options_, {}, now);
-    if (c == nullptr) return nullptr;
-    picked_.push_back(std::move(c));
-    return picked_.back().get();
-  }
-  void Release() {
-    for (std::unique_ptr<Compaction>& c : picked_) c->ReleaseInputs();
-    picked_.clear();
-  }
-  static std::string Inputs(const Compaction& c) {
-    std::string r;
-    for (const CompactionInputLevel& in : c.inputs()) {
-      absl::StrAppend(&r, r.empty() ? "" : " ", "L", in.level, ":");
-      const char* sep = "";
-      for (uint64_t n : Numbers(in.files)) {
-        absl::StrAppend(&r, sep, n);
-        sep = ",";
-      }
-    }
-    return r;
-  }
-
-  InternalKeyComparator icmp_;
-  Options options_;
-  std::unique_ptr<TestVersion> version_;
-  std::vector<std::unique_ptr<Compaction>> picked_;
-  uint64_t next_number_ = 1;
-  SequenceNumber next_seq_ = 1;
+  CleanCutTest() { options_.level0_file_num_compaction_trigger = 2; }
 };
 
 // The layout: L0 files [e@.. k-deletion] (newer) and [k-value .. m] (older). By internal
