@@ -232,7 +232,11 @@ TEST_F(FlagsTest, MalformedValuesAreRejected) {
   absl::SetFlag(&FLAGS_bulkload_threads, -1);
   EXPECT_NE(CheckFlags().ToString().find("--bulkload_threads"), std::string::npos);
   absl::SetFlag(&FLAGS_bulkload_threads, 3);
+  absl::SetFlag(&FLAGS_bulkload_max_open_files, 2);
+  EXPECT_NE(CheckFlags().ToString().find("--bulkload_max_open_files"), std::string::npos);
+  absl::SetFlag(&FLAGS_bulkload_max_open_files, 3);
   EXPECT_OK(CheckFlags());
+  absl::SetFlag(&FLAGS_bulkload_max_open_files, 0);
 }
 
 TEST_F(FlagsTest, FlagsMapOntoOptions) {

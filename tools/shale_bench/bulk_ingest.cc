@@ -118,6 +118,7 @@ Status Benchmark::RunBulkLoadSorted(const BenchmarkSpec& spec) {
   BulkLoaderOptions lo;
   lo.memory_budget = absl::GetFlag(FLAGS_bulkload_memory_budget);
   lo.threads = absl::GetFlag(FLAGS_bulkload_threads);
+  lo.max_open_files = absl::GetFlag(FLAGS_bulkload_max_open_files);
   std::fprintf(stdout,
                "DB path: [%s]\nbulkload_sorted: memory budget %llu bytes (%.1f MiB), %d "
                "threads%s\n",

@@ -187,6 +187,10 @@ ABSL_FLAG(uint64_t, bulkload_memory_budget, 512ull << 20,
           "bulkload_sorted: bytes of memory the bulk loader sorts in (two buffers of half each; "
           "runs are spilled to <db>/bulkload.tmp when they fill). At least 65536 (ShaleDB "
           "addition).");
+ABSL_FLAG(int32_t, bulkload_max_open_files, 0,
+          "bulkload_sorted: the most file descriptors the loader's merge may hold (spilled run "
+          "files are merged in passes to stay within it); 0: from RLIMIT_NOFILE, less the DB's "
+          "share (BulkLoaderOptions::max_open_files; ShaleDB addition).");
 ABSL_FLAG(int32_t, bulkload_threads, 0,
           "bulkload_sorted: threads that merge the sorted runs and write table files, each over "
           "its own key range; 0: max_background_jobs, at least 2 (ShaleDB addition).");

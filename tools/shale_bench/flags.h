@@ -89,6 +89,7 @@ ABSL_DECLARE_FLAG(bool, use_fsync);
 ABSL_DECLARE_FLAG(bool, prepare_for_bulk_load);
 ABSL_DECLARE_FLAG(uint64_t, optimize_for_point_lookup);
 ABSL_DECLARE_FLAG(uint64_t, bulkload_memory_budget);
+ABSL_DECLARE_FLAG(int32_t, bulkload_max_open_files);
 ABSL_DECLARE_FLAG(int32_t, bulkload_threads);
 
 // The posting-list workload (ShaleDB's postinglist and postinglist_rmw).

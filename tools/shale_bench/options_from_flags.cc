@@ -82,6 +82,9 @@ Status CheckWorkloadShape() {
   if (absl::GetFlag(FLAGS_bulkload_memory_budget) < (64 << 10)) {
     return Malformed("bulkload_memory_budget", "must be at least 65536");
   }
+  if (const int32_t fds = absl::GetFlag(FLAGS_bulkload_max_open_files); fds != 0 && fds < 3) {
+    return Malformed("bulkload_max_open_files", "must be 0 (automatic) or at least 3");
+  }
   if (absl::GetFlag(FLAGS_bulkload_threads) < 0) {
     return Malformed("bulkload_threads", "must be >= 0 (0: max_background_jobs, at least 2)");
   }
