@@ -41,6 +41,20 @@ build() {
   cmake --build --preset "$preset"
 }
 
+# What a Python user does: `pip install ./bindings/python` into a fresh virtual environment (the
+# package builds libshale.so with the project's CMake and carries it), then the binding's tests
+# run against the installed package, from outside the tree, with SHALE_LIBRARY unset.
+test_python_package() {
+  echo "== installing the Python package into a fresh venv and running its tests against it"
+  local venv repo="$PWD"
+  venv="$(mktemp -d "${TMPDIR:-/tmp}/shale-venv.XXXXXX")"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check "./bindings/python[test]"
+  (cd "$venv" && env -u SHALE_LIBRARY -u PYTHONPATH SHALE_EXPECT_INSTALLED=1 \
+     "$venv/bin/python" -m pytest -q -p no:cacheprovider "$repo/bindings/python/tests")
+  rm -rf "$venv"
+}
+
 cmd="${1:-}"
 case "$cmd" in
   run)
@@ -59,6 +73,7 @@ case "$cmd" in
     echo "== running the test suite (preset: $preset)"
     ctest --preset "$preset" -j "$(nproc)"
     if [ "$preset" = release ]; then
+      test_python_package
       cmake --preset fuzz -DSHALE_FUZZ_SECONDS="${SHALE_FUZZ_SECONDS:-10}" >/dev/null
       build fuzz
       echo "== running the fuzz targets (${SHALE_FUZZ_SECONDS:-10} s each)"

@@ -3,9 +3,11 @@
 The library is located once, on first use (so that `import shale` never fails):
   1. the path in the environment variable SHALE_LIBRARY, if it is set (no fallback: a wrong
      path is an error, not a reason to load some other library);
-  2. else the in-tree build, <repository>/build/release/src/libshale.so, for a package used
-     from the repository (PYTHONPATH=bindings/python or an editable install).
-When neither works, LibraryNotFoundError names both.
+  2. else the library shipped inside the package, shale/libshale.so, which `pip install` and
+     wheels put there (pyproject.toml builds it with the project's CMake);
+  3. else the in-tree build, <repository>/build/release/src/libshale.so, for the package used
+     straight from the repository (PYTHONPATH=bindings/python).
+When none works, LibraryNotFoundError names them.
 
 Handles are passed as c_void_p; errors come back through a `char**` (c_void_p by reference)
 that `call` turns into a shale.Error, freeing the message with shale_free.
@@ -17,6 +19,7 @@ import pathlib
 import threading
 
 ENV_VAR = "SHALE_LIBRARY"
+PACKAGED_PATH = pathlib.Path(__file__).resolve().parent / "libshale.so"
 IN_TREE_PATH = (pathlib.Path(__file__).resolve().parents[3]
                 / "build" / "release" / "src" / "libshale.so")
 
@@ -25,28 +28,35 @@ class LibraryNotFoundError(OSError):
     """libshale.so could not be found or loaded."""
 
 
-def find_library_path(environ=None, in_tree=None):
+def find_library_path(environ=None, in_tree=None, packaged=None):
     """The path of libshale.so to load, per the rules above; raises LibraryNotFoundError."""
     environ = os.environ if environ is None else environ
     in_tree = IN_TREE_PATH if in_tree is None else pathlib.Path(in_tree)
+    packaged = PACKAGED_PATH if packaged is None else pathlib.Path(packaged)
     configured = environ.get(ENV_VAR)
     if configured:
         if os.path.isfile(configured):
             return configured
         raise LibraryNotFoundError(
             f"shale: {ENV_VAR}={configured!r} does not name a file; set {ENV_VAR} to the path "
-            f"of libshale.so, or unset it to use the in-tree build {in_tree}")
+            f"of libshale.so, or unset it to use the packaged library {packaged} or the "
+            f"in-tree build {in_tree}")
+    if packaged.is_file():
+        return str(packaged)
     if in_tree.is_file():
         return str(in_tree)
     repository = in_tree.parents[3]  # <repo>/build/release/src/libshale.so
     if (repository / "include" / "shale" / "c.h").is_file():
         build_hint = ("build it (cmake --preset release && cmake --build --preset release "
-                      "--target shale_shared) or set")
+                      "--target shale_shared), install the package (pip install "
+                      "./bindings/python), or set")
     else:
-        build_hint = "this copy of the package is not inside a ShaleDB repository: set"
+        build_hint = ("this copy of the package was installed without its library: reinstall "
+                      "it (pip install ./bindings/python from a ShaleDB checkout) or set")
     raise LibraryNotFoundError(
-        f"shale: cannot find libshale.so: {ENV_VAR} is not set and the in-tree build "
-        f"{in_tree} does not exist; {build_hint} {ENV_VAR} to the path of libshale.so")
+        f"shale: cannot find libshale.so: {ENV_VAR} is not set, the package holds no "
+        f"{packaged}, and the in-tree build {in_tree} does not exist; {build_hint} {ENV_VAR} "
+        f"to the path of libshale.so")
 
 
 _handle = ctypes.c_void_p

@@ -1,6 +1,7 @@
 """Finding libshale.so, and loading it with dlopen into a process without jemalloc."""
 
 import os
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -11,35 +12,52 @@ import shale
 from shale import _library
 
 
-def test_env_var_naming_a_missing_file_is_an_error_naming_both(tmp_path):
+def test_env_var_naming_a_missing_file_is_an_error_naming_all_three(tmp_path):
     env = {"SHALE_LIBRARY": str(tmp_path / "nope.so")}
     with pytest.raises(shale.LibraryNotFoundError) as e:
-        _library.find_library_path(env, tmp_path / "in-tree.so")
+        _library.find_library_path(env, tmp_path / "in-tree.so", tmp_path / "packaged.so")
     assert "SHALE_LIBRARY" in str(e.value)
     assert str(tmp_path / "nope.so") in str(e.value)
     assert str(tmp_path / "in-tree.so") in str(e.value)
+    assert str(tmp_path / "packaged.so") in str(e.value)
 
 
-def test_no_env_var_and_no_in_tree_build_is_an_error_naming_both(tmp_path):
+def test_no_env_var_no_packaged_library_and_no_in_tree_build_is_an_error_naming_them(tmp_path):
     with pytest.raises(shale.LibraryNotFoundError) as e:
-        _library.find_library_path({}, tmp_path / "in-tree.so")
+        _library.find_library_path({}, tmp_path / "in-tree.so", tmp_path / "packaged.so")
     assert "SHALE_LIBRARY" in str(e.value)
     assert str(tmp_path / "in-tree.so") in str(e.value)
+    assert str(tmp_path / "packaged.so") in str(e.value)
 
 
-def test_env_var_wins_over_the_in_tree_build(tmp_path):
+def test_env_var_wins_then_the_packaged_library_then_the_in_tree_build(tmp_path):
     lib = tmp_path / "libshale.so"
     lib.write_bytes(b"")
+    packaged = tmp_path / "packaged.so"
     in_tree = tmp_path / "in-tree.so"
     in_tree.write_bytes(b"")
-    assert _library.find_library_path({"SHALE_LIBRARY": str(lib)}, in_tree) == str(lib)
-    assert _library.find_library_path({}, in_tree) == str(in_tree)
+    assert _library.find_library_path({}, in_tree, packaged) == str(in_tree)
+    packaged.write_bytes(b"")
+    assert _library.find_library_path({}, in_tree, packaged) == str(packaged)
+    assert (_library.find_library_path({"SHALE_LIBRARY": str(lib)}, in_tree, packaged)
+            == str(lib))
 
 
-def test_the_in_tree_path_is_build_release_src():
+def test_the_packaged_path_is_beside_the_package_and_the_in_tree_path_is_build_release_src():
+    assert _library.PACKAGED_PATH == pathlib.Path(shale.__file__).resolve().parent / "libshale.so"
     parts = _library.IN_TREE_PATH.parts
     assert parts[-4:] == ("build", "release", "src", "libshale.so")
-    assert (_library.IN_TREE_PATH.parents[3] / "include" / "shale" / "c.h").is_file()
+
+
+@pytest.mark.skipif(os.environ.get("SHALE_EXPECT_INSTALLED") != "1",
+                    reason="only when testing an installed package (tools/dev.sh test does)")
+def test_an_installed_package_loads_its_own_library_without_any_variable():
+    """What `pip install ./bindings/python` promises: the package in site-packages carries
+    libshale.so and uses it with SHALE_LIBRARY unset."""
+    assert "site-packages" in shale.__file__
+    assert "SHALE_LIBRARY" not in os.environ
+    assert _library.library_path() == str(_library.PACKAGED_PATH)
+    assert _library.PACKAGED_PATH.is_file()
 
 
 def _run_python(code, env):
