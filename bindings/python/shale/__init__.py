@@ -14,10 +14,12 @@ build (see shale._library); it is loaded on first use.
 
 from ._bulk_loader import BulkLoader
 from ._cache import Cache
-from ._db import DB, Iterator, Snapshot, WriteBatch, destroy_db
+from ._batch import WriteBatch
+from ._db import DB, Snapshot, destroy_db
 from ._errors import (CorruptionError, Error, InvalidArgumentError, IOError,
                       NotSupportedError)
 from ._external import SstFileInfo, SstFileWriter
+from ._iterator import Iterator
 from ._library import LibraryNotFoundError
 from ._merge import MergeOperator
 

@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from . import _errors
 
 # The C functions a Cache uses (bound by _library when the library exports them).
@@ -37,7 +39,7 @@ class Cache:
 
     def __init__(self, capacity: int, *, num_shard_bits: int = -1,
                  strict_capacity_limit: bool = False, high_pri_pool_ratio: float = 0.5) -> None:
-        self._handle = None
+        self._handle: Optional[int] = None
         capacity = _nonnegative(capacity, "capacity")
         if not -1 <= int(num_shard_bits) < 20:
             raise ValueError(f"shale: Cache num_shard_bits must be in [-1, 19], not "

@@ -151,7 +151,7 @@ class DB:
 
     def _checked_handle(self) -> int:
         if not self._handle:
-            raise _errors.Error(f"shale: the DB {self.path} is closed")
+            raise _errors.Error(f"shale: the DB {os.fsdecode(self.path)} is closed")
         return self._handle
 
     # ------------------------------------------------------------ Writes

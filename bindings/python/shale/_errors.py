@@ -4,7 +4,7 @@ as "IO error: /tmp/db/LOCK: ...") as its str() and as `.message`."""
 from __future__ import annotations
 
 import ctypes
-from typing import Any, Iterable, NoReturn, Type
+from typing import Any, Iterable, Tuple, Type
 
 from . import _library
 
@@ -34,7 +34,7 @@ class NotSupportedError(Error):
 
 
 # Status::ToString() prefixes (src/util/status.cc) and the exception each one raises.
-_BY_PREFIX = (
+_BY_PREFIX: Tuple[Tuple[str, Type[Error]], ...] = (
     ("Invalid argument", InvalidArgumentError),
     ("IO error", IOError),
     ("Corruption", CorruptionError),

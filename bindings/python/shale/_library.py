@@ -19,7 +19,7 @@ import ctypes
 import os
 import pathlib
 import threading
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 # What the binding takes as a key or value: bytes, or a bytes-like object it copies.
 BytesLike = Union[bytes, bytearray, memoryview]
@@ -93,7 +93,8 @@ DELETE_VALUE_FN = ctypes.CFUNCTYPE(None, _void_p, _void_p, _size)
 NAME_FN = ctypes.CFUNCTYPE(_void_p, _void_p)
 
 # name: (restype, argtypes). Only what the binding uses; c.h has the rest.
-_PROTOTYPES = {
+_Prototypes = Dict[str, Tuple[Any, List[Any]]]
+_PROTOTYPES: _Prototypes = {
     "shale_free": (None, [ctypes.c_void_p]),
     "shale_open": (_handle, [_handle, _bytes, _errptr]),
     "shale_close": (None, [_handle]),
@@ -175,7 +176,7 @@ _PROTOTYPES = {
 # Functions that a newer libshale.so exports and an older one may lack: bound when present,
 # looked up with optional(); the binding raises NotSupportedError naming one that is missing
 # only when a caller needs it.
-_OPTIONAL_PROTOTYPES = {
+_OPTIONAL_PROTOTYPES: _Prototypes = {
     "shale_sstfilewriter_delete_range": (None, [_handle, _bytes, _size, _bytes, _size,
                                                 _errptr]),
     "shale_ingestexternalfileoptions_set_snapshot_consistency": (None, [_handle, _uchar]),

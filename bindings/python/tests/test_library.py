@@ -60,6 +60,12 @@ def test_an_installed_package_loads_its_own_library_without_any_variable():
     assert _library.PACKAGED_PATH.is_file()
 
 
+def test_the_package_declares_its_type_hints():
+    """PEP 561: shale/py.typed marks the package as typed, in the tree and in an installed
+    package (the wheel carries it: tools/dev.sh test runs this against the installed one)."""
+    assert (pathlib.Path(shale.__file__).parent / "py.typed").is_file()
+
+
 def _run_python(code, env):
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
                           capture_output=True, text=True, timeout=60)
