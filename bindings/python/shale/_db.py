@@ -476,11 +476,15 @@ class DB:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self) -> None:
-        self.close()
+    def _free_options(self) -> None:
+        """Frees the options kept for statistics() (after which it returns None)."""
         options, self._options = getattr(self, "_options", None), None
         if options:
             self._lib.shale_options_destroy(options)
+
+    def __del__(self) -> None:
+        self.close()
+        self._free_options()
 
     def __repr__(self) -> str:
         return f"<shale.DB {self.path!r}{' (closed)' if self.closed else ''}>"

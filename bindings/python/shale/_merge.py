@@ -221,5 +221,8 @@ def track(db: DB) -> None:
 
 @atexit.register
 def _close_at_exit() -> None:
+    # Closing runs the last flushes and compactions (which may merge); freeing the options
+    # the DB kept releases the C operator, so the destructor runs now and not at teardown.
     for db in list(_DBS_WITH_CALLBACKS):
         db.close()
+        db._free_options()

@@ -3,7 +3,11 @@ flushes and compactions (its own threads), failures, and their lifetime."""
 
 import gc
 import logging
+import os
 import random
+import subprocess
+import sys
+import textwrap
 import threading
 
 import pytest
@@ -158,3 +162,41 @@ def test_one_operator_for_two_dbs_and_its_lifetime(tmp_path):
     del db
     gc.collect()  # the options kept for statistics go with the DB object
     assert len(_merge._LIVE) == live
+
+
+def test_a_failed_open_releases_the_operator(db_path):
+    live = len(_merge._LIVE)
+    with pytest.raises(shale.InvalidArgumentError, match="write_buffer_size"):
+        shale.DB(db_path, create_if_missing=True, merge_operator=Add(),
+                 write_buffer_size="lots")  # the options string fails
+    with pytest.raises(shale.InvalidArgumentError, match="does not exist"):
+        shale.DB(os.path.join(db_path, "absent"), merge_operator=Add())  # shale_open fails
+    gc.collect()
+    assert len(_merge._LIVE) == live
+
+
+def test_exit_with_a_db_left_open_runs_its_last_merges(db_path):
+    """The interpreter exits with a DB that has Python-merged data in its memtable and
+    statistics on: atexit closes it while Python still runs (no crash, no lost write)."""
+    code = textwrap.dedent(f"""
+        import shale
+
+        class Add(shale.MergeOperator):
+            name = "test.Add"
+
+            def full_merge(self, key, existing_value, operands):
+                return str(int(existing_value or b"0") + sum(map(int, operands))).encode()
+
+        db = shale.DB({db_path!r}, create_if_missing=True, merge_operator=Add(),
+                      enable_statistics=True, write_buffer_size=64 << 10)
+        for i in range(3000):
+            db.merge(b"k%d" % (i % 7), b"1")
+        print("done")
+        """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "done" and result.stderr == ""
+    with shale.DB(db_path, merge_operator=Add()) as db:
+        assert [int(v) for _, v in db.iterator()] == [429] * 4 + [428] * 3
