@@ -294,7 +294,7 @@ class DBImpl final : public DB {
   [[nodiscard]] Status InstallExternalFiles(IngestionJob* job) ABSL_LOCKS_EXCLUDED(mu_);
   // Flushes the memtables that hold keys in the job's files' ranges, and under universal
   // compaction every memtable before a file enters L0 (IngestionJob::CheckFlush). REQUIRES:
-  // the writer queue's front.
+  // the writer queue's front; mu_ held, released and retaken while it waits for the flush.
   [[nodiscard]] Status FlushForIngestionLocked(const IngestionJob& job)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The state IngestionJob::Place reads; its Version is valid while mu_ is held.
