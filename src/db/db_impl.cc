@@ -3,22 +3,16 @@
 #include "db/db_impl.h"
 
 #include <sys/resource.h>
-#include <sys/time.h>
 
 #include <algorithm>
 
 #include "base/filename.h"
 #include "options/options_sanitize.h"
 #include "options/options_validate.h"
+#include "util/clock.h"
 
 namespace shale {
 namespace {
-
-uint64_t NowMicros() {
-  struct timeval tv;
-  gettimeofday(&tv, nullptr);
-  return static_cast<uint64_t>(tv.tv_sec) * 1000000 + tv.tv_usec;
-}
 
 // The block cache a DB makes for itself when the options name none (RocksDB's size).
 constexpr size_t kDefaultBlockCacheBytes = 8 << 20;
