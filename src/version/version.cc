@@ -61,7 +61,9 @@ bool Version::OverlapInLevel(int level, std::optional<std::string_view> smallest
     });
   }
   // The first file that ends at or after the range's start is the only candidate.
-  size_t index = smallest_user_key ? FindFile(*icmp_, VersionLevelFiles(&files), FirstKeyOf(*smallest_user_key)) : 0;
+  size_t index = smallest_user_key
+                     ? FindFile(*icmp_, VersionLevelFiles(&files), FirstKeyOf(*smallest_user_key))
+                     : 0;
   return index < files.size() && !BeforeFile(ucmp, largest_user_key, files[index]);
 }
 
@@ -75,7 +77,9 @@ void Version::GetOverlappingInputs(int level, std::optional<std::string_view> be
   if (begin) user_begin = ExtractUserKey(*begin);
   if (end) user_end = ExtractUserKey(*end);
   const std::vector<FileMetaData*>& files = files_[level];
-  size_t i = (level > 0 && user_begin) ? FindFile(*icmp_, VersionLevelFiles(&files), FirstKeyOf(*user_begin)) : 0;
+  size_t i = (level > 0 && user_begin)
+                 ? FindFile(*icmp_, VersionLevelFiles(&files), FirstKeyOf(*user_begin))
+                 : 0;
   while (i < files.size()) {
     FileMetaData* f = files[i++];
     if (AfterFile(ucmp, user_begin, f)) continue;
