@@ -5,7 +5,9 @@
 #                       on 1M keys in a temp directory
 #   tools/dev.sh test   builds Release and runs the whole test suite (ctest), then builds the
 #                       libFuzzer targets (clang, ASan+UBSan) and runs each for a short fixed time,
-#                       then the whole suite under ASan+UBSan and the concurrency tests under TSan
+#                       then the whole suite under ASan+UBSan, then the clang-14 TSan build of
+#                       everything with -Wthread-safety -Werror (the lock annotations are checked
+#                       there) and the concurrency tests under TSan
 # Safe to run again: installed packages and an existing build directory are reused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -81,9 +83,10 @@ case "$cmd" in
       build asan
       echo "== running the whole test suite under ASan+UBSan"
       ctest --preset asan -j "$(nproc)"
-      echo "== building and running the concurrency tests under TSan"
-      cmake --preset tsan >/dev/null
-      cmake --build --preset tsan --target "${TSAN_TESTS[@]}"
+      # The whole tree is built here, not only TSAN_TESTS: this clang build is where
+      # -Wthread-safety -Werror checks every annotated lock (CMakePresets.json, tsan).
+      echo "== building everything with clang-14 -Wthread-safety -Werror (TSan), running the concurrency tests under TSan"
+      build tsan
       ctest --preset tsan -j "$(nproc)" -R "^($(IFS='|'; echo "${TSAN_TESTS[*]}"))\$"
     fi
     ;;

@@ -3,22 +3,16 @@
 #include "db/db_impl.h"
 
 #include <sys/resource.h>
-#include <sys/time.h>
 
 #include <algorithm>
 
 #include "base/filename.h"
 #include "options/options_sanitize.h"
 #include "options/options_validate.h"
+#include "util/clock.h"
 
 namespace shale {
 namespace {
-
-uint64_t NowMicros() {
-  struct timeval tv;
-  gettimeofday(&tv, nullptr);
-  return static_cast<uint64_t>(tv.tv_sec) * 1000000 + tv.tv_usec;
-}
 
 // The block cache a DB makes for itself when the options name none (RocksDB's size).
 constexpr size_t kDefaultBlockCacheBytes = 8 << 20;
@@ -182,8 +176,10 @@ Status DBImpl::FlushAllForCloseLocked() {
 
 Status DBImpl::CloseImpl(bool check_snapshots) {
   Status result;
+  bool opened = false;  // opened_, read under mu_ for the steps below that run without it
   {
     MutexLock lock(&mu_);
+    opened = opened_;
     if (shutting_down_) {
       // Closed, or another Close is under way: done when it has finished, LOCK released (a
       // caller may reopen the DB as soon as this returns).
@@ -223,7 +219,7 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
     Status s = log_->Sync();
     Status c = log_->Close();
     if (s.ok()) s = c;
-    if (result.ok() && opened_) result = s;
+    if (result.ok() && opened) result = s;
     log_.reset();
   }
   SuperVersion* sv = nullptr;
@@ -251,7 +247,7 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
   }
   if (db_lock_ != nullptr) {
     Status s = fs_->UnlockFile(std::move(db_lock_));
-    if (result.ok() && opened_) result = s;
+    if (result.ok() && opened) result = s;
   }
   MutexLock lock(&mu_);
   close_finished_ = true;

@@ -1,12 +1,5 @@
 // DBImpl: the DB (shale/db.h) over a VersionSet, memtables, WALs and a table cache.
-//
-// The implementation is split by concern:
-//   db_impl.cc             construction, Close, snapshots, properties, small API calls
-//   db_impl_open.cc        DB::Open, creating a DB, recovery (MANIFEST, then WAL replay), DestroyDB
-//   db_impl_write.cc       the write path: group commit, WAL, memtable switch
-//   db_impl_read.cc        Get, MultiGet, NewIterator, SuperVersions
-//   db_impl_background.cc  flushes, background errors, deleting obsolete files
-//   db_impl_compaction.cc  scheduling and installing compactions, CompactRange, write stalls
+// Its files and the modules around it: doc/architecture.md.
 //
 // Write path (DESIGN.md "Write path"): writers queue in writers_; the one at the front (the
 // leader) takes the followers behind it into one group, appends the group to the WAL as one

@@ -61,7 +61,7 @@ Status DB::Open(const Options& user_options, const std::string& name, std::uniqu
 }
 
 Status DBImpl::CheckOrCreateDir() {
-  if (options_.create_if_missing) {
+  if (GetOptions().create_if_missing) {
     const bool existed = fs_->FileExists(dbname_).ok();
     Status s = fs_->CreateDirIfMissing(dbname_);
     if (!s.ok()) return Status::IOError("creating the DB directory " + dbname_, s.ToString());
@@ -110,16 +110,16 @@ Status DBImpl::OpenDB(const std::vector<std::string>& option_notes) {
     }
   }
   {
-    const std::string opts = GetStringFromOptions(options_);
+    const Options options = GetOptions();  // a copy taken under mu_: logged without it
+    const std::string opts = GetStringFromOptions(options);
     info_log_->Log("options: %s", opts.c_str());
     for (const std::string& note : option_notes) {
       info_log_->Log("option adjusted as RocksDB does: %s", note.c_str());
     }
-  }
-  if (options_.db_write_buffer_size > 0 &&
-      options_.db_write_buffer_size < kMinMemTableBudget) {
-    info_log_->Log("db_write_buffer_size = %zu is less than one memtable needs: using %zu",
-                   options_.db_write_buffer_size, kMinMemTableBudget);
+    if (options.db_write_buffer_size > 0 && options.db_write_buffer_size < kMinMemTableBudget) {
+      info_log_->Log("db_write_buffer_size = %zu is less than one memtable needs: using %zu",
+                     options.db_write_buffer_size, kMinMemTableBudget);
+    }
   }
   const auto start = std::chrono::steady_clock::now();
 

@@ -1,5 +1,4 @@
 // DBImpl: GetProperty / GetIntProperty (the names are listed in shale/db.h).
-#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
@@ -11,17 +10,12 @@
 #include "db/db_impl.h"
 #include "memtable/memtable_allocator.h"
 #include "util/absl_compat.h"
+#include "util/clock.h"
 
 namespace shale {
 namespace {
 
 constexpr double kMB = 1048576.0;
-
-uint64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Parses the level of "shale.num-files-at-level<N>"; false if it is not such a name.
 bool ParseLevelProperty(std::string_view property, int num_levels, int* level) {

@@ -184,7 +184,8 @@ Status DBImpl::GetFromVersion(const ReadOptions& options, Version* v, const Look
     const std::vector<FileMetaData*>& files = v->files(level);
     if (files.empty()) continue;
     // The key's entries may continue from one file into the next (see version.h).
-    for (size_t i = FindFile(icmp_, files, lkey.internal_key()); i < files.size(); i++) {
+    for (size_t i = FindFile(icmp_, VersionLevelFiles(&files), lkey.internal_key());
+         i < files.size(); i++) {
       const FileMetaData* f = files[i];
       if (ucmp->Compare(user_key, ExtractUserKey(f->smallest)) < 0) break;
       Status s = search_file(f, level);

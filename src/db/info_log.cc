@@ -1,7 +1,5 @@
 #include "db/info_log.h"
 
-#include <sys/time.h>
-
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -10,15 +8,10 @@
 #include <vector>
 
 #include "base/filename.h"
+#include "util/clock.h"
 
 namespace shale {
 namespace {
-
-uint64_t NowMicros() {
-  struct timeval tv;
-  gettimeofday(&tv, nullptr);
-  return static_cast<uint64_t>(tv.tv_sec) * 1000000 + tv.tv_usec;
-}
 
 // Deletes the oldest LOG.old.* files beyond `keep`.
 void TrimOldLogs(FileSystem* fs, const std::string& dbname, int keep) {

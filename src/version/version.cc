@@ -4,6 +4,7 @@
 #include <cassert>
 
 #include "absl/strings/str_cat.h"
+#include "version/version_level_files.h"
 
 namespace shale {
 
@@ -25,14 +26,6 @@ bool BeforeFile(const Comparator* ucmp, std::optional<std::string_view> user_key
 }
 
 }  // namespace
-
-size_t FindFile(const InternalKeyComparator& icmp, const std::vector<FileMetaData*>& files,
-                std::string_view internal_key) {
-  auto it = std::partition_point(files.begin(), files.end(), [&](const FileMetaData* f) {
-    return icmp.Compare(f->largest, internal_key) < 0;
-  });
-  return static_cast<size_t>(it - files.begin());
-}
 
 Version::Version(const InternalKeyComparator* icmp, int num_levels)
     : icmp_(icmp), files_(static_cast<size_t>(num_levels)) {}
@@ -68,7 +61,9 @@ bool Version::OverlapInLevel(int level, std::optional<std::string_view> smallest
     });
   }
   // The first file that ends at or after the range's start is the only candidate.
-  size_t index = smallest_user_key ? FindFile(*icmp_, files, FirstKeyOf(*smallest_user_key)) : 0;
+  size_t index = smallest_user_key
+                     ? FindFile(*icmp_, VersionLevelFiles(&files), FirstKeyOf(*smallest_user_key))
+                     : 0;
   return index < files.size() && !BeforeFile(ucmp, largest_user_key, files[index]);
 }
 
@@ -82,7 +77,9 @@ void Version::GetOverlappingInputs(int level, std::optional<std::string_view> be
   if (begin) user_begin = ExtractUserKey(*begin);
   if (end) user_end = ExtractUserKey(*end);
   const std::vector<FileMetaData*>& files = files_[level];
-  size_t i = (level > 0 && user_begin) ? FindFile(*icmp_, files, FirstKeyOf(*user_begin)) : 0;
+  size_t i = (level > 0 && user_begin)
+                 ? FindFile(*icmp_, VersionLevelFiles(&files), FirstKeyOf(*user_begin))
+                 : 0;
   while (i < files.size()) {
     FileMetaData* f = files[i++];
     if (AfterFile(ucmp, user_begin, f)) continue;

@@ -4,9 +4,10 @@
 //  - L0 files may overlap each other. They are ordered newest first: by largest sequence number
 //    descending, then by file number descending. A read consults them in that order.
 //  - In L1 and below, files are ordered by smallest key and do not overlap: each file's largest
-//    internal key is below the next file's smallest. FindFile() binary-searches them. (So one
-//    user key may continue from a file into the next, with older entries there; range queries
-//    by user key, like GetOverlappingInputs, return both files.)
+//    internal key is below the next file's smallest. FindFile() (iterator/level_iterator.h, over
+//    a VersionLevelFiles) binary-searches them. (So one user key may continue from a file into
+//    the next, with older entries there; range queries by user key, like GetOverlappingInputs,
+//    return both files.)
 // The VersionBuilder keeps these orders; CheckConsistency() verifies them.
 //
 // Lifetime: a Version is reference-counted. The VersionSet holds a reference to its current
@@ -35,11 +36,6 @@
 namespace shale {
 
 class VersionSet;
-
-// The index of the first file in `files` whose largest key is >= `internal_key` (files.size()
-// when there is none). REQUIRES: `files` is sorted and non-overlapping (a level >= 1).
-size_t FindFile(const InternalKeyComparator& icmp, const std::vector<FileMetaData*>& files,
-                std::string_view internal_key);
 
 class Version {
  public:

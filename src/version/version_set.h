@@ -97,7 +97,7 @@ class VersionSet {
   // any I/O. On a VersionSet that was not recovered, the first call creates the DB; it fails
   // with InvalidArgument, changing nothing, if CURRENT exists (the DB must be recovered first).
   // REQUIRES: *mu held (released during the I/O, held again on return).
-  [[nodiscard]] Status LogAndApply(VersionEdit* edit, Mutex* mu);
+  [[nodiscard]] Status LogAndApply(VersionEdit* edit, Mutex* mu) ABSL_EXCLUSIVE_LOCKS_REQUIRED(*mu);
 
   // The current Version (the VersionSet holds a reference). Never null. REQUIRES: mu.
   Version* current() const { return current_; }
@@ -161,7 +161,8 @@ class VersionSet {
   };
 
   // LogAndApply's work, once the caller is at the front of the queue.
-  Status LogAndApplyAtFront(VersionEdit* edit, Mutex* mu);
+  // REQUIRES: *mu held; released during the MANIFEST write, held again on return.
+  Status LogAndApplyAtFront(VersionEdit* edit, Mutex* mu) ABSL_EXCLUSIVE_LOCKS_REQUIRED(*mu);
   // Fills in and checks the edit's bookkeeping fields.
   Status PrepareEdit(VersionEdit* edit);
   // Builds (and references) the Version that the edit makes of current_.

@@ -29,9 +29,6 @@ namespace {
 
 constexpr char kDBName[] = "/closedb";
 
-// A call's outcome after Close began: OK, or the clean refusal.
-bool CleanOutcome(const Status& s) { return s.ok() || s.IsShutdownInProgress(); }
-
 // Collects outcomes that are neither OK nor ShutdownInProgress.
 // Thread-safety: thread-safe.
 class Failures {

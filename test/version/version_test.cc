@@ -14,6 +14,7 @@
 #include "testutil/status_matchers.h"
 #include "util/random.h"
 #include "version/version_builder.h"
+#include "version/version_level_files.h"
 #include "version/version_test_util.h"
 
 namespace shale::test {
@@ -205,7 +206,7 @@ TEST_F(VersionTest, LowerLevelQueriesMatchBruteForce) {
         want.push_back(files[j]);
       }
     }
-    ASSERT_EQ(FindFile(icmp_, files, ia), want_index);
+    ASSERT_EQ(FindFile(icmp_, VersionLevelFiles(&files), ia), want_index);
     std::vector<FileMetaData*> got;
     current_->GetOverlappingInputs(1, ia, ib, &got);
     ASSERT_EQ(got, want) << a << ".." << b;

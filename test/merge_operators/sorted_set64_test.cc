@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "merge/merge_laws.h"
+#include "merge_operators/merge_laws.h"
 #include "shale/merge_operator.h"
 #include "testutil/status_matchers.h"
 #include "util/coding.h"

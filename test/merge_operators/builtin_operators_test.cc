@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "merge/merge_laws.h"
+#include "merge_operators/merge_laws.h"
 #include "shale/merge_operator.h"
 #include "shale/sorted_set64.h"
 #include "testutil/status_matchers.h"

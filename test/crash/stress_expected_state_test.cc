@@ -1,6 +1,6 @@
-// The pieces of tools/shale_stress: key states and their chain hash, value codec, the stress
-// merge operator, expected-state file, durability rules, verification rules, operation mix and
-// options.
+// tools/shale_stress's expected-state model: key states and their chain hash, value codec, the
+// stress merge operator, expected-state file, durability rules, verification rules; and its
+// operation mix and options.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -28,7 +28,7 @@ constexpr WriteKind kDel = WriteKind::kDelete;
 constexpr WriteKind kMerge = WriteKind::kMerge;
 
 std::string TempPath(const std::string& name) {
-  return testing::TempDir() + "/stress_pieces_" + std::to_string(getpid()) + "_" + name;
+  return testing::TempDir() + "/stress_expected_state_" + std::to_string(getpid()) + "_" + name;
 }
 
 TEST(ValueCodecTest, KeysAreFixedWidthAndOrdered) {

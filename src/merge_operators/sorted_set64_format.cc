@@ -1,4 +1,4 @@
-#include "merge/sorted_set64_format.h"
+#include "merge_operators/sorted_set64_format.h"
 
 #include <algorithm>
 #include <cassert>

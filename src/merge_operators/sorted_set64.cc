@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "merge/sorted_set64_format.h"
+#include "merge_operators/sorted_set64_format.h"
 
 namespace shale {
 namespace {

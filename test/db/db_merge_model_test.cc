@@ -1,6 +1,7 @@
-// Review tests for the engine side of merge operators (doc/merge.md): reads, iterators,
-// flush, compaction and write-time merges against a std::map model, under table layouts,
-// compaction styles and subcompactions the main suite does not run, plus targeted scenarios.
+// The engine side of merge operators (doc/merge.md): reads, iterators, flush, compaction and
+// write-time merges against a std::map model under table layouts, compaction styles and
+// subcompactions the main suite does not run (MergeModelTest; SHALE_MERGE_MODEL_SEED picks another
+// history), plus targeted scenarios (MergeScenarioTest, MergeIngestScenarioTest).
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -29,16 +30,16 @@ namespace {
 using test::JoinOperator;
 using Model = std::map<std::string, std::string>;
 
-class MergeReviewTest : public testing::Test {
+class MergeScenarioTest : public testing::Test {
  protected:
-  MergeReviewTest() {
+  MergeScenarioTest() {
     options_.file_system = NewMemFileSystem();
     options_.create_if_missing = true;
     options_.write_buffer_size = 64 << 10;
     options_.disable_auto_compactions = true;
     options_.merge_operator = op_;
   }
-  ~MergeReviewTest() override { Close(); }
+  ~MergeScenarioTest() override { Close(); }
 
   void Open() { ASSERT_OK(DB::Open(options_, dbname_, &db_)); }
   void Close() {
@@ -162,7 +163,7 @@ class CounterOperator : public MergeOperator {
   bool ShouldMerge(const std::vector<std::string_view>& operands) const override {
     return !operands.empty() && operands.back()[0] == '=';  // the oldest collected sets
   }
-  const char* Name() const override { return "review.counter"; }
+  const char* Name() const override { return "model.counter"; }
 
   mutable std::atomic<int> multi_calls{0};
   mutable std::atomic<int> single_calls{0};
@@ -187,7 +188,7 @@ class CounterOperator : public MergeOperator {
   const bool multi_only_;
 };
 
-TEST_F(MergeReviewTest, ShouldMergeStopsLookupsWithTheSameResultAsAFullRead) {
+TEST_F(MergeScenarioTest, ShouldMergeStopsLookupsWithTheSameResultAsAFullRead) {
   auto op = std::make_shared<CounterOperator>(false, false);
   options_.merge_operator = op;
   Open();
@@ -204,7 +205,7 @@ TEST_F(MergeReviewTest, ShouldMergeStopsLookupsWithTheSameResultAsAFullRead) {
   ExpectState(m, {"k"}, nullptr, "after compaction");
 }
 
-TEST_F(MergeReviewTest, AllowSingleOperandReencodesALoneOperand) {
+TEST_F(MergeScenarioTest, AllowSingleOperandReencodesALoneOperand) {
   auto op = std::make_shared<CounterOperator>(true, false);
   options_.merge_operator = op;
   options_.num_levels = 3;
@@ -221,7 +222,7 @@ TEST_F(MergeReviewTest, AllowSingleOperandReencodesALoneOperand) {
 // The header promises PartialMergeMulti combines "two or more" operands, and RocksDB always
 // calls it (its default folds PartialMerge). An operator overriding only PartialMergeMulti
 // should see two operands combined at flush.
-TEST_F(MergeReviewTest, PartialMergeMultiIsOfferedTwoOperands) {
+TEST_F(MergeScenarioTest, PartialMergeMultiIsOfferedTwoOperands) {
   auto op = std::make_shared<CounterOperator>(false, /*multi_only=*/true);
   options_.merge_operator = op;
   Open();
@@ -232,7 +233,7 @@ TEST_F(MergeReviewTest, PartialMergeMultiIsOfferedTwoOperands) {
   ExpectState({{"k", "3"}}, {"k"});
 }
 
-TEST_F(MergeReviewTest, PartialMergeMultiOnlyOperatorStillReadsRight) {
+TEST_F(MergeScenarioTest, PartialMergeMultiOnlyOperatorStillReadsRight) {
   auto op = std::make_shared<CounterOperator>(false, /*multi_only=*/true);
   options_.merge_operator = op;
   Open();
@@ -253,7 +254,7 @@ class PickyJoinOperator : public JoinOperator {
   }
 };
 
-TEST_F(MergeReviewTest, PartialMergeRefusingSomePairsKeepsEveryOperand) {
+TEST_F(MergeScenarioTest, PartialMergeRefusingSomePairsKeepsEveryOperand) {
   options_.merge_operator = std::make_shared<PickyJoinOperator>();
   options_.num_levels = 3;
   options_.allow_ingest_behind = true;
@@ -278,7 +279,7 @@ TEST_F(MergeReviewTest, PartialMergeRefusingSomePairsKeepsEveryOperand) {
 
 // ---------------------------------------------------------------- Ingestion
 
-class MergeReviewIngestTest : public MergeReviewTest {
+class MergeIngestScenarioTest : public MergeScenarioTest {
  protected:
   // Writes an external file; `build` adds its entries.
   std::string WriteFile(const std::string& name,
@@ -294,7 +295,7 @@ class MergeReviewIngestTest : public MergeReviewTest {
   }
 };
 
-TEST_F(MergeReviewIngestTest, IngestedOperandAppliesOnTheBaseBelow) {
+TEST_F(MergeIngestScenarioTest, IngestedOperandAppliesOnTheBaseBelow) {
   Open();
   Put("k", "base");
   Put("a", "A");
@@ -316,7 +317,7 @@ TEST_F(MergeReviewIngestTest, IngestedOperandAppliesOnTheBaseBelow) {
 // global sequence number, so the deletion hides the older base but not the operand (RocksDB's
 // rule: a range deletion covers entries with smaller sequence numbers). Every read path and
 // the compaction must agree.
-TEST_F(MergeReviewIngestTest, RangeDeletionAndOperandInOneIngestedFile) {
+TEST_F(MergeIngestScenarioTest, RangeDeletionAndOperandInOneIngestedFile) {
   Open();
   Put("k", "base");
   Put("l", "L");
@@ -332,7 +333,7 @@ TEST_F(MergeReviewIngestTest, RangeDeletionAndOperandInOneIngestedFile) {
   ExpectState({{"k", "x"}}, {"k", "l"}, nullptr, "compacted");
 }
 
-TEST_F(MergeReviewIngestTest, BaseIngestedBehindOperandsUnderUniversal) {
+TEST_F(MergeIngestScenarioTest, BaseIngestedBehindOperandsUnderUniversal) {
   options_.compaction_style = kCompactionStyleUniversal;
   options_.allow_ingest_behind = true;
   options_.num_levels = 4;
@@ -359,7 +360,7 @@ TEST_F(MergeReviewIngestTest, BaseIngestedBehindOperandsUnderUniversal) {
 
 // The flush drops what the memtable's range deletion hides only where every snapshot that
 // sees the entry also sees the deletion.
-TEST_F(MergeReviewTest, FlushKeepsWhatASnapshotSeesUnderARangeDeletion) {
+TEST_F(MergeScenarioTest, FlushKeepsWhatASnapshotSeesUnderARangeDeletion) {
   Open();
   Put("k", "v1");
   Merge("k", "m1");
@@ -384,7 +385,7 @@ TEST_F(MergeReviewTest, FlushKeepsWhatASnapshotSeesUnderARangeDeletion) {
   ExpectState({{"k", "m2,m3"}}, {"j", "k"}, nullptr, "released, compacted");
 }
 
-TEST_F(MergeReviewTest, WriteTimeMergeInABatchAfterARangeDeletionWithoutWal) {
+TEST_F(MergeScenarioTest, WriteTimeMergeInABatchAfterARangeDeletionWithoutWal) {
   options_.max_successive_merges = 2;
   Open();
   Put("k", "old");
@@ -413,7 +414,7 @@ TEST_F(MergeReviewTest, WriteTimeMergeInABatchAfterARangeDeletionWithoutWal) {
 // erased (a Put/Delete of the key) or cleared (a range deletion) must stop being charged.
 // Otherwise a key that alternates Merge and Put is charged ~50 bytes per Merge forever, and
 // the memtable looks (and flushes as if) far larger than it is.
-TEST_F(MergeReviewTest, SuccessiveMergeTrackingIsNotChargedAfterTheCountsGo) {
+TEST_F(MergeScenarioTest, SuccessiveMergeTrackingIsNotChargedAfterTheCountsGo) {
   auto memtable_bytes = [this](size_t max_successive_merges) {
     options_.max_successive_merges = max_successive_merges;
     options_.write_buffer_size = 32 << 20;
@@ -439,7 +440,7 @@ TEST_F(MergeReviewTest, SuccessiveMergeTrackingIsNotChargedAfterTheCountsGo) {
 
 // A merged key whose operands sit in the memtable, L0 and L1 over a base in L2 that a range
 // deletion in L0 hides; a plain key after it at the end of the data; bounds and a snapshot.
-TEST_F(MergeReviewTest, IteratorLandsOnAMergedKeyFromEveryDirection) {
+TEST_F(MergeScenarioTest, IteratorLandsOnAMergedKeyFromEveryDirection) {
   options_.num_levels = 4;
   Open();
   Put("b", "B");
@@ -504,7 +505,7 @@ TEST_F(MergeReviewTest, IteratorLandsOnAMergedKeyFromEveryDirection) {
 // doc/merge.md ("Hot keys") and Options::max_successive_merges: an operand that finds N
 // operands on top of its key is merged at write time, so a read merges at most N memtable
 // operands.
-TEST_F(MergeReviewTest, MaxSuccessiveMergesBoundMatchesTheDoc) {
+TEST_F(MergeScenarioTest, MaxSuccessiveMergesBoundMatchesTheDoc) {
   class CountingJoin : public JoinOperator {
    public:
     bool FullMergeV2(const MergeOperationInput& in, MergeOperationOutput* out) const override {
@@ -534,15 +535,15 @@ struct ModelConfig {
   bool ingest = false;  // also ingest external files (operands, values, deletions, ranges)
 };
 
-class MergeReviewModelTest : public MergeReviewTest,
+class MergeModelTest : public MergeScenarioTest,
                              public testing::WithParamInterface<ModelConfig> {};
 
-TEST_P(MergeReviewModelTest, RandomHistoriesMatchTheModel) {
+TEST_P(MergeModelTest, RandomHistoriesMatchTheModel) {
   const ModelConfig& config = GetParam();
   config.configure(&options_);
   Open();
-  // SHALE_REVIEW_SEED picks another history (to search more); the default is fixed.
-  const char* env_seed = std::getenv("SHALE_REVIEW_SEED");
+  // SHALE_MERGE_MODEL_SEED picks another history (to search more); the default is fixed.
+  const char* env_seed = std::getenv("SHALE_MERGE_MODEL_SEED");
   const uint64_t seed = env_seed != nullptr ? std::strtoull(env_seed, nullptr, 10) : 301;
   SCOPED_TRACE("seed " + std::to_string(seed));
   Random rnd(static_cast<uint32_t>(seed));
@@ -739,7 +740,7 @@ void SmallTables(Options* o) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Configs, MergeReviewModelTest,
+    Configs, MergeModelTest,
     testing::Values(
         ModelConfig{"HashIndexSmallBlocks",
                     [](Options* o) {

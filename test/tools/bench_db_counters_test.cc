@@ -1,4 +1,4 @@
-// shale_bench's pieces that watch a DB or a clock: the --report_file CSV (db_bench's format),
+// shale_bench's parts that watch a DB or a clock: the --report_file CSV (db_bench's format),
 // the write tickers measured by difference, the files-per-level summary and the
 // waitforcompaction step, on an in-memory DB.
 #include <unistd.h>

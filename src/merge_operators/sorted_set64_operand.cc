@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
-#include "merge/sorted_set64_format.h"
+#include "merge_operators/sorted_set64_format.h"
 #include "util/coding.h"
 
 namespace shale {

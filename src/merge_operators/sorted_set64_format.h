@@ -11,8 +11,8 @@
 // patches: sorted_set64_operand.cc.)
 //
 // Thread-safety: stateless functions; safe from any thread.
-#ifndef SHALE_MERGE_SORTED_SET64_FORMAT_H_
-#define SHALE_MERGE_SORTED_SET64_FORMAT_H_
+#ifndef SHALE_MERGE_OPERATORS_SORTED_SET64_FORMAT_H_
+#define SHALE_MERGE_OPERATORS_SORTED_SET64_FORMAT_H_
 
 #include <cstdint>
 #include <span>
@@ -86,4 +86,4 @@ void CombineSortedSet64Patches(const SortedSet64Patch& older, const SortedSet64P
 
 }  // namespace shale
 
-#endif  // SHALE_MERGE_SORTED_SET64_FORMAT_H_
+#endif  // SHALE_MERGE_OPERATORS_SORTED_SET64_FORMAT_H_

@@ -1,5 +1,5 @@
-// shale_bench's pieces: key and value generation, run accounting (Duration, ThreadStats), the
-// report line and the JSON encoding.
+// shale_bench's generators and report: key and value generation, run accounting (Duration,
+// ThreadStats), the report line and the JSON encoding.
 #include <cstdint>
 #include <regex>
 #include <string>

@@ -4,8 +4,8 @@
 //   - partial merges are invisible: FullMerge(v, ops) == FullMerge(v, ops with a consecutive
 //     run replaced by its partial merge), whenever the partial merge succeeds.
 // Used by the operator tests with random histories.
-#ifndef SHALE_TEST_MERGE_MERGE_LAWS_H_
-#define SHALE_TEST_MERGE_MERGE_LAWS_H_
+#ifndef SHALE_TEST_MERGE_OPERATORS_MERGE_LAWS_H_
+#define SHALE_TEST_MERGE_OPERATORS_MERGE_LAWS_H_
 
 #include <gtest/gtest.h>
 
@@ -64,4 +64,4 @@ inline int CheckMergeLaws(const MergeOperator& op, const std::optional<std::stri
 
 }  // namespace shale
 
-#endif  // SHALE_TEST_MERGE_MERGE_LAWS_H_
+#endif  // SHALE_TEST_MERGE_OPERATORS_MERGE_LAWS_H_

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "merge/sorted_set64_format.h"
+#include "merge_operators/sorted_set64_format.h"
 #include "shale/merge_operator.h"
 #include "util/absl_compat.h"
 
