@@ -270,8 +270,10 @@ class DBImpl final : public DB {
   void MaybeScheduleCompactionLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void BackgroundCompactionCall() ABSL_LOCKS_EXCLUDED(mu_);
   // Runs (or, for moves and deletions, applies) the compaction and installs its result.
-  // Releases mu_ while the job runs. Does not release the compaction's inputs.
-  [[nodiscard]] Status RunCompactionLocked(Compaction* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Releases mu_ while the job runs. Does not release the compaction's inputs. The job counts
+  // its input in *progress when not null (it reports without mu_).
+  [[nodiscard]] Status RunCompactionLocked(Compaction* c, ProgressReporter* progress = nullptr)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status InstallCompactionLocked(Compaction* c, const CompactionJob* job,
                                                bool trivial_move)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
