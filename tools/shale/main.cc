@@ -37,10 +37,12 @@ const Command kCommands[] = {
      "Prints every edit of the MANIFEST that CURRENT names, then the live files per level.",
      {{}, {"hex"}}, 1, 1, DumpManifestCommand},
     {"verify", "verify DIR", "verify every block checksum of the database",
-     "Opens the database, reads every block of every table file, then every key.", {}, 1, 1,
+     "Opens the database, reads every block of every table file, then every key. On a\n"
+     "terminal, a progress line on stderr shows how far it has got and the time left.", {}, 1, 1,
      VerifyCommand},
     {"compact", "compact DIR", "compact the whole key range",
-     "Runs a manual compaction over every key (DB::CompactRange).", {}, 1, 1, CompactCommand},
+     "Runs a manual compaction over every key (DB::CompactRange). On a terminal, a progress\n"
+     "line on stderr shows how far it has got and the time left.", {}, 1, 1, CompactCommand},
     {"ingest",
      "ingest DIR FILE... [--move] [--ingest_behind] [--verify_checksums] "
      "[--no_allow_global_seqno] [--no_allow_blocking_flush]",
