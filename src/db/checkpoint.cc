@@ -1,5 +1,5 @@
 // Checkpoint (shale/checkpoint.h): a thin handle over DBImpl::CreateCheckpoint
-// (db_impl_checkpoint.cc), which does the work under the DB's own locks.
+// (db_impl_checkpoint.cc), which runs a CheckpointJob (checkpoint_job.h).
 #include "shale/checkpoint.h"
 
 #include "db/db_impl.h"

@@ -54,8 +54,9 @@
 #include "compaction/compaction.h"
 #include "compaction/compaction_job.h"
 #include "compaction/compaction_picker.h"
-#include "db/external_file.h"
+#include "db/checkpoint_job.h"
 #include "db/info_log.h"
+#include "db/ingestion_job.h"
 #include "db/snapshot_list.h"
 #include "db/super_version.h"
 #include "db/write_controller.h"
@@ -109,20 +110,17 @@ class DBImpl final : public DB {
   uint64_t GetLatestSequenceNumber() const override { return versions_->LastSequence(); }
 
   // ---- db_impl_checkpoint.cc (what Checkpoint, shale/checkpoint.h, needs of the DB)
-  // Builds an openable copy of the DB in checkpoint_dir: Checkpoint::CreateCheckpoint.
+  // Builds an openable copy of the DB in checkpoint_dir: Checkpoint::CreateCheckpoint. Runs a
+  // CheckpointJob (db/checkpoint_job.h) with the two functions below.
   [[nodiscard]] Status CreateCheckpoint(const std::string& checkpoint_dir,
                                         uint64_t log_size_for_flush) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  // CreateCheckpoint's steps (db_impl_checkpoint.cc). A plan holds a reference to a Version.
-  struct CheckpointPlan;
-  // Flushes (per log_size_for_flush) and captures the plan with the WALs to copy.
-  [[nodiscard]] Status PlanCheckpoint(uint64_t log_size_for_flush, CheckpointPlan* plan)
-      ABSL_LOCKS_EXCLUDED(mu_);
-  // At the write queue's front: flushes writes made without the WAL, then captures the plan
-  // (CapturePlanLocked) with the WAL being written and its length, and keeps the plan's WALs.
+  // CheckpointJobContext::capture_plan: at the write queue's front, flushes writes made
+  // without the WAL, then captures the plan (CaptureCheckpointVersion) with the WAL being
+  // written and its length, and keeps the plan's WALs.
   [[nodiscard]] Status CapturePlanAtFront(CheckpointPlan* plan) ABSL_LOCKS_EXCLUDED(mu_);
-  void CapturePlanLocked(CheckpointPlan* plan) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // CheckpointJobContext::release_plan.
   void ReleasePlan(CheckpointPlan* plan) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
@@ -293,37 +291,16 @@ class DBImpl final : public DB {
   int MaxCompactionThreadsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string CompactionStatsString() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  // ---- db_impl_ingest.cc (IngestExternalFile's steps)
-  // One file of an IngestExternalFile call as it goes through the steps.
-  struct IngestedFile {
-    ExternalFileInfo info;   // what inspection found
-    uint64_t number = 0;     // its number in the DB (0 until assigned)
-    bool in_dir = false;     // the DB directory holds it (linked or copied)
-    bool linked = false;     // hard-linked rather than copied
-    bool maybe_logged = false;  // a failed MANIFEST write may still have recorded it
-    int level = 0;           // where it goes
-    SequenceNumber seqno = 0;  // its global sequence number (0: none)
-  };
-  [[nodiscard]] Status InspectExternalFiles(const std::vector<std::string>& paths,
-                                            const IngestExternalFileOptions& options,
-                                            std::vector<IngestedFile>* files);
-  [[nodiscard]] Status AddExternalFilesToDir(const IngestExternalFileOptions& options,
-                                             std::vector<IngestedFile>* files)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  // ---- db_impl_ingest.cc (what an IngestionJob, db/ingestion_job.h, needs of the DB)
   // Takes the write queue's front, flushes as needed, places the files and logs the edit.
-  [[nodiscard]] Status InstallExternalFiles(const IngestExternalFileOptions& options,
-                                            std::vector<IngestedFile>* files)
-      ABSL_LOCKS_EXCLUDED(mu_);
-  // Flushes the memtables that hold keys in the files' ranges, and under universal
-  // compaction every memtable before a file enters L0 (see db_impl_ingest.cc). REQUIRES: the
-  // writer queue's front.
-  [[nodiscard]] Status FlushForIngestionLocked(const IngestExternalFileOptions& options,
-                                               const std::vector<IngestedFile>& files)
+  [[nodiscard]] Status InstallExternalFiles(IngestionJob* job) ABSL_LOCKS_EXCLUDED(mu_);
+  // Flushes the memtables that hold keys in the job's files' ranges, and under universal
+  // compaction every memtable before a file enters L0 (IngestionJob::CheckFlush). REQUIRES:
+  // the writer queue's front; mu_ held, released and retaken while it waits for the flush.
+  [[nodiscard]] Status FlushForIngestionLocked(const IngestionJob& job)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Chooses each file's level and sequence number (see db_impl_ingest.cc).
-  [[nodiscard]] Status PlaceExternalFilesLocked(const IngestExternalFileOptions& options,
-                                                std::vector<IngestedFile>* files)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The state IngestionJob::Place reads; its Version is valid while mu_ is held.
+  IngestionJob::DbView IngestionViewLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- db_impl.cc
   // Registers a public call that uses the write queue, the WAL, the memtables, the background

@@ -5,18 +5,23 @@
         db.put(b"key", b"value")
         db.get(b"key")  # b"value"
 
-See DB, WriteBatch, Iterator and Snapshot; for bulk loads, BulkLoader (pairs in any order),
+See DB, WriteBatch, Iterator and Snapshot; Cache, a block cache DBs can share; MergeOperator,
+for merge operators written in Python; for bulk loads, BulkLoader (pairs in any order),
 and SstFileWriter with DB.ingest_external_file (table files built elsewhere, e.g. by a Spark
 job). The library is found through the environment variable SHALE_LIBRARY or the in-tree
 build (see shale._library); it is loaded on first use.
 """
 
 from ._bulk_loader import BulkLoader
-from ._db import DB, Iterator, Snapshot, WriteBatch, destroy_db
+from ._cache import Cache
+from ._batch import WriteBatch
+from ._db import DB, Snapshot, destroy_db
 from ._errors import (CorruptionError, Error, InvalidArgumentError, IOError,
                       NotSupportedError)
 from ._external import SstFileInfo, SstFileWriter
+from ._iterator import Iterator
 from ._library import LibraryNotFoundError
+from ._merge import MergeOperator
 
 # The size limits of the engine (include/shale/limits.h, doc/size_limits.md): the longest key
 # (each end of a range deletion included), the longest value or merge operand, the largest
@@ -29,7 +34,7 @@ MAX_TABLE_BLOCK_SIZE = 256 << 20
 
 __all__ = [
     "DB", "Iterator", "Snapshot", "WriteBatch", "destroy_db", "SstFileWriter", "SstFileInfo",
-    "BulkLoader",
+    "BulkLoader", "Cache", "MergeOperator",
     "Error", "InvalidArgumentError", "IOError", "CorruptionError", "NotSupportedError",
     "LibraryNotFoundError",
     "MAX_KEY_SIZE", "MAX_VALUE_SIZE", "MAX_WRITE_BATCH_SIZE", "MAX_TABLE_BLOCK_SIZE",

@@ -7,9 +7,16 @@ without the write path (include/shale/bulk_loader.h, c.h's shale_bulkloader_*).
         loader.finish()                    # sorts, merges, writes and ingests: all or nothing
 """
 
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Optional, Tuple, Union
 
 from . import _errors, _library
+from ._library import BytesLike
+
+if TYPE_CHECKING:
+    from ._db import DB
 
 # The C ABI's compression codes (c.h: shale_no_compression, shale_zstd_compression), by the
 # RocksDB names that DB options use.
@@ -23,7 +30,7 @@ _FUNCTIONS = ("create", "add", "finish", "destroy", "options_create", "options_d
               "options_set_max_open_files")
 
 
-def _functions():
+def _functions() -> Dict[str, Any]:
     """The shale_bulkloader_* functions by their short names; NotSupportedError naming the
     first one the library lacks."""
     return {name: _errors.need(f"shale_bulkloader_{name}", "shale.BulkLoader")
@@ -48,12 +55,14 @@ class BulkLoader:
     thread-safe: one thread at a time.
     """
 
-    def __init__(self, db, *, memory_budget=None, threads=0, temp_dir=None,
-                 target_file_size=0, compression=None, max_open_files=0):
+    def __init__(self, db: DB, *, memory_budget: Optional[int] = None, threads: int = 0,
+                 temp_dir: Union[str, bytes, os.PathLike[str], os.PathLike[bytes], None] = None,
+                 target_file_size: int = 0, compression: Optional[str] = None,
+                 max_open_files: int = 0) -> None:
         if compression is not None and compression not in _COMPRESSION:
             raise ValueError(f"shale: compression must be one of {sorted(_COMPRESSION)} or "
                              f"None (the DB's), not {compression!r}")
-        self._handle = None
+        self._handle: Optional[int] = None
         self._fn = _functions()
         self._db = db
         options = self._fn["options_create"]()
@@ -72,39 +81,39 @@ class BulkLoader:
             self._fn["options_destroy"](options)
         db._loaders.add(self)
 
-    def _checked_handle(self):
+    def _checked_handle(self) -> int:
         if not self._handle:
             raise _errors.Error("shale: the BulkLoader is closed")
         return self._handle
 
-    def add(self, key, value):
+    def add(self, key: BytesLike, value: BytesLike) -> None:
         """Adds key -> value (copied); a later add of the same key wins."""
         key = _library.as_bytes(key, "key")
         value = _library.as_bytes(value, "value")
         _errors.call(self._fn["add"], self._checked_handle(), key, len(key), value, len(value))
 
-    def add_all(self, pairs):
+    def add_all(self, pairs: Iterable[Tuple[BytesLike, BytesLike]]) -> None:
         """Adds every (key, value) of an iterable."""
         for key, value in pairs:
             self.add(key, value)
 
-    def finish(self):
+    def finish(self) -> None:
         """Sorts, merges, writes and ingests everything added, all or nothing, and removes the
         temporary files. An error when called twice."""
         _errors.call(self._fn["finish"], self._checked_handle())
 
-    def close(self):
+    def close(self) -> None:
         """Frees the loader, abandoning an unfinished load (DB.close does it too). Idempotent."""
         handle, self._handle = getattr(self, "_handle", None), None
         if handle:
             self._fn["destroy"](handle)
             self._db._loaders.discard(self)
 
-    def __enter__(self):
+    def __enter__(self) -> BulkLoader:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         self.close()

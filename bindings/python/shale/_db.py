@@ -1,19 +1,32 @@
 """DB and Snapshot: the database handle of the binding and its point-in-time views."""
 
+from __future__ import annotations
+
 import ctypes
 import os
 import weakref
+from typing import (TYPE_CHECKING, Any, Iterable, List, Mapping, Optional, Tuple, TypeVar,
+                    Union, overload)
 
-from . import _errors, _external, _library, _options
+from . import _errors, _external, _library, _merge, _options
 from ._batch import WriteBatch
+from ._cache import Cache
 from ._iterator import Iterator
+from ._library import BytesLike
+from ._merge import MergeOperator
+
+if TYPE_CHECKING:
+    from ._bulk_loader import BulkLoader
+
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+_T = TypeVar("_T")
 
 
 # CompactRangeOptions::bottommost_level_compaction, in the C ABI's order (its int values).
 _BOTTOMMOST = ("skip", "if_have_compaction_filter", "force", "force_optimized")
 
 
-def destroy_db(path, **options):
+def destroy_db(path: PathLike, **options: _options.OptionValue) -> None:
     """Deletes the DB in directory `path` (an error while it is open)."""
     lib = _library.lib()
     handle = _options.new_options(lib, options)
@@ -30,20 +43,21 @@ class Snapshot:
     from being compacted away. Releasing it closes the iterators that read through it.
     """
 
-    def __init__(self, db):
+    def __init__(self, db: DB) -> None:
         self._lib = db._lib
         self._db = db
-        self._handle = self._lib.shale_create_snapshot(db._checked_handle())
-        self._iterators = weakref.WeakSet()
+        self._handle: Optional[int] = self._lib.shale_create_snapshot(db._checked_handle())
+        self._iterators: weakref.WeakSet[Iterator] = weakref.WeakSet()
 
-    def _handle_for(self, db):
+    def _handle_for(self, db: DB) -> int:
         if db is not self._db:
             raise ValueError("shale: the snapshot belongs to another DB")
         if not self._handle:
             raise _errors.Error("shale: the snapshot is released")
         return self._handle
 
-    def release(self):
+    def release(self) -> None:
+        """Releases the snapshot and closes the iterators that read through it. Idempotent."""
         handle, self._handle = getattr(self, "_handle", None), None
         if not handle:
             return
@@ -52,13 +66,13 @@ class Snapshot:
         self._lib.shale_release_snapshot(self._db._handle, handle)
         self._db._snapshots.discard(self)
 
-    def __enter__(self):
+    def __enter__(self) -> Snapshot:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.release()
 
-    def __del__(self):
+    def __del__(self) -> None:
         self.release()
 
 
@@ -67,8 +81,28 @@ class DB:
     value syntax, parsed by the engine: create_if_missing=True, write_buffer_size="64M",
     compression="kZSTD", block_based_table_factory={"block_size": "8K"}). For merge, name a
     built-in merge operator: merge_operator="uint64add" (8-byte little-endian integers,
-    summed), "max", "stringappend" or "stringappend:<delimiter>", "sortedset64";
-    max_successive_merges=N merges a key's operands at write time once N are stacked.
+    summed), "max", "stringappend" or "stringappend:<delimiter>", "sortedset64"; or give
+    a shale.MergeOperator written in Python. max_successive_merges=N merges a key's operands
+    at write time once N are stacked.
+
+    Keywords for what the options string cannot say (the C setters of c.h), applied to fresh
+    options in this order, before the named options, which therefore override them:
+      1. block_cache=shale.Cache(...): a block cache shared with other DBs (it replaces the
+         table options with the defaults plus the cache; table options named in
+         block_based_table_factory={...} then apply on top);
+      2. prepare_for_bulk_load=True: RocksDB's PrepareForBulkLoad (no automatic compaction,
+         2 levels, large write buffers; compact_range() when the load is done);
+      3. optimize_for_point_lookup=MiB: OptimizeForPointLookup (a bloom filter, the
+         data-block hash index and, unless 0, a new block cache of that many MiB: give 0 with
+         block_cache, which it would replace; a non-zero value with block_cache is a
+         ValueError);
+      4. increase_parallelism=N: IncreaseParallelism (N background jobs; after the bulk-load
+         preset, so N wins over its 6);
+      5. enable_statistics=True: the DB counts tickers and histograms; read them with
+         statistics();
+      6. a MergeOperator given as merge_operator.
+    So DB(p, prepare_for_bulk_load=True, write_buffer_size="64M") keeps the preset except its
+    write buffer size.
 
     Keys and values are bytes. Errors raise shale.Error (or a subclass) with the engine's
     message. Use it as a context manager, or call close(); closing also closes the DB's
@@ -76,31 +110,53 @@ class DB:
     concurrently with close().
     """
 
-    def __init__(self, path, **options):
+    def __init__(self, path: PathLike, *, block_cache: Optional[Cache] = None,
+                 prepare_for_bulk_load: bool = False,
+                 optimize_for_point_lookup: Optional[int] = None,
+                 increase_parallelism: Optional[int] = None, enable_statistics: bool = False,
+                 **options: _options.OptionValue) -> None:
         self._lib = _library.lib()
-        self._handle = None
-        self._iterators = weakref.WeakSet()
-        self._snapshots = weakref.WeakSet()
-        self._loaders = weakref.WeakSet()  # BulkLoaders, which borrow the DB
-        self.path = os.fspath(path)
-        handle = _options.new_options(self._lib, options)
+        self._handle: Optional[int] = None
+        # The options the DB was opened with, kept while statistics are enabled: the C ABI
+        # reads the statistics through them (shale_options_statistics_get_string).
+        self._options: Optional[int] = None
+        self._iterators: weakref.WeakSet[Iterator] = weakref.WeakSet()
+        self._snapshots: weakref.WeakSet[Snapshot] = weakref.WeakSet()
+        self._loaders: weakref.WeakSet[BulkLoader] = weakref.WeakSet()  # borrow the DB
+        self.path: Union[str, bytes] = os.fspath(path)
+        # The block cache, kept for the DB's life (the engine shares the cache itself anyway).
+        self.block_cache: Optional[Cache] = block_cache
+        merge_operator = options.get("merge_operator")
+        if isinstance(merge_operator, MergeOperator):
+            del options["merge_operator"]
+        else:
+            merge_operator = None
+        prepare = _Prepare(block_cache, prepare_for_bulk_load, optimize_for_point_lookup,
+                           increase_parallelism, enable_statistics, merge_operator)
+        handle = _options.new_options(self._lib, options, prepare if prepare.needed() else None)
         try:
-            self._handle = _errors.call(self._lib.shale_open, handle, os.fsencode(self.path))
+            self._handle = _errors.call(self._lib.shale_open, handle, os.fsencode(path))
         finally:
-            self._lib.shale_options_destroy(handle)
+            if enable_statistics and self._handle:
+                self._options = handle
+            else:
+                self._lib.shale_options_destroy(handle)
+        if merge_operator is not None:
+            _merge.track(self)
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
+        """Whether close() has been called."""
         return not self._handle
 
-    def _checked_handle(self):
+    def _checked_handle(self) -> int:
         if not self._handle:
-            raise _errors.Error(f"shale: the DB {self.path} is closed")
+            raise _errors.Error(f"shale: the DB {os.fsdecode(self.path)} is closed")
         return self._handle
 
     # ------------------------------------------------------------ Writes
 
-    def _write(self, fn, args, sync, disable_wal):
+    def _write(self, fn: Any, args: Tuple[Any, ...], sync: bool, disable_wal: bool) -> None:
         wo = self._lib.shale_writeoptions_create()
         try:
             self._lib.shale_writeoptions_set_sync(wo, bool(sync))
@@ -109,28 +165,33 @@ class DB:
         finally:
             self._lib.shale_writeoptions_destroy(wo)
 
-    def put(self, key, value, *, sync=False, disable_wal=False):
+    def put(self, key: BytesLike, value: BytesLike, *, sync: bool = False,
+            disable_wal: bool = False) -> None:
         key = _library.as_bytes(key, "key")
         value = _library.as_bytes(value, "value")
         self._write(self._lib.shale_put, (key, len(key), value, len(value)), sync, disable_wal)
 
-    def delete(self, key, *, sync=False, disable_wal=False):
+    def delete(self, key: BytesLike, *, sync: bool = False,
+               disable_wal: bool = False) -> None:
         key = _library.as_bytes(key, "key")
         self._write(self._lib.shale_delete, (key, len(key)), sync, disable_wal)
 
-    def single_delete(self, key, *, sync=False, disable_wal=False):
+    def single_delete(self, key: BytesLike, *, sync: bool = False,
+                      disable_wal: bool = False) -> None:
         """Removes a key that was put at most once since its last deletion."""
         key = _library.as_bytes(key, "key")
         self._write(self._lib.shale_singledelete, (key, len(key)), sync, disable_wal)
 
-    def delete_range(self, start, end, *, sync=False, disable_wal=False):
+    def delete_range(self, start: BytesLike, end: BytesLike, *, sync: bool = False,
+                     disable_wal: bool = False) -> None:
         """Deletes every key in [start, end)."""
         start = _library.as_bytes(start, "start")
         end = _library.as_bytes(end, "end")
         self._write(self._lib.shale_delete_range, (start, len(start), end, len(end)), sync,
                     disable_wal)
 
-    def merge(self, key, operand, *, sync=False, disable_wal=False):
+    def merge(self, key: BytesLike, operand: BytesLike, *, sync: bool = False,
+              disable_wal: bool = False) -> None:
         """Adds a merge operand for key: the DB's merge operator (the option merge_operator,
         e.g. "uint64add" or "stringappend:|") combines it with the key's value when the key is
         read, flushed or compacted. InvalidArgumentError when the DB has no merge operator; a
@@ -140,7 +201,8 @@ class DB:
         merge = _errors.need("shale_merge", "DB.merge")
         self._write(merge, (key, len(key), operand, len(operand)), sync, disable_wal)
 
-    def write(self, batch, *, sync=False, disable_wal=False):
+    def write(self, batch: WriteBatch, *, sync: bool = False,
+              disable_wal: bool = False) -> None:
         """Applies a WriteBatch atomically."""
         if not isinstance(batch, WriteBatch):
             raise TypeError(f"shale: write takes a WriteBatch, not {type(batch).__name__}")
@@ -148,8 +210,10 @@ class DB:
 
     # ------------------------------------------------------------ Reads
 
-    def _read_options(self, snapshot=None, lower_bound=None, upper_bound=None,
-                      verify_checksums=True, fill_cache=True):
+    def _read_options(self, snapshot: Optional[Snapshot] = None,
+                      lower_bound: Optional[BytesLike] = None,
+                      upper_bound: Optional[BytesLike] = None, verify_checksums: bool = True,
+                      fill_cache: bool = True) -> int:
         ro = self._lib.shale_readoptions_create()
         try:
             if snapshot is not None:
@@ -167,9 +231,19 @@ class DB:
         except BaseException:
             self._lib.shale_readoptions_destroy(ro)
             raise
-        return ro
+        return int(ro)
 
-    def get(self, key, default=None, *, snapshot=None):
+    @overload
+    def get(self, key: BytesLike, *, snapshot: Optional[Snapshot] = None) -> Optional[bytes]:
+        ...
+
+    @overload
+    def get(self, key: BytesLike, default: _T, *,
+            snapshot: Optional[Snapshot] = None) -> Union[bytes, _T]:
+        ...
+
+    def get(self, key: BytesLike, default: Any = None, *,
+            snapshot: Optional[Snapshot] = None) -> Any:
         """The value of key (bytes), or `default` when the key is absent."""
         key = _library.as_bytes(key, "key")
         ro = self._read_options(snapshot=snapshot)
@@ -179,12 +253,40 @@ class DB:
                                ctypes.byref(length))
         finally:
             self._lib.shale_readoptions_destroy(ro)
-        if not ptr:
-            return default
-        return _library.take_string(ptr, length.value)
+        value = _library.take_string(ptr, length.value)
+        return default if value is None else value
 
-    def iterator(self, *, lower_bound=None, upper_bound=None, snapshot=None, reverse=False,
-                 verify_checksums=True, fill_cache=True):
+    def multi_get(self, keys: Iterable[BytesLike], *,
+                  snapshot: Optional[Snapshot] = None) -> List[Optional[bytes]]:
+        """The values of `keys`, in order, all read at one snapshot (`snapshot`, or now): bytes,
+        or None for a key that is absent. Raises the first key's error when a read fails."""
+        key_list = [_library.as_bytes(key, "key") for key in keys]
+        multi_get = _errors.need("shale_multi_get", "DB.multi_get")
+        count = len(key_list)
+        if count == 0:
+            return []
+        values = (ctypes.c_void_p * count)()
+        value_sizes = (ctypes.c_size_t * count)()
+        errors = (ctypes.c_void_p * count)()
+        ro = self._read_options(snapshot=snapshot)
+        try:
+            multi_get(self._checked_handle(), ro, count, (ctypes.c_char_p * count)(*key_list),
+                      (ctypes.c_size_t * count)(*map(len, key_list)), values, value_sizes,
+                      errors)
+        finally:
+            self._lib.shale_readoptions_destroy(ro)
+        # Take every buffer (freeing it) before raising, so an error leaks nothing.
+        result = [_library.take_string(values[i], value_sizes[i]) for i in range(count)]
+        messages = [_library.take_string(errors[i]) for i in range(count)]
+        for message in messages:
+            if message is not None:
+                raise _errors.error_for(message.decode("utf-8", "replace"))
+        return result
+
+    def iterator(self, *, lower_bound: Optional[BytesLike] = None,
+                 upper_bound: Optional[BytesLike] = None, snapshot: Optional[Snapshot] = None,
+                 reverse: bool = False, verify_checksums: bool = True,
+                 fill_cache: bool = True) -> Iterator:
         """An Iterator over the keys in [lower_bound, upper_bound) (None: unbounded) as of
         `snapshot` (None: now). reverse=True makes plain iteration go from the last key."""
         ro = self._read_options(snapshot, lower_bound, upper_bound, verify_checksums,
@@ -198,19 +300,19 @@ class DB:
             snapshot._iterators.add(iterator)
         return iterator
 
-    def snapshot(self):
+    def snapshot(self) -> Snapshot:
         """A Snapshot of the current state."""
         snapshot = Snapshot(self)
         self._snapshots.add(snapshot)
         return snapshot
 
-    def latest_sequence_number(self):
+    def latest_sequence_number(self) -> int:
         """The sequence number of the last write (each record of a batch takes one)."""
         return int(self._lib.shale_get_latest_sequence_number(self._checked_handle()))
 
     # ------------------------------------------------------------ Maintenance
 
-    def flush(self, wait=True):
+    def flush(self, wait: bool = True) -> None:
         """Flushes the memtables to table files (and waits for it unless wait=False)."""
         fo = self._lib.shale_flushoptions_create()
         try:
@@ -219,15 +321,17 @@ class DB:
         finally:
             self._lib.shale_flushoptions_destroy(fo)
 
-    def compact_range(self, start=None, limit=None, *, exclusive=True, change_level=False,
-                      target_level=-1, bottommost_level_compaction="if_have_compaction_filter"):
+    def compact_range(self, start: Optional[BytesLike] = None,
+                      limit: Optional[BytesLike] = None, *, exclusive: bool = True,
+                      change_level: bool = False, target_level: int = -1,
+                      bottommost_level_compaction: str = "if_have_compaction_filter") -> None:
         """Flushes, then compacts the keys in [start, limit] and returns when done; None is an
         open end. With change_level the output moves to target_level (-1: the bottom level);
         bottommost_level_compaction is "skip", "if_have_compaction_filter", "force" or
         "force_optimized"; exclusive waits for automatic compactions to finish first. Like
         RocksDB's C API, reports no error (a failed compaction shows in later writes)."""
-        start = None if start is None else _library.as_bytes(start, "start")
-        limit = None if limit is None else _library.as_bytes(limit, "limit")
+        start_key = None if start is None else _library.as_bytes(start, "start")
+        limit_key = None if limit is None else _library.as_bytes(limit, "limit")
         try:
             bottommost = _BOTTOMMOST.index(bottommost_level_compaction)
         except ValueError:
@@ -240,15 +344,17 @@ class DB:
             self._lib.shale_compactoptions_set_change_level(co, bool(change_level))
             self._lib.shale_compactoptions_set_target_level(co, int(target_level))
             self._lib.shale_compactoptions_set_bottommost_level_compaction(co, bottommost)
-            self._lib.shale_compact_range_opt(handle, co, start, len(start or b""), limit,
-                                              len(limit or b""))
+            self._lib.shale_compact_range_opt(handle, co, start_key, len(start_key or b""),
+                                              limit_key, len(limit_key or b""))
         finally:
             self._lib.shale_compactoptions_destroy(co)
 
-    def ingest_external_file(self, files, *, move_files=False, snapshot_consistency=True,
-                             allow_global_seqno=True, allow_blocking_flush=True,
-                             ingest_behind=False, verify_checksums_before_ingest=False,
-                             write_global_seqno=False):
+    def ingest_external_file(self, files: Iterable[PathLike], *, move_files: bool = False,
+                             snapshot_consistency: bool = True,
+                             allow_global_seqno: bool = True, allow_blocking_flush: bool = True,
+                             ingest_behind: bool = False,
+                             verify_checksums_before_ingest: bool = False,
+                             write_global_seqno: bool = False) -> None:
         """Links the table files `files` (paths written by shale.SstFileWriter) into the DB, all
         or none. Each file goes to the lowest level where it overlaps nothing. The options are
         RocksDB's IngestExternalFileOptions: move_files hard-links the files (copies across file
@@ -267,7 +373,8 @@ class DB:
             "write_global_seqno": write_global_seqno,
         })
 
-    def create_checkpoint(self, checkpoint_dir, *, log_size_for_flush=0):
+    def create_checkpoint(self, checkpoint_dir: PathLike, *,
+                          log_size_for_flush: int = 0) -> None:
         """Makes an openable copy of the DB in `checkpoint_dir` (which must not exist; its
         parent must): table files hard-linked (copied across file systems) plus a fresh
         MANIFEST and CURRENT. With log_size_for_flush=0 the memtables are flushed first;
@@ -281,12 +388,12 @@ class DB:
         finally:
             destroy(checkpoint)
 
-    def set_options(self, options):
+    def set_options(self, options: Mapping[str, _options.OptionValue]) -> None:
         """Changes dynamic options of the open DB, all or none: a dict of RocksDB names to
         values ({"disable_auto_compactions": False, "write_buffer_size": "8M"}); values are
         written as in DB(...). Raises InvalidArgumentError naming an unknown, malformed or
         non-dynamic option."""
-        if not isinstance(options, dict):
+        if not isinstance(options, Mapping):
             raise TypeError(f"shale: set_options takes a dict, not {type(options).__name__}")
         names = [str(name).encode() for name in options]
         values = [_options.option_value(value).encode() for value in options.values()]
@@ -294,14 +401,14 @@ class DB:
         _errors.call(self._lib.shale_set_options, self._checked_handle(), count,
                      (ctypes.c_char_p * count)(*names), (ctypes.c_char_p * count)(*values))
 
-    def property(self, name):
+    def property(self, name: str) -> Optional[str]:
         """A property as text ("shale.stats", "shale.num-files-at-level0", ...), or None
         when the engine does not know it."""
         ptr = self._lib.shale_property_value(self._checked_handle(), name.encode())
         text = _library.take_string(ptr)
         return None if text is None else text.decode("utf-8", "replace")
 
-    def int_property(self, name):
+    def int_property(self, name: str) -> Optional[int]:
         """A numeric property as an int, or None when unknown or not numeric."""
         value = ctypes.c_uint64()
         if self._lib.shale_property_int(self._checked_handle(), name.encode(),
@@ -309,9 +416,47 @@ class DB:
             return None
         return value.value
 
+    def approximate_sizes(self, ranges: Iterable[Tuple[BytesLike, BytesLike]]) -> List[int]:
+        """The approximate bytes of table files holding each range [start, limit), in order
+        (DB::GetApproximateSizes: the memtables are not counted; flush() first to count recent
+        writes). A range with limit <= start is 0."""
+        pairs = [(_library.as_bytes(start, "start"), _library.as_bytes(limit, "limit"))
+                 for start, limit in ranges]
+        approximate_sizes = _errors.need("shale_approximate_sizes", "DB.approximate_sizes")
+        count = len(pairs)
+        if count == 0:
+            return []
+        if count > 0x7FFFFFFF:
+            raise ValueError(f"shale: approximate_sizes takes at most 2^31-1 ranges, not {count}")
+        starts = [start for start, _ in pairs]
+        limits = [limit for _, limit in pairs]
+        sizes = (ctypes.c_uint64 * count)()
+        _errors.call(approximate_sizes, self._checked_handle(), count,
+                     (ctypes.c_char_p * count)(*starts), (ctypes.c_size_t * count)(*map(len, starts)),
+                     (ctypes.c_char_p * count)(*limits), (ctypes.c_size_t * count)(*map(len, limits)),
+                     sizes)
+        return [int(size) for size in sizes]
+
+    def resume(self) -> None:
+        """Clears the background error that stopped the DB's writes (a failed flush,
+        compaction or WAL write: writes then raise it) once its cause is gone: flushes what
+        the failure left in memory and lets writes and compactions run again (DB::Resume).
+        Raises the error again when the cause persists; does nothing when there is none."""
+        resume = _errors.need("shale_resume", "DB.resume")
+        _errors.call(resume, self._checked_handle())
+
+    def statistics(self) -> Optional[str]:
+        """The DB's statistics as text, every ticker ("shale.block.cache.hit COUNT : 12") then
+        every histogram, or None when the DB was not opened with enable_statistics=True. Still
+        readable after close(), with the final counts."""
+        if self._options is None:
+            return None
+        text = _library.take_string(self._lib.shale_options_statistics_get_string(self._options))
+        return None if text is None else text.decode("utf-8", "replace")
+
     # ------------------------------------------------------------ Lifetime
 
-    def close(self):
+    def close(self) -> None:
         """Closes the iterators and bulk loaders (abandoning unfinished loads), releases the
         snapshots, then closes the DB. Idempotent."""
         if not getattr(self, "_handle", None):
@@ -325,14 +470,92 @@ class DB:
         handle, self._handle = self._handle, None
         self._lib.shale_close(handle)
 
-    def __enter__(self):
+    def __enter__(self) -> DB:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
-        self.close()
+    def _free_options(self) -> None:
+        """Frees the options kept for statistics() (after which it returns None)."""
+        options, self._options = getattr(self, "_options", None), None
+        if options:
+            self._lib.shale_options_destroy(options)
 
-    def __repr__(self):
+    def __del__(self) -> None:
+        self.close()
+        self._free_options()
+
+    def __repr__(self) -> str:
         return f"<shale.DB {self.path!r}{' (closed)' if self.closed else ''}>"
+
+
+class _Prepare:
+    """The C setters DB(...) applies to fresh options before the named options (see DB's
+    docstring for the order and why)."""
+
+    def __init__(self, block_cache: Optional[Cache], prepare_for_bulk_load: bool,
+                 optimize_for_point_lookup: Optional[int], increase_parallelism: Optional[int],
+                 enable_statistics: bool, merge_operator: Optional[MergeOperator]) -> None:
+        if block_cache is not None and not isinstance(block_cache, Cache):
+            raise TypeError(f"shale: block_cache must be a shale.Cache, not "
+                            f"{type(block_cache).__name__} (a capacity goes in "
+                            f"block_based_table_factory={{'block_cache': ...}})")
+        if optimize_for_point_lookup is not None:
+            optimize_for_point_lookup = _count(optimize_for_point_lookup,
+                                               "optimize_for_point_lookup", 0)
+            if block_cache is not None and optimize_for_point_lookup != 0:
+                raise ValueError(
+                    f"shale: optimize_for_point_lookup={optimize_for_point_lookup} would "
+                    f"replace block_cache with a new {optimize_for_point_lookup} MiB cache; "
+                    f"give optimize_for_point_lookup=0 to keep block_cache")
+        if increase_parallelism is not None:
+            increase_parallelism = _count(increase_parallelism, "increase_parallelism", 1)
+        self.block_cache = block_cache
+        self.prepare_for_bulk_load = bool(prepare_for_bulk_load)
+        self.optimize_for_point_lookup = optimize_for_point_lookup
+        self.increase_parallelism = increase_parallelism
+        self.enable_statistics = bool(enable_statistics)
+        self.merge_operator = merge_operator
+
+    def needed(self) -> bool:
+        return (self.block_cache is not None or self.prepare_for_bulk_load
+                or self.optimize_for_point_lookup is not None
+                or self.increase_parallelism is not None or self.enable_statistics
+                or self.merge_operator is not None)
+
+    def __call__(self, options: int) -> None:
+        lib = _library.lib()
+        if self.block_cache is not None:
+            table = _errors.need("shale_block_based_options_create", "DB(block_cache=...)")()
+            try:
+                lib.shale_block_based_options_set_block_cache(
+                    table, self.block_cache._checked_handle())
+                lib.shale_options_set_block_based_table_factory(options, table)
+            finally:
+                lib.shale_block_based_options_destroy(table)
+        if self.prepare_for_bulk_load:
+            _errors.need("shale_options_prepare_for_bulk_load", "DB(prepare_for_bulk_load=...)")(
+                options)
+        if self.optimize_for_point_lookup is not None:
+            _errors.need("shale_options_optimize_for_point_lookup",
+                         "DB(optimize_for_point_lookup=...)")(options,
+                                                             self.optimize_for_point_lookup)
+        if self.increase_parallelism is not None:
+            _errors.need("shale_options_increase_parallelism",
+                         "DB(increase_parallelism=...)")(options, self.increase_parallelism)
+        if self.enable_statistics:
+            _errors.need("shale_options_enable_statistics", "DB(enable_statistics=True)")(
+                options)
+        if self.merge_operator is not None:
+            _errors.need("shale_mergeoperator_create", "a shale.MergeOperator")
+            _merge.set_on_options(lib, options, self.merge_operator)
+
+
+def _count(value: int, what: str, minimum: int) -> int:
+    """`value` as an int of at least `minimum`; TypeError or ValueError naming `what`."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"shale: {what} must be an int, not {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"shale: {what} must be >= {minimum}, not {value}")
+    return value

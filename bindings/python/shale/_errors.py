@@ -1,7 +1,10 @@
 """The exceptions of the binding. Each carries the engine's message (Status::ToString(), such
 as "IO error: /tmp/db/LOCK: ...") as its str() and as `.message`."""
 
+from __future__ import annotations
+
 import ctypes
+from typing import Any, Iterable, Tuple, Type
 
 from . import _library
 
@@ -9,7 +12,7 @@ from . import _library
 class Error(Exception):
     """An error reported by ShaleDB."""
 
-    def __init__(self, message):
+    def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
 
@@ -31,7 +34,7 @@ class NotSupportedError(Error):
 
 
 # Status::ToString() prefixes (src/util/status.cc) and the exception each one raises.
-_BY_PREFIX = (
+_BY_PREFIX: Tuple[Tuple[str, Type[Error]], ...] = (
     ("Invalid argument", InvalidArgumentError),
     ("IO error", IOError),
     ("Corruption", CorruptionError),
@@ -39,7 +42,7 @@ _BY_PREFIX = (
 )
 
 
-def error_for(message):
+def error_for(message: str) -> Error:
     """The exception for an engine message."""
     for prefix, cls in _BY_PREFIX:
         if message.startswith(prefix):
@@ -47,17 +50,17 @@ def error_for(message):
     return Error(message)
 
 
-def call(fn, *args):
+def call(fn: Any, *args: Any) -> Any:
     """Calls a C ABI function whose last parameter is `char** errptr`; raises on error."""
     err = ctypes.c_void_p()
     result = fn(*args, ctypes.byref(err))
     if err.value:
-        message = _library.take_string(err.value).decode("utf-8", "replace")
+        message = (_library.take_string(err.value) or b"").decode("utf-8", "replace")
         raise error_for(message)
     return result
 
 
-def need(name, what):
+def need(name: str, what: str) -> Any:
     """The optional C function `name`, or NotSupportedError saying that `what` needs it and the
     loaded library does not export it (a libshale.so older than the binding)."""
     fn = _library.optional(name)
@@ -66,3 +69,11 @@ def need(name, what):
             f"shale: {what} needs the C function {name}, which {_library.library_path()} does "
             f"not export; rebuild libshale.so from a newer ShaleDB")
     return fn
+
+
+def need_all(names: Iterable[str], what: str) -> ctypes.CDLL:
+    """The loaded library, after checking that it exports every optional function of `names`
+    (NotSupportedError naming the first missing one, as need())."""
+    for name in names:
+        need(name, what)
+    return _library.lib()

@@ -10,11 +10,17 @@ them into a DB, all or none (include/shale/sst_file_writer.h, c.h).
     db.ingest_external_file([info.path], move_files=True)
 """
 
+from __future__ import annotations
+
 import ctypes
 import dataclasses
 import os
+from typing import Any, Iterable, Mapping, Optional, Union
 
 from . import _errors, _library, _options
+from ._library import BytesLike
+
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 # IngestExternalFileOptions' fields in the order of DB.ingest_external_file, with the engine's
 # defaults (include/shale/options.h).
@@ -37,7 +43,7 @@ class SstFileInfo:
     none; smallest_range_del_key/largest_range_del_key bound the range deletions, b"" when there
     are none. num_entries counts point entries, num_range_del_entries range deletions.
     """
-    path: str
+    path: Union[str, bytes]
     smallest_key: bytes
     largest_key: bytes
     smallest_range_del_key: bytes
@@ -62,41 +68,45 @@ class SstFileWriter:
     deleted. Not thread-safe: one writer per thread (or per Spark task).
     """
 
-    def __init__(self, **options):
+    def __init__(self, **options: _options.OptionValue) -> None:
         self._lib = _library.lib()
-        self._io_options = _options.new_options(self._lib, options)
-        self._handle = None
-        self._path = None       # of the current file; None before open and after close
+        self._io_options: Optional[int] = _options.new_options(self._lib, options)
+        self._handle: Optional[int] = None
+        # Of the current file; None before open and after close.
+        self._path: Optional[Union[str, bytes]] = None
         self._finished = False  # the current file is complete (or failed): open() may follow
         self._reset_counts()
 
-    def _reset_counts(self):
-        self._smallest = self._largest = None
-        self._range_smallest = self._range_largest = None
+    def _reset_counts(self) -> None:
+        self._smallest: Optional[bytes] = None
+        self._largest: Optional[bytes] = None
+        self._range_smallest: Optional[bytes] = None
+        self._range_largest: Optional[bytes] = None
         self._entries = 0
         self._range_entries = 0
 
-    def _checked_handle(self):
+    def _checked_handle(self) -> int:
         if self._io_options is None:
             raise _errors.Error("shale: the SstFileWriter is closed")
         if self._handle is None:
             raise _errors.InvalidArgumentError("shale: SstFileWriter: no file is open")
         return self._handle
 
-    def _call(self, fn, *args):
+    def _call(self, fn: Any, *args: Any) -> Any:
         try:
             return _errors.call(fn, self._checked_handle(), *args)
         except _errors.Error:
             self._finished = True  # errors are sticky: the file is gone, only open() is left
             raise
 
-    def open(self, path):
+    def open(self, path: PathLike) -> None:
         """Creates (or truncates) the file at `path`. An error while another file is open."""
         if self._io_options is None:
             raise _errors.Error("shale: the SstFileWriter is closed")
         if self._handle is not None and not self._finished:
             raise _errors.InvalidArgumentError(
-                f"shale: SstFileWriter: {os.fspath(path)}: {self._path} is open and unfinished")
+                f"shale: SstFileWriter: {os.fsdecode(path)}: {os.fsdecode(self._path or '')} is "
+                f"open and unfinished")
         self._destroy_handle()  # one C writer per file
         self._handle = self._lib.shale_sstfilewriter_create(self._io_options)
         self._path = os.fspath(path)
@@ -104,26 +114,26 @@ class SstFileWriter:
         self._reset_counts()
         self._call(self._lib.shale_sstfilewriter_open, os.fsencode(self._path))
 
-    def put(self, key, value):
+    def put(self, key: BytesLike, value: BytesLike) -> None:
         key = _library.as_bytes(key, "key")
         value = _library.as_bytes(value, "value")
         self._call(self._lib.shale_sstfilewriter_put, key, len(key), value, len(value))
         self._point_added(key)
 
-    def delete(self, key):
+    def delete(self, key: BytesLike) -> None:
         """Adds a deletion of `key` (it hides the key's older values once ingested)."""
         key = _library.as_bytes(key, "key")
         self._call(self._lib.shale_sstfilewriter_delete, key, len(key))
         self._point_added(key)
 
-    def merge(self, key, operand):
+    def merge(self, key: BytesLike, operand: BytesLike) -> None:
         """Adds a merge operand for `key` (ingestion then needs a DB with a merge operator)."""
         key = _library.as_bytes(key, "key")
         operand = _library.as_bytes(operand, "operand")
         self._call(self._lib.shale_sstfilewriter_merge, key, len(key), operand, len(operand))
         self._point_added(key)
 
-    def delete_range(self, start, end):
+    def delete_range(self, start: BytesLike, end: BytesLike) -> None:
         """Deletes the keys in [start, end); an empty range (start == end) is ignored."""
         start = _library.as_bytes(start, "start")
         end = _library.as_bytes(end, "end")
@@ -137,7 +147,7 @@ class SstFileWriter:
             self._range_largest = end
         self._range_entries += 1
 
-    def _point_added(self, key):
+    def _point_added(self, key: bytes) -> None:
         # The engine has checked the order, so the first key is the smallest. (The C ABI
         # offers only the bytewise comparator, which the range bounds above also assume.)
         if self._smallest is None:
@@ -145,11 +155,12 @@ class SstFileWriter:
         self._largest = key
         self._entries += 1
 
-    def finish(self):
+    def finish(self) -> SstFileInfo:
         """Completes, syncs and closes the file; returns its SstFileInfo. A file with no
         entries cannot be finished (InvalidArgumentError, and the file is deleted)."""
         self._call(self._lib.shale_sstfilewriter_finish)
         self._finished = True
+        assert self._path is not None  # _call raised if no file was open
         return SstFileInfo(
             path=self._path,
             smallest_key=self._smallest or b"",
@@ -160,12 +171,12 @@ class SstFileWriter:
             num_range_del_entries=self._range_entries,
             file_size=os.path.getsize(self._path))
 
-    def _destroy_handle(self):
+    def _destroy_handle(self) -> None:
         handle, self._handle = self._handle, None
         if handle is not None:
             self._lib.shale_sstfilewriter_destroy(handle)  # deletes an unfinished file
 
-    def close(self):
+    def close(self) -> None:
         """Abandons (and deletes) an unfinished file and frees the writer. Idempotent."""
         if getattr(self, "_io_options", None) is None:
             return
@@ -174,17 +185,17 @@ class SstFileWriter:
         self._lib.shale_options_destroy(options)
         self._path = None
 
-    def __enter__(self):
+    def __enter__(self) -> SstFileWriter:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         self.close()
 
 
-def _set_ingest_option(lib, handle, name, value):
+def _set_ingest_option(lib: Any, handle: int, name: str, value: bool) -> None:
     """Sets one field of a shale_ingestexternalfileoptions_t. A field at its default needs no
     setter, so a library without the setter is an error only for a non-default value."""
     setter = f"shale_ingestexternalfileoptions_set_{name}"
@@ -199,7 +210,8 @@ def _set_ingest_option(lib, handle, name, value):
     fn(handle, bool(value))
 
 
-def ingest(lib, db_handle, files, options):
+def ingest(lib: Any, db_handle: int, files: Iterable[PathLike],
+           options: Mapping[str, bool]) -> None:
     """Calls shale_ingest_external_file on `files` (paths) with `options` (a dict of
     INGEST_DEFAULTS' names); raises the engine's error."""
     if isinstance(files, (str, bytes, os.PathLike)):

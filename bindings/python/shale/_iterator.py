@@ -1,8 +1,15 @@
 """Iterator: an ordered scan over a DB, as of one snapshot."""
 
+from __future__ import annotations
+
 import ctypes
+from typing import TYPE_CHECKING, Any, Optional, Tuple
 
 from . import _errors, _library
+from ._library import BytesLike
+
+if TYPE_CHECKING:
+    from ._db import DB, Snapshot
 
 
 class Iterator:
@@ -17,78 +24,80 @@ class Iterator:
     (or releasing the snapshot it reads) closes the iterator. Not thread-safe.
     """
 
-    def __init__(self, db, read_options, snapshot, reverse):
+    def __init__(self, db: DB, read_options: int, snapshot: Optional[Snapshot],
+                 reverse: bool) -> None:
         self._lib = _library.lib()
         self._db = db
         self._snapshot = snapshot
         self._reverse = reverse
-        self._handle = self._lib.shale_create_iterator(db._checked_handle(), read_options)
+        self._handle: Optional[int] = self._lib.shale_create_iterator(db._checked_handle(),
+                                                                      read_options)
         # Whether a seek has positioned it, and whether the current entry is still to be
         # returned by __next__.
         self._positioned = False
         self._pending = False
 
-    def _checked_handle(self):
+    def _checked_handle(self) -> int:
         if not self._handle:
             raise _errors.Error("shale: the iterator is closed")
         return self._handle
 
-    def _moved(self):
+    def _moved(self) -> None:
         self._positioned = True
         self._pending = True
 
-    def seek_to_first(self):
+    def seek_to_first(self) -> None:
         self._lib.shale_iter_seek_to_first(self._checked_handle())
         self._moved()
 
-    def seek_to_last(self):
+    def seek_to_last(self) -> None:
         self._lib.shale_iter_seek_to_last(self._checked_handle())
         self._moved()
 
-    def seek(self, key):
+    def seek(self, key: BytesLike) -> None:
         """Positions at the first key >= key."""
         key = _library.as_bytes(key, "key")
         self._lib.shale_iter_seek(self._checked_handle(), key, len(key))
         self._moved()
 
-    def seek_for_prev(self, key):
+    def seek_for_prev(self, key: BytesLike) -> None:
         """Positions at the last key <= key."""
         key = _library.as_bytes(key, "key")
         self._lib.shale_iter_seek_for_prev(self._checked_handle(), key, len(key))
         self._moved()
 
-    def next(self):
+    def next(self) -> None:
         self._lib.shale_iter_next(self._checked_handle())
         self._pending = True
 
-    def prev(self):
+    def prev(self) -> None:
         self._lib.shale_iter_prev(self._checked_handle())
         self._pending = True
 
-    def valid(self):
+    def valid(self) -> bool:
         return bool(self._lib.shale_iter_valid(self._checked_handle()))
 
-    def _bytes(self, fn, what):
+    def _bytes(self, fn: Any, what: str) -> bytes:
         length = ctypes.c_size_t()
         ptr = fn(self._checked_handle(), ctypes.byref(length))
         if not ptr:
             raise _errors.Error(f"shale: no {what}: the iterator is not at a key")
         return ctypes.string_at(ptr, length.value)
 
-    def key(self):
+    def key(self) -> bytes:
         return self._bytes(self._lib.shale_iter_key, "key")
 
-    def value(self):
+    def value(self) -> bytes:
         return self._bytes(self._lib.shale_iter_value, "value")
 
-    def check_error(self):
+    def check_error(self) -> None:
         """Raises the error that stopped the iterator, if any (running off the end is none)."""
         _errors.call(self._lib.shale_iter_get_error, self._checked_handle())
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator:
         return self
 
-    def __next__(self):
+    def __next__(self) -> Tuple[bytes, bytes]:
         if not self._positioned:
             self.seek_to_last() if self._reverse else self.seek_to_first()
         elif not self._pending and self.valid():
@@ -99,18 +108,18 @@ class Iterator:
             raise StopIteration
         return self.key(), self.value()
 
-    def close(self):
+    def close(self) -> None:
         """Destroys the iterator (also done when it is garbage-collected)."""
         handle, self._handle = getattr(self, "_handle", None), None
         if handle:
             self._lib.shale_iter_destroy(handle)
             self._db._iterators.discard(self)
 
-    def __enter__(self):
+    def __enter__(self) -> Iterator:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         self.close()

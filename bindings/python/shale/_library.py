@@ -13,10 +13,16 @@ Handles are passed as c_void_p; errors come back through a `char**` (c_void_p by
 that `call` turns into a shale.Error, freeing the message with shale_free.
 """
 
+from __future__ import annotations
+
 import ctypes
 import os
 import pathlib
 import threading
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+
+# What the binding takes as a key or value: bytes, or a bytes-like object it copies.
+BytesLike = Union[bytes, bytearray, memoryview]
 
 ENV_VAR = "SHALE_LIBRARY"
 PACKAGED_PATH = pathlib.Path(__file__).resolve().parent / "libshale.so"
@@ -28,7 +34,9 @@ class LibraryNotFoundError(OSError):
     """libshale.so could not be found or loaded."""
 
 
-def find_library_path(environ=None, in_tree=None, packaged=None):
+def find_library_path(environ: Optional[Mapping[str, str]] = None,
+                      in_tree: Union[str, os.PathLike[str], None] = None,
+                      packaged: Union[str, os.PathLike[str], None] = None) -> str:
     """The path of libshale.so to load, per the rules above; raises LibraryNotFoundError."""
     environ = os.environ if environ is None else environ
     in_tree = IN_TREE_PATH if in_tree is None else pathlib.Path(in_tree)
@@ -66,9 +74,27 @@ _uchar = ctypes.c_ubyte
 _int = ctypes.c_int
 _u64 = ctypes.c_uint64
 _errptr = ctypes.POINTER(ctypes.c_void_p)
+_double = ctypes.c_double
+_bytes_array = ctypes.POINTER(ctypes.c_char_p)
+_size_array = ctypes.POINTER(_size)
+
+# The callbacks of shale_mergeoperator_create (c.h), as ctypes function types. Every pointer
+# is a c_void_p (an int, or None for NULL in arguments), read with ctypes.string_at; a returned
+# value is the address of a malloc'd buffer the engine frees.
+_void_p = ctypes.c_void_p
+_void_p_array = ctypes.POINTER(ctypes.c_void_p)
+DESTRUCTOR_FN = ctypes.CFUNCTYPE(None, _void_p)
+FULL_MERGE_FN = ctypes.CFUNCTYPE(_void_p, _void_p, _void_p, _size, _void_p, _size,
+                                 _void_p_array, _size_array, _int, ctypes.POINTER(_uchar),
+                                 _size_array)
+PARTIAL_MERGE_FN = ctypes.CFUNCTYPE(_void_p, _void_p, _void_p, _size, _void_p_array,
+                                    _size_array, _int, ctypes.POINTER(_uchar), _size_array)
+DELETE_VALUE_FN = ctypes.CFUNCTYPE(None, _void_p, _void_p, _size)
+NAME_FN = ctypes.CFUNCTYPE(_void_p, _void_p)
 
 # name: (restype, argtypes). Only what the binding uses; c.h has the rest.
-_PROTOTYPES = {
+_Prototypes = Dict[str, Tuple[Any, List[Any]]]
+_PROTOTYPES: _Prototypes = {
     "shale_free": (None, [ctypes.c_void_p]),
     "shale_open": (_handle, [_handle, _bytes, _errptr]),
     "shale_close": (None, [_handle]),
@@ -150,7 +176,7 @@ _PROTOTYPES = {
 # Functions that a newer libshale.so exports and an older one may lack: bound when present,
 # looked up with optional(); the binding raises NotSupportedError naming one that is missing
 # only when a caller needs it.
-_OPTIONAL_PROTOTYPES = {
+_OPTIONAL_PROTOTYPES: _Prototypes = {
     "shale_sstfilewriter_delete_range": (None, [_handle, _bytes, _size, _bytes, _size,
                                                 _errptr]),
     "shale_ingestexternalfileoptions_set_snapshot_consistency": (None, [_handle, _uchar]),
@@ -177,13 +203,49 @@ _OPTIONAL_PROTOTYPES = {
     "shale_bulkloader_destroy": (None, [_handle]),
     "shale_merge": (None, [_handle, _handle, _bytes, _size, _bytes, _size, _errptr]),
     "shale_writebatch_merge": (None, [_handle, _bytes, _size, _bytes, _size]),
+    # Reads and maintenance (DB.multi_get, approximate_sizes, resume).
+    "shale_multi_get": (None, [_handle, _handle, _size, _bytes_array, _size_array,
+                               ctypes.POINTER(ctypes.c_void_p), _size_array,
+                               ctypes.POINTER(ctypes.c_void_p)]),
+    "shale_approximate_sizes": (None, [_handle, _int, _bytes_array, _size_array, _bytes_array,
+                                       _size_array, ctypes.POINTER(_u64), _errptr]),
+    "shale_resume": (None, [_handle, _errptr]),
+    # The presets and statistics of Options (DB keywords).
+    "shale_options_prepare_for_bulk_load": (None, [_handle]),
+    "shale_options_optimize_for_point_lookup": (None, [_handle, _u64]),
+    "shale_options_increase_parallelism": (None, [_handle, _int]),
+    "shale_options_enable_statistics": (None, [_handle]),
+    "shale_options_statistics_get_string": (ctypes.c_void_p, [_handle]),
+    # The block cache (shale.Cache) and the table options that carry it into Options.
+    "shale_lru_cache_options_create": (_handle, []),
+    "shale_lru_cache_options_destroy": (None, [_handle]),
+    "shale_lru_cache_options_set_capacity": (None, [_handle, _size]),
+    "shale_lru_cache_options_set_num_shard_bits": (None, [_handle, _int]),
+    "shale_lru_cache_options_set_strict_capacity_limit": (None, [_handle, _uchar]),
+    "shale_lru_cache_options_set_high_pri_pool_ratio": (None, [_handle, _double]),
+    "shale_cache_create_lru_opts": (_handle, [_handle]),
+    "shale_cache_destroy": (None, [_handle]),
+    "shale_cache_set_capacity": (None, [_handle, _size]),
+    "shale_cache_get_capacity": (_size, [_handle]),
+    "shale_cache_get_usage": (_size, [_handle]),
+    "shale_cache_get_pinned_usage": (_size, [_handle]),
+    "shale_cache_get_occupancy_count": (_size, [_handle]),
+    "shale_block_based_options_create": (_handle, []),
+    "shale_block_based_options_destroy": (None, [_handle]),
+    "shale_block_based_options_set_block_cache": (None, [_handle, _handle]),
+    "shale_options_set_block_based_table_factory": (None, [_handle, _handle]),
+    # Merge operators with Python callbacks (shale.MergeOperator).
+    "shale_mergeoperator_create": (_handle, [ctypes.c_void_p, DESTRUCTOR_FN, FULL_MERGE_FN,
+                                             PARTIAL_MERGE_FN, DELETE_VALUE_FN, NAME_FN]),
+    "shale_mergeoperator_destroy": (None, [_handle]),
+    "shale_options_set_merge_operator": (None, [_handle, _handle]),
 }
 
 _lock = threading.Lock()
-_lib = None
+_lib: Optional[ctypes.CDLL] = None
 
 
-def lib():
+def lib() -> ctypes.CDLL:
     """The loaded library with its prototypes set; loads it on the first call."""
     global _lib
     with _lock:
@@ -206,7 +268,7 @@ def lib():
         return _lib
 
 
-def optional(name):
+def optional(name: str) -> Any:
     """The optional C function `name` (see _OPTIONAL_PROTOTYPES), or None when the loaded
     library does not export it."""
     if name not in _OPTIONAL_PROTOTYPES:
@@ -214,12 +276,12 @@ def optional(name):
     return getattr(lib(), name, None)
 
 
-def library_path():
+def library_path() -> str:
     """The path of the loaded library (loading it if needed), for messages."""
-    return lib()._name
+    return str(lib()._name)
 
 
-def take_string(ptr, length=None):
+def take_string(ptr: Optional[int], length: Optional[int] = None) -> Optional[bytes]:
     """Copies a malloc'd buffer from the library into bytes and frees it (None for NULL)."""
     if not ptr:
         return None
@@ -229,7 +291,7 @@ def take_string(ptr, length=None):
         lib().shale_free(ptr)
 
 
-def as_bytes(value, what):
+def as_bytes(value: object, what: str) -> bytes:
     """`value` as bytes: bytes as is, bytearray and memoryview copied; anything else (str
     included: keys and values are bytes, never text) is a TypeError naming `what`."""
     if isinstance(value, bytes):

@@ -60,6 +60,26 @@ def test_an_installed_package_loads_its_own_library_without_any_variable():
     assert _library.PACKAGED_PATH.is_file()
 
 
+def test_the_package_declares_its_type_hints():
+    """PEP 561: shale/py.typed marks the package as typed, in the tree and in an installed
+    package (the wheel carries it: tools/dev.sh test runs this against the installed one)."""
+    assert (pathlib.Path(shale.__file__).parent / "py.typed").is_file()
+
+
+def test_the_package_type_checks_under_mypy_strict(tmp_path, monkeypatch):
+    """The type hints hold: mypy --strict on the package as Python finds it. For an installed
+    package mypy reads it from site-packages, which it does only when py.typed is there. Needs
+    mypy (the package's `test` extra installs it); skipped without it."""
+    api = pytest.importorskip("mypy.api")
+    package_dir = pathlib.Path(shale.__file__).resolve().parent
+    if "site-packages" not in package_dir.parts:
+        monkeypatch.setenv("MYPYPATH", str(package_dir.parent))  # the tree
+    monkeypatch.chdir(tmp_path)
+    stdout, stderr, status = api.run(["--strict", "--cache-dir", str(tmp_path / "cache"),
+                                      "--python-executable", sys.executable, "-p", "shale"])
+    assert status == 0, stdout + stderr
+
+
 def _run_python(code, env):
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
                           capture_output=True, text=True, timeout=60)
