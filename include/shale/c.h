@@ -586,6 +586,13 @@ extern SHALE_LIBRARY_API void shale_ingestexternalfileoptions_set_verify_checksu
     shale_ingestexternalfileoptions_t* options, unsigned char verify_checksums_before_ingest);
 extern SHALE_LIBRARY_API void shale_ingestexternalfileoptions_set_write_global_seqno(
     shale_ingestexternalfileoptions_t* options, unsigned char write_global_seqno);
+/* Reports the progress of bringing the files in (copies, links) to callback(arg, ...) at most
+ * every interval_seconds (0: every file and chunk copied); callback NULL: no reports. An error
+ * (in *errptr) when interval_seconds is negative or not a number; the options are then
+ * unchanged. */
+extern SHALE_LIBRARY_API void shale_ingestexternalfileoptions_set_progress(
+    shale_ingestexternalfileoptions_t* options, shale_progress_callback callback, void* arg,
+    double interval_seconds, char** errptr);
 /* Links (move_files) or copies the `list_len` files written by a shale_sstfilewriter_t into the
  * DB, all or none, each at the lowest level where it overlaps nothing. */
 extern SHALE_LIBRARY_API void shale_ingest_external_file(
@@ -608,6 +615,11 @@ extern SHALE_LIBRARY_API void shale_checkpoint_create(shale_checkpoint_t* checkp
                                                       const char* checkpoint_dir,
                                                       uint64_t log_size_for_flush,
                                                       char** errptr);
+/* shale_checkpoint_create, reporting its progress to callback(arg, ...) at most every
+ * interval_seconds (0: every file and chunk copied); an error for a negative interval. */
+extern SHALE_LIBRARY_API void shale_checkpoint_create_with_progress(
+    shale_checkpoint_t* checkpoint, const char* checkpoint_dir, uint64_t log_size_for_flush,
+    shale_progress_callback callback, void* arg, double interval_seconds, char** errptr);
 extern SHALE_LIBRARY_API void shale_checkpoint_object_destroy(shale_checkpoint_t* checkpoint);
 
 /* ---------------------------------------------------------------- Bulk loader */

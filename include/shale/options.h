@@ -503,6 +503,14 @@ struct IngestExternalFileOptions {
   // Write the assigned sequence number into the files (otherwise it lives in the MANIFEST
   // only). Default: false.
   bool write_global_seqno = false;
+
+  // Called with the progress of bringing the files into the DB (shale/progress.h): operation
+  // "ingest", stage "copy" while files are copied, "link" while moved files are linked and
+  // synced; bytes are the files' bytes, entries the files. Empty: no reports. Default: empty.
+  ProgressCallback progress;
+  // At most one report per this many seconds (0: every chunk of a copy, every file). Must be
+  // >= 0. Default: 1.
+  double progress_interval_seconds = 1.0;
 };
 
 // ------------------------------------------------------------------ Strings and files

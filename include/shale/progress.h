@@ -1,6 +1,6 @@
 // Progress of a long operation, reported to a callback the caller gives in the operation's
 // options: BulkLoaderOptions (Finish), CompactRangeOptions (DB::CompactRange),
-// IngestExternalFileOptions (the copy of the files) and CheckpointOptions. A load or a manual
+// IngestExternalFileOptions (bringing the files in) and CheckpointOptions. A load or a manual
 // compaction of a large DB runs for minutes to hours; the callback says how far it has got,
 // how fast it goes and when it should end.
 //
@@ -29,16 +29,18 @@
 namespace shale {
 
 struct SHALE_EXPORT Progress {
-  // What runs: "bulk_load", "compact_range", "ingest_copy", "checkpoint" or "verify". Static
+  // What runs: "bulk_load", "compact_range", "ingest", "checkpoint" or "verify". Static
   // strings.
   const char* operation = "";
   // The step it is in, where the operation has several ("merge_runs", "write_tables" and
-  // "ingest" for a bulk load); "" otherwise. Static strings.
+  // "ingest" for a bulk load; "copy" or "link" for an ingestion and a checkpoint); ""
+  // otherwise. Static strings.
   const char* stage = "";
   // Work done and the total expected, in bytes (of input: table files a compaction reads, key
-  // and value bytes a bulk load merges, file bytes an ingestion copies) and in entries. A total
-  // is an estimate made at the start (a compaction drops overwritten entries, a load drops
-  // duplicates): *_done may end below it. 0 when not known.
+  // and value bytes a bulk load merges, file bytes an ingestion or a checkpoint copies or
+  // links) and in entries (files, for an ingestion and a checkpoint). A total is an estimate
+  // made at the start (a compaction drops overwritten entries, a load drops duplicates):
+  // *_done may end below it. 0 when not known.
   uint64_t bytes_done = 0;
   uint64_t bytes_total = 0;
   uint64_t entries_done = 0;

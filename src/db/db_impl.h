@@ -55,6 +55,7 @@
 #include "compaction/compaction_job.h"
 #include "compaction/compaction_picker.h"
 #include "db/checkpoint_job.h"
+#include "shale/checkpoint.h"
 #include "db/info_log.h"
 #include "db/ingestion_job.h"
 #include "db/snapshot_list.h"
@@ -113,7 +114,8 @@ class DBImpl final : public DB {
   // Builds an openable copy of the DB in checkpoint_dir: Checkpoint::CreateCheckpoint. Runs a
   // CheckpointJob (db/checkpoint_job.h) with the two functions below.
   [[nodiscard]] Status CreateCheckpoint(const std::string& checkpoint_dir,
-                                        uint64_t log_size_for_flush) ABSL_LOCKS_EXCLUDED(mu_);
+                                        const CheckpointOptions& options)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   // CheckpointJobContext::capture_plan: at the write queue's front, flushes writes made
