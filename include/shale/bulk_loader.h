@@ -42,6 +42,7 @@
 #include "shale/db.h"
 #include "shale/export.h"
 #include "shale/options.h"
+#include "shale/progress.h"
 #include "shale/status.h"
 
 namespace shale {
@@ -83,6 +84,16 @@ struct SHALE_EXPORT BulkLoaderOptions {
   // bottommost_compression if set, else its compression), at the DB's compression_level.
   // Default: kDisableCompressionOption.
   CompressionType compression = kDisableCompressionOption;
+
+  // Called with Finish's progress (shale/progress.h): operation "bulk_load", stages
+  // "merge_runs" (merging spilled runs into longer ones, when they do not fit in one merge),
+  // "write_tables" and "ingest"; bytes are the key and value bytes merged, over all the passes
+  // (the total counts every pass the merge plan needs), entries the entries merged. Empty: no
+  // reports. Default: empty.
+  ProgressCallback progress;
+  // At most one report per this many seconds (0: at every counted step). Must be >= 0.
+  // Default: 1.
+  double progress_interval_seconds = 1.0;
 };
 
 // What a load did and where its time went (wall-clock seconds).

@@ -162,6 +162,31 @@ extern SHALE_LIBRARY_API void shale_get_options_from_string(const shale_options_
                                                             const char* opts_str,
                                                             shale_options_t* out, char** errptr);
 
+/* ---------------------------------------------------------------- Progress */
+
+/* How far a long operation has got (shale/progress.h): passed to a shale_progress_callback
+ * given in a compaction's or a bulk load's options. Valid only during the call. */
+typedef struct shale_progress_t shale_progress_t;
+/* Called at most once per interval while the work goes on, and once at the end (finished =
+ * 1), on one of the operation's threads, never twice at once for one operation; it must
+ * return quickly and must not call into the DB or loader doing the work. */
+typedef void (*shale_progress_callback)(void* arg, const shale_progress_t* progress);
+/* "bulk_load", "compact_range", ...; and the step ("" when there is one). Static strings. */
+extern SHALE_LIBRARY_API const char* shale_progress_operation(const shale_progress_t* p);
+extern SHALE_LIBRARY_API const char* shale_progress_stage(const shale_progress_t* p);
+/* Work done and the estimated totals (0: not known). */
+extern SHALE_LIBRARY_API uint64_t shale_progress_bytes_done(const shale_progress_t* p);
+extern SHALE_LIBRARY_API uint64_t shale_progress_bytes_total(const shale_progress_t* p);
+extern SHALE_LIBRARY_API uint64_t shale_progress_entries_done(const shale_progress_t* p);
+extern SHALE_LIBRARY_API uint64_t shale_progress_entries_total(const shale_progress_t* p);
+extern SHALE_LIBRARY_API double shale_progress_elapsed_seconds(const shale_progress_t* p);
+extern SHALE_LIBRARY_API double shale_progress_bytes_per_second(const shale_progress_t* p);
+/* Estimated seconds left; -1 when not known yet. */
+extern SHALE_LIBRARY_API double shale_progress_eta_seconds(const shale_progress_t* p);
+/* Done over total in [0, 1] (1 once finished). */
+extern SHALE_LIBRARY_API double shale_progress_fraction(const shale_progress_t* p);
+extern SHALE_LIBRARY_API unsigned char shale_progress_finished(const shale_progress_t* p);
+
 /* ---------------------------------------------------------------- Compaction */
 
 /* One of the shale_*_compaction constants. */
@@ -256,6 +281,12 @@ extern SHALE_LIBRARY_API void shale_compactoptions_set_change_level(shale_compac
                                                                    unsigned char v);
 extern SHALE_LIBRARY_API void shale_compactoptions_set_target_level(shale_compactoptions_t* opt,
                                                                    int n);
+/* Reports the compaction's progress to callback(arg, ...) at most every interval_seconds
+ * (0: every few thousand entries); callback NULL: no reports. An error (in *errptr) when
+ * interval_seconds is negative or not a number; the options are then unchanged. */
+extern SHALE_LIBRARY_API void shale_compactoptions_set_progress(
+    shale_compactoptions_t* opt, shale_progress_callback callback, void* arg,
+    double interval_seconds, char** errptr);
 
 /* Flushes the memtables, then compacts the keys in [start_key, limit_key]; a NULL start or
  * limit is an open end. Returns when the compaction is done. As in RocksDB, an error is not
@@ -555,6 +586,13 @@ extern SHALE_LIBRARY_API void shale_ingestexternalfileoptions_set_verify_checksu
     shale_ingestexternalfileoptions_t* options, unsigned char verify_checksums_before_ingest);
 extern SHALE_LIBRARY_API void shale_ingestexternalfileoptions_set_write_global_seqno(
     shale_ingestexternalfileoptions_t* options, unsigned char write_global_seqno);
+/* Reports the progress of bringing the files in (copies, links) to callback(arg, ...) at most
+ * every interval_seconds (0: every file and chunk copied); callback NULL: no reports. An error
+ * (in *errptr) when interval_seconds is negative or not a number; the options are then
+ * unchanged. */
+extern SHALE_LIBRARY_API void shale_ingestexternalfileoptions_set_progress(
+    shale_ingestexternalfileoptions_t* options, shale_progress_callback callback, void* arg,
+    double interval_seconds, char** errptr);
 /* Links (move_files) or copies the `list_len` files written by a shale_sstfilewriter_t into the
  * DB, all or none, each at the lowest level where it overlaps nothing. */
 extern SHALE_LIBRARY_API void shale_ingest_external_file(
@@ -577,6 +615,11 @@ extern SHALE_LIBRARY_API void shale_checkpoint_create(shale_checkpoint_t* checkp
                                                       const char* checkpoint_dir,
                                                       uint64_t log_size_for_flush,
                                                       char** errptr);
+/* shale_checkpoint_create, reporting its progress to callback(arg, ...) at most every
+ * interval_seconds (0: every file and chunk copied); an error for a negative interval. */
+extern SHALE_LIBRARY_API void shale_checkpoint_create_with_progress(
+    shale_checkpoint_t* checkpoint, const char* checkpoint_dir, uint64_t log_size_for_flush,
+    shale_progress_callback callback, void* arg, double interval_seconds, char** errptr);
 extern SHALE_LIBRARY_API void shale_checkpoint_object_destroy(shale_checkpoint_t* checkpoint);
 
 /* ---------------------------------------------------------------- Bulk loader */
@@ -613,6 +656,12 @@ extern SHALE_LIBRARY_API void shale_bulkloader_options_set_compression(
  * max_open_files; otherwise at least 3. */
 extern SHALE_LIBRARY_API void shale_bulkloader_options_set_max_open_files(
     shale_bulkloader_options_t* options, int max_open_files);
+/* Reports finish's progress to callback(arg, ...) at most every interval_seconds (0: at every
+ * counted step); callback NULL: no reports. An error (in *errptr) when interval_seconds is
+ * negative or not a number; the options are then unchanged. */
+extern SHALE_LIBRARY_API void shale_bulkloader_options_set_progress(
+    shale_bulkloader_options_t* options, shale_progress_callback callback, void* arg,
+    double interval_seconds, char** errptr);
 
 /* A loader into `db`, which must stay open until the loader is finished or destroyed. NULL
  * with an error when an option is invalid, the DB is closed or the temporary directory cannot

@@ -34,9 +34,23 @@
 
 #include "shale/db.h"
 #include "shale/export.h"
+#include "shale/progress.h"
 #include "shale/status.h"
 
 namespace shale {
+
+// How CreateCheckpoint works (the two-argument form takes the defaults but log_size_for_flush).
+struct SHALE_EXPORT CheckpointOptions {
+  // See CreateCheckpoint. Default: 0 (flush the memtables first).
+  uint64_t log_size_for_flush = 0;
+  // Called with the progress of filling the copy (shale/progress.h): operation "checkpoint",
+  // stage "link" or "copy"; bytes are the table files' bytes linked or copied and the WALs'
+  // bytes copied, entries the files. Empty: no reports. Default: empty.
+  ProgressCallback progress;
+  // At most one report per this many seconds (0: every file and every chunk copied). Must be
+  // >= 0 (InvalidArgument otherwise). Default: 1.
+  double progress_interval_seconds = 1.0;
+};
 
 class SHALE_EXPORT Checkpoint {
  public:
@@ -60,6 +74,9 @@ class SHALE_EXPORT Checkpoint {
   // error (read-only until Resume), that error: its WAL may end in a write that failed.
   virtual Status CreateCheckpoint(const std::string& checkpoint_dir,
                                   uint64_t log_size_for_flush = 0) = 0;
+  // The same, with options (CheckpointOptions::log_size_for_flush is the argument above).
+  virtual Status CreateCheckpoint(const std::string& checkpoint_dir,
+                                  const CheckpointOptions& options) = 0;
 
  protected:
   Checkpoint() = default;

@@ -37,6 +37,7 @@
 #include "shale/export.h"
 #include "shale/file_system.h"
 #include "shale/merge_operator.h"
+#include "shale/progress.h"
 #include "shale/status.h"
 #include "shale/table_options.h"
 #include "shale/statistics.h"
@@ -463,6 +464,14 @@ struct CompactRangeOptions {
   // Most subcompactions for this compaction; 0 means Options::max_subcompactions. Values above
   // Options::kMaxSubcompactions run that many. Default: 0.
   uint32_t max_subcompactions = 0;
+
+  // Called with the compaction's progress (shale/progress.h): operation "compact_range";
+  // bytes and entries of the input table files read (the totals are the inputs' sizes and
+  // entry counts, after the memtables are flushed). Empty: no reports. Default: empty.
+  ProgressCallback progress;
+  // At most one report per this many seconds (0: every few thousand entries). Must be >= 0.
+  // Default: 1.
+  double progress_interval_seconds = 1.0;
 };
 
 struct IngestExternalFileOptions {
@@ -494,6 +503,14 @@ struct IngestExternalFileOptions {
   // Write the assigned sequence number into the files (otherwise it lives in the MANIFEST
   // only). Default: false.
   bool write_global_seqno = false;
+
+  // Called with the progress of bringing the files into the DB (shale/progress.h): operation
+  // "ingest", stage "copy" while files are copied, "link" while moved files are linked and
+  // synced; bytes are the files' bytes, entries the files. Empty: no reports. Default: empty.
+  ProgressCallback progress;
+  // At most one report per this many seconds (0: every chunk of a copy, every file). Must be
+  // >= 0. Default: 1.
+  double progress_interval_seconds = 1.0;
 };
 
 // ------------------------------------------------------------------ Strings and files

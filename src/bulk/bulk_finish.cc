@@ -47,7 +47,7 @@ struct RangeOutput {
 void MergeRange(const bulk::LoaderSettings& settings, const InternalKeyComparator& icmp,
                 const bulk::MergePlan& plan, const Runs& runs, const std::string* lower,
                 const std::string* upper, int range, bulk::TempFiles* temp_files,
-                bulk::BufferAccount* account, RangeOutput* out) {
+                bulk::BufferAccount* account, ProgressReporter* progress, RangeOutput* out) {
   const std::string_view lower_view = lower != nullptr ? std::string_view(*lower) : "";
   const std::string_view* lower_ptr = lower != nullptr ? &lower_view : nullptr;
   std::vector<std::unique_ptr<bulk::RunCursor>> cursors;
@@ -77,7 +77,12 @@ void MergeRange(const bulk::LoaderSettings& settings, const InternalKeyComparato
   bulk::TableFileSink sink(std::move(sink_options));
 
   Status s;
-  for (; s.ok() && merger.Valid(); merger.Next()) s = sink.Add(merger.key(), merger.value());
+  ProgressBatch batch(progress);
+  for (; s.ok() && merger.Valid(); merger.Next()) {
+    s = sink.Add(merger.key(), merger.value());
+    batch.Add(merger.key().size() + merger.value().size());
+  }
+  batch.Flush();
   if (s.ok()) s = merger.status();
   if (s.ok()) s = sink.Finish();
   temp_files->Add(sink.created_files());
@@ -104,7 +109,8 @@ void RunParallel(size_t n, int threads, const std::function<void(size_t)>& work)
 Status MergeGroup(const bulk::LoaderSettings& settings, const bulk::MergePlan& plan,
                   const std::vector<bulk::RunFileInfo>& files, bulk::RunGroup group,
                   const std::string& path, bulk::TempFiles* temp_files,
-                  bulk::BufferAccount* account, bulk::RunFileInfo* merged) {
+                  bulk::BufferAccount* account, ProgressReporter* progress,
+                  bulk::RunFileInfo* merged) {
   uint64_t bytes = 0;
   std::vector<std::unique_ptr<bulk::RunCursor>> cursors;
   for (size_t i = group.begin; i < group.end; i++) {
@@ -119,7 +125,7 @@ Status MergeGroup(const bulk::LoaderSettings& settings, const bulk::MergePlan& p
                          bulk::IsBytewiseComparator(settings.comparator), nullptr);
   temp_files->Add(path);
   return bulk::WriteMergedRunFile(settings.fs.get(), path, &merger, bulk::RunSampleBytes(bytes),
-                                  plan.buffer_size, account, merged);
+                                  plan.buffer_size, account, merged, progress);
 }
 
 // Merges groups of run files into longer runs until at most plan.fan_in are left, deleting
@@ -127,7 +133,8 @@ Status MergeGroup(const bulk::LoaderSettings& settings, const bulk::MergePlan& p
 Status ReduceRuns(const bulk::LoaderSettings& settings, const bulk::MergePlan& plan,
                   const std::function<std::string()>& next_run_path,
                   bulk::TempFiles* temp_files, bulk::BufferAccount* account,
-                  std::vector<bulk::RunFileInfo>* files, uint64_t* passes) {
+                  ProgressReporter* progress, std::vector<bulk::RunFileInfo>* files,
+                  uint64_t* passes) {
   for (;;) {
     const std::vector<bulk::RunGroup> groups = bulk::PlanPass(files->size(), plan.fan_in);
     if (groups.empty()) return Status::OK();
@@ -138,7 +145,7 @@ Status ReduceRuns(const bulk::LoaderSettings& settings, const bulk::MergePlan& p
     std::vector<Status> statuses(groups.size());
     RunParallel(groups.size(), plan.threads, [&](size_t g) {
       statuses[g] = MergeGroup(settings, plan, *files, groups[g], paths[g], temp_files, account,
-                               &merged[g]);
+                               progress, &merged[g]);
       if (!statuses[g].ok()) return;
       for (size_t i = groups[g].begin; i < groups[g].end; i++) {
         // A file left here is removed with the others at the end.
@@ -164,7 +171,7 @@ Status ReduceRuns(const bulk::LoaderSettings& settings, const bulk::MergePlan& p
 // order, go to *out. REQUIRES: runs.files.size() <= plan.fan_in.
 Status MergeAll(const bulk::LoaderSettings& settings, const InternalKeyComparator& icmp,
                 const bulk::MergePlan& plan, const Runs& runs, bulk::TempFiles* temp_files,
-                bulk::BufferAccount* account, RangeOutput* out) {
+                bulk::BufferAccount* account, ProgressReporter* progress, RangeOutput* out) {
   std::vector<bulk::KeySample> samples;
   for (const bulk::RunFileInfo& info : runs.files) bulk::SampleRunFile(info, &samples);
   for (const bulk::SortBuffer* buffer : runs.buffers) {
@@ -177,7 +184,7 @@ Status MergeAll(const bulk::LoaderSettings& settings, const InternalKeyComparato
   RunParallel(ranges, plan.threads, [&](size_t r) {
     MergeRange(settings, icmp, plan, runs, r > 0 ? &splits[r - 1] : nullptr,
                r + 1 < ranges ? &splits[r] : nullptr, static_cast<int>(r), temp_files, account,
-               &outputs[r]);
+               progress, &outputs[r]);
   });
   for (RangeOutput& o : outputs) {
     if (!o.status.ok()) return o.status;
@@ -186,6 +193,29 @@ Status MergeAll(const bulk::LoaderSettings& settings, const InternalKeyComparato
     out->entries += o.entries;
   }
   return Status::OK();
+}
+
+// Entries the passes of ReduceRuns will merge (before the final merge): PlanPass replayed over
+// the files' entry counts. An upper bound: a merge drops duplicate keys.
+uint64_t EntriesOfPasses(const std::vector<bulk::RunFileInfo>& files, int fan_in) {
+  std::vector<uint64_t> entries;
+  for (const bulk::RunFileInfo& f : files) entries.push_back(f.entries);
+  uint64_t total = 0;
+  for (;;) {
+    const std::vector<bulk::RunGroup> groups = bulk::PlanPass(entries.size(), fan_in);
+    if (groups.empty()) return total;
+    std::vector<uint64_t> next;
+    size_t i = 0;
+    for (const bulk::RunGroup& g : groups) {
+      for (; i < g.begin; i++) next.push_back(entries[i]);
+      uint64_t merged = 0;
+      for (; i < g.end; i++) merged += entries[i];
+      next.push_back(merged);
+      total += merged;
+    }
+    for (; i < entries.size(); i++) next.push_back(entries[i]);
+    entries = std::move(next);
+  }
 }
 
 }  // namespace
@@ -206,6 +236,8 @@ Status BulkLoader::Rep::Finish(BulkLoadResult* result) {
   if (finished) return Status::InvalidArgument("BulkLoader::Finish called twice");
   finished = true;
   const Clock::time_point start = Clock::now();
+  // Reports until Finish returns (its destructor sends the final report, on failure too).
+  ProgressReporter progress("bulk_load", settings.progress, settings.progress_interval_seconds);
   BulkLoadResult r;
   r.add_seconds = std::chrono::duration<double>(start - opened_at).count();
   double waited = 0;
@@ -236,14 +268,26 @@ Status BulkLoader::Rep::Finish(BulkLoadResult* result) {
         bulk::PlanMerge(descriptors, settings.memory_budget, settings.threads, all.files.size());
     r.merge_threads = static_cast<uint64_t>(plan.threads);
     r.merge_fan_in = static_cast<uint64_t>(plan.fan_in);
+    // The work: every pass's entries, then every entry once more in the final merge; bytes at
+    // the loaded entries' mean size.
+    const uint64_t pass_entries = EntriesOfPasses(all.files, plan.fan_in);
+    const uint64_t work = pass_entries + entries_added;
+    progress.SetTotals(static_cast<uint64_t>(static_cast<double>(work) *
+                                             static_cast<double>(bytes_added) /
+                                             static_cast<double>(entries_added)),
+                       work);
+    if (pass_entries > 0) progress.SetStage("merge_runs");
     s = ReduceRuns(
         settings, plan,
         [this] {
           MutexLock lock(&mu);
           return NextRunPath();
         },
-        &temp_files, &account, &all.files, &r.merge_passes);
-    if (s.ok()) s = MergeAll(settings, icmp, plan, all, &temp_files, &account, &written);
+        &temp_files, &account, &progress, &all.files, &r.merge_passes);
+    progress.SetStage("write_tables");
+    if (s.ok()) {
+      s = MergeAll(settings, icmp, plan, all, &temp_files, &account, &progress, &written);
+    }
   }
   r.merge_buffer_bytes = account.peak();
   r.merge_seconds = SecondsSince(merge_start);
@@ -254,6 +298,7 @@ Status BulkLoader::Rep::Finish(BulkLoadResult* result) {
   if (!s.ok()) return Fail(s);
 
   const Clock::time_point ingest_start = Clock::now();
+  progress.SetStage("ingest");
   s = Ingest(written.files);
   if (!s.ok()) return Fail(s);
   r.ingest_seconds = SecondsSince(ingest_start);

@@ -63,7 +63,8 @@ Status CheckOptions(const BulkLoaderOptions& o) {
     return Status::InvalidArgument("BulkLoaderOptions::threads",
                                    absl::StrCat("must not be negative, got ", o.threads));
   }
-  return Status::OK();
+  return ProgressReporter::ValidateInterval(o.progress_interval_seconds,
+                                            "BulkLoaderOptions::progress_interval_seconds");
 }
 
 CompressionType ResolveCompression(const BulkLoaderOptions& o, const Options& db) {
@@ -94,6 +95,8 @@ Status ResolveSettings(const BulkLoaderOptions& options, const Options& db_optio
   settings->memory_budget = options.memory_budget;
   settings->max_open_files = static_cast<uint64_t>(options.max_open_files);
   settings->db_max_open_files = TableCacheDescriptors(db_options.max_open_files);
+  settings->progress = options.progress;
+  settings->progress_interval_seconds = options.progress_interval_seconds;
   return Status::OK();
 }
 
@@ -267,6 +270,7 @@ Status BulkLoader::Add(std::string_view key, std::string_view value) {
     }
   }
   r->entries_added++;
+  r->bytes_added += key.size() + value.size();
   return Status::OK();
 }
 

@@ -36,6 +36,7 @@
 #include "shale/file_system.h"
 #include "shale/options.h"
 #include "util/mutex.h"
+#include "util/progress_reporter.h"
 #include "util/thread_pool.h"
 
 namespace shale {
@@ -62,6 +63,9 @@ struct LoaderSettings {
   std::string file_prefix;     // "<temp dir>/<pid>-<id>-": every file's path starts so
   // "<pid>-<id>-", registered (fs/bulk_temp_dir.h) from Open until ~Rep.
   std::string file_name_prefix;
+  // BulkLoaderOptions::progress and progress_interval_seconds.
+  ProgressCallback progress;
+  double progress_interval_seconds = 1.0;
 };
 
 }  // namespace bulk
@@ -114,6 +118,7 @@ struct BulkLoader::Rep {
   bool registered = true;  // the files' prefix is registered (Open did it)
   bool finished = false;
   uint64_t entries_added = 0;
+  uint64_t bytes_added = 0;  // key and value bytes of the entries added
   Clock::time_point opened_at;
   double stall_seconds = 0;
   double sort_seconds = 0;

@@ -123,15 +123,18 @@ Status WriteRunFile(FileSystem* fs, const std::string& path, MemoryRunCursor* cu
 
 Status WriteMergedRunFile(FileSystem* fs, const std::string& path, RunMerger* merger,
                           uint64_t sample_bytes, size_t buffer_size, BufferAccount* account,
-                          RunFileInfo* info) {
-  return WriteRun(fs, path, buffer_size, sample_bytes, account, info, [merger](RunWriter* out) {
-    Status s;
-    for (; s.ok() && merger->Valid(); merger->Next()) {
-      s = out->Add(merger->key(), merger->value(), std::string_view());
-    }
-    if (s.ok()) s = merger->status();
-    return s;
-  });
+                          RunFileInfo* info, ProgressReporter* progress) {
+  return WriteRun(fs, path, buffer_size, sample_bytes, account, info,
+                  [merger, progress](RunWriter* out) {
+                    Status s;
+                    ProgressBatch batch(progress);
+                    for (; s.ok() && merger->Valid(); merger->Next()) {
+                      s = out->Add(merger->key(), merger->value(), std::string_view());
+                      batch.Add(merger->key().size() + merger->value().size());
+                    }
+                    if (s.ok()) s = merger->status();
+                    return s;
+                  });
 }
 
 Status RunFileCursor::Open(FileSystem* fs, const RunFileInfo& info, const Comparator* comparator,

@@ -36,6 +36,7 @@
 #include "shale/comparator.h"
 #include "shale/file_system.h"
 #include "shale/status.h"
+#include "util/progress_reporter.h"
 
 namespace shale::bulk {
 
@@ -88,11 +89,12 @@ Status WriteRunFile(FileSystem* fs, const std::string& path, MemoryRunCursor* cu
 
 // Creates `path` and writes the rest of *merger (its distinct keys, each with its newest
 // value) as a run file, sampling a key every `sample_bytes`, through a write buffer of
-// `buffer_size` bytes charged to *account (if not null). Returns the merger's error if it
-// ends early. On failure the caller deletes the file.
+// `buffer_size` bytes charged to *account (if not null), counting the entries written and
+// their key and value bytes in *progress (if not null). Returns the merger's error if it ends
+// early. On failure the caller deletes the file.
 Status WriteMergedRunFile(FileSystem* fs, const std::string& path, RunMerger* merger,
                           uint64_t sample_bytes, size_t buffer_size, BufferAccount* account,
-                          RunFileInfo* info);
+                          RunFileInfo* info, ProgressReporter* progress = nullptr);
 
 class RunFileCursor final : public RunCursor {
  public:

@@ -1,6 +1,7 @@
 // The C ABI of the bulk loader (shale_bulkloader_*, include/shale/c.h) over
 // shale/bulk_loader.h.
 #include <memory>
+#include <utility>
 
 #include "capi/c_handles.h"
 #include "shale/bulk_loader.h"
@@ -51,6 +52,19 @@ void shale_bulkloader_options_set_compression(shale_bulkloader_options_t* option
 void shale_bulkloader_options_set_max_open_files(shale_bulkloader_options_t* options,
                                                  int max_open_files) {
   options->rep.max_open_files = max_open_files;
+}
+
+void shale_bulkloader_options_set_progress(shale_bulkloader_options_t* options,
+                                           shale_progress_callback callback, void* arg,
+                                           double interval_seconds, char** errptr) {
+  shale::ProgressCallback progress;
+  if (SaveError(errptr, shale::capi::MakeProgressCallback(
+                            callback, arg, interval_seconds,
+                            "shale_bulkloader_options_set_progress", &progress))) {
+    return;
+  }
+  options->rep.progress = std::move(progress);
+  options->rep.progress_interval_seconds = interval_seconds;
 }
 
 shale_bulkloader_t* shale_bulkloader_create(shale_t* db,

@@ -24,6 +24,22 @@ void shale_checkpoint_create(shale_checkpoint_t* checkpoint, const char* checkpo
   SaveError(errptr, checkpoint->rep->CreateCheckpoint(checkpoint_dir, log_size_for_flush));
 }
 
+void shale_checkpoint_create_with_progress(shale_checkpoint_t* checkpoint,
+                                           const char* checkpoint_dir,
+                                           uint64_t log_size_for_flush,
+                                           shale_progress_callback callback, void* arg,
+                                           double interval_seconds, char** errptr) {
+  shale::CheckpointOptions options;
+  options.log_size_for_flush = log_size_for_flush;
+  options.progress_interval_seconds = interval_seconds;
+  if (SaveError(errptr, shale::capi::MakeProgressCallback(
+                            callback, arg, interval_seconds,
+                            "shale_checkpoint_create_with_progress", &options.progress))) {
+    return;
+  }
+  SaveError(errptr, checkpoint->rep->CreateCheckpoint(checkpoint_dir, options));
+}
+
 void shale_checkpoint_object_destroy(shale_checkpoint_t* checkpoint) { delete checkpoint; }
 
 }  // extern "C"

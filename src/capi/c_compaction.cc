@@ -3,9 +3,11 @@
 // shale_compactoptions_t. Setters store what they are given (a negative int becomes a huge
 // unsigned value); DB::Open validates.
 #include <string_view>
+#include <utility>
 
 #include "capi/c_handles.h"
 
+using shale::capi::SaveError;
 using shale::capi::View;
 
 extern "C" {
@@ -164,6 +166,19 @@ void shale_compactoptions_set_change_level(shale_compactoptions_t* opt, unsigned
 
 void shale_compactoptions_set_target_level(shale_compactoptions_t* opt, int n) {
   opt->rep.target_level = n;
+}
+
+void shale_compactoptions_set_progress(shale_compactoptions_t* opt,
+                                       shale_progress_callback callback, void* arg,
+                                       double interval_seconds, char** errptr) {
+  shale::ProgressCallback progress;
+  if (SaveError(errptr, shale::capi::MakeProgressCallback(
+                            callback, arg, interval_seconds,
+                            "shale_compactoptions_set_progress", &progress))) {
+    return;
+  }
+  opt->rep.progress = std::move(progress);
+  opt->rep.progress_interval_seconds = interval_seconds;
 }
 
 void shale_compact_range_opt(shale_t* db, shale_compactoptions_t* opt, const char* start_key,

@@ -2,6 +2,7 @@
 // (include/shale/c.h).
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "capi/c_handles.h"
@@ -96,6 +97,19 @@ void shale_ingestexternalfileoptions_set_verify_checksums_before_ingest(shale_in
 void shale_ingestexternalfileoptions_set_write_global_seqno(shale_ingestexternalfileoptions_t* options,
     unsigned char write_global_seqno) {
   options->rep.write_global_seqno = write_global_seqno != 0;
+}
+
+void shale_ingestexternalfileoptions_set_progress(shale_ingestexternalfileoptions_t* options,
+                                                  shale_progress_callback callback, void* arg,
+                                                  double interval_seconds, char** errptr) {
+  shale::ProgressCallback progress;
+  if (SaveError(errptr, shale::capi::MakeProgressCallback(
+                            callback, arg, interval_seconds,
+                            "shale_ingestexternalfileoptions_set_progress", &progress))) {
+    return;
+  }
+  options->rep.progress = std::move(progress);
+  options->rep.progress_interval_seconds = interval_seconds;
 }
 
 void shale_ingest_external_file(shale_t* db, const char* const* file_list, size_t list_len,

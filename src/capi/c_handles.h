@@ -21,6 +21,7 @@
 #include "shale/filter_policy.h"
 #include "shale/iterator.h"
 #include "shale/options.h"
+#include "shale/progress.h"
 #include "shale/sst_file_writer.h"
 #include "shale/status.h"
 #include "shale/table_options.h"
@@ -127,6 +128,11 @@ char* CopyToMalloc(std::string_view bytes);
 
 // A malloc'd, NUL-terminated copy of `text`.
 char* CopyToMallocString(std::string_view text);
+
+// A ProgressCallback calling the C callback with `arg` (an empty one for a NULL callback); with
+// the interval checked: an error for a negative or NaN interval.
+Status MakeProgressCallback(shale_progress_callback callback, void* arg, double interval_seconds,
+                            const char* what, ProgressCallback* out);
 
 // A view of the caller's bytes; NULL with length 0 is the empty string.
 inline std::string_view View(const char* data, size_t len) {

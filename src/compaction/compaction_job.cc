@@ -351,15 +351,28 @@ void CompactionJob::RunSubcompaction(Subcompaction* sub) const {
   OutputWriter writer(this, sub);
   Status s;
   uint64_t kept = 0;
+  // Input entries read and handed to ctx_.progress so far; each counts for the inputs' mean
+  // bytes per entry.
+  uint64_t reported = 0;
+  const auto report_progress = [&] {
+    const uint64_t entries = sub->entries_read - reported;
+    reported = sub->entries_read;
+    ctx_.progress->Add(static_cast<uint64_t>(static_cast<double>(entries) * bytes_per_entry_),
+                       entries);
+  };
   for (iter.SeekToFirst(); iter.Valid(); iter.Next()) {
     if ((++kept & 4095) == 0 && ctx_.shutting_down != nullptr &&
         ctx_.shutting_down->load(std::memory_order_relaxed)) {
       s = Status::ShutdownInProgress("compaction stopped: the DB is closing");
       break;
     }
+    if (ctx_.progress != nullptr && sub->entries_read - reported >= ProgressBatch::kEntries) {
+      report_progress();
+    }
     s = writer.Add(iter.key(), iter.value());
     if (!s.ok()) break;
   }
+  if (ctx_.progress != nullptr) report_progress();
   if (s.ok()) s = iter.status();
   if (s.ok()) s = writer.Finish();
   sub->entries_dropped = iter.num_dropped();
@@ -375,6 +388,14 @@ void CompactionJob::DeleteOutputs(const std::vector<FileMetaData>& files) const 
 Status CompactionJob::Run() {
   const auto start = std::chrono::steady_clock::now();
   stats_.bytes_read = c_->InputBytes();
+  if (ctx_.progress != nullptr) {
+    uint64_t entries = 0;
+    for (const CompactionInputLevel& in : c_->inputs()) {
+      for (const FileMetaData* f : in.files) entries += f->num_entries;
+    }
+    bytes_per_entry_ =
+        entries > 0 ? static_cast<double>(stats_.bytes_read) / static_cast<double>(entries) : 0;
+  }
   Status s = BuildTombstones();
   if (!s.ok()) return s;
   // One thread per range: bounded, so a huge max_subcompactions (or per-call

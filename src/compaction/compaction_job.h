@@ -41,6 +41,7 @@
 #include "shale/merge_operator.h"
 #include "shale/status.h"
 #include "shale/table_options.h"
+#include "util/progress_reporter.h"
 #include "version/file_metadata.h"
 
 namespace shale {
@@ -59,6 +60,9 @@ struct CompactionJobContext {
   std::function<uint64_t()> new_file_number;
   // Set when the DB is closing.
   const std::atomic<bool>* shutting_down = nullptr;
+  // Counts the input entries read, and their share of the input bytes (may be null: a manual
+  // compaction with a progress callback sets it). Thread-safe.
+  ProgressReporter* progress = nullptr;
 };
 
 struct CompactionJobStats {
@@ -100,6 +104,8 @@ class CompactionJob {
   std::unique_ptr<RangeTombstones> tombstones_;
   std::vector<FileMetaData> outputs_;
   CompactionJobStats stats_;
+  // The inputs' file bytes per entry, for ctx_.progress (set by Run when it is not null).
+  double bytes_per_entry_ = 0;
 };
 
 }  // namespace shale

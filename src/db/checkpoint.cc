@@ -14,7 +14,14 @@ class CheckpointImpl final : public Checkpoint {
 
   Status CreateCheckpoint(const std::string& checkpoint_dir,
                           uint64_t log_size_for_flush) override {
-    return db_->CreateCheckpoint(checkpoint_dir, log_size_for_flush);
+    CheckpointOptions options;
+    options.log_size_for_flush = log_size_for_flush;
+    return db_->CreateCheckpoint(checkpoint_dir, options);
+  }
+
+  Status CreateCheckpoint(const std::string& checkpoint_dir,
+                          const CheckpointOptions& options) override {
+    return db_->CreateCheckpoint(checkpoint_dir, options);
   }
 
  private:

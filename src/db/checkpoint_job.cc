@@ -110,8 +110,10 @@ class PrefixSequentialFile final : public SequentialFile {
   uint64_t remaining_;
 };
 
-// Copies src to dst byte for byte and syncs dst; deletes dst on failure.
-Status CopyWholeFile(FileSystem* fs, const std::string& src, const std::string& dst) {
+// Copies src to dst byte for byte and syncs dst, counting the bytes in *progress (if not
+// null); deletes dst on failure.
+Status CopyWholeFile(FileSystem* fs, const std::string& src, const std::string& dst,
+                     ProgressReporter* progress) {
   std::unique_ptr<SequentialFile> in;
   std::unique_ptr<WritableFile> out;
   Status s = fs->NewSequentialFile(src, &in);
@@ -123,6 +125,7 @@ Status CopyWholeFile(FileSystem* fs, const std::string& src, const std::string& 
     s = in->Read(kCopyChunk, &chunk, scratch.data());
     if (s.ok() && chunk.empty()) break;
     if (s.ok()) s = out->Append(chunk);
+    if (s.ok() && progress != nullptr) progress->Add(chunk.size(), 0);
   }
   if (s.ok()) s = out->Sync();
   Status c = out->Close();
@@ -131,15 +134,23 @@ Status CopyWholeFile(FileSystem* fs, const std::string& src, const std::string& 
   return s;
 }
 
-// Hard-links src to dst, or copies it when linking fails (another file system, or none that
-// links). Once a link has failed (*link_failed), copies without trying.
-Status LinkOrCopy(FileSystem* fs, const std::string& src, const std::string& dst,
-                  bool* link_failed) {
+// Hard-links src (of `size` bytes) to dst, or copies it when linking fails (another file
+// system, or none that links). Once a link has failed (*link_failed), copies without trying.
+// Counts the file in *progress (if not null).
+Status LinkOrCopy(FileSystem* fs, const std::string& src, const std::string& dst, uint64_t size,
+                  bool* link_failed, ProgressReporter* progress) {
   if (!*link_failed) {
-    if (fs->LinkFile(src, dst).ok()) return Status::OK();
+    if (progress != nullptr) progress->SetStage("link");
+    if (fs->LinkFile(src, dst).ok()) {
+      if (progress != nullptr) progress->Add(size, 1);
+      return Status::OK();
+    }
     *link_failed = true;
   }
-  return CopyWholeFile(fs, src, dst);
+  if (progress != nullptr) progress->SetStage("copy");
+  Status s = CopyWholeFile(fs, src, dst, progress);
+  if (s.ok() && progress != nullptr) progress->Add(0, 1);
+  return s;
 }
 
 // Copies the complete records in the first `length` bytes of WAL src into a new WAL dst.
@@ -184,20 +195,32 @@ Status WriteMetadata(FileSystem* fs, const std::string& dir, const CheckpointPla
   return s;
 }
 
-// Fills the new directory `dir` with the checkpoint's files and syncs it.
+// Fills the new directory `dir` with the checkpoint's files and syncs it, counting them in
+// *progress (if not null).
 Status FillCheckpointDir(FileSystem* fs, const std::string& dbname, const std::string& dir,
-                         const CheckpointPlan& src) {
+                         const CheckpointPlan& src, ProgressReporter* progress) {
   Status s = fs->CreateDir(dir);
   if (!s.ok()) return s;
+  if (progress != nullptr) {
+    uint64_t bytes = 0, files = src.wals.size();
+    for (uint64_t length : src.wal_lengths) bytes += length;
+    for (int level = 0; level < src.version->num_levels(); level++) {
+      files += src.version->files(level).size();
+      for (const FileMetaData* f : src.version->files(level)) bytes += f->file_size;
+    }
+    progress->SetTotals(bytes, files);
+    progress->SetStage("copy");
+  }
   for (size_t i = 0; s.ok() && i < src.wals.size(); i++) {
     s = CopyWalRecords(fs, WalFileName(dbname, src.wals[i]), src.wal_lengths[i],
                        WalFileName(dir, src.wals[i]));
+    if (s.ok() && progress != nullptr) progress->Add(src.wal_lengths[i], 1);
   }
   bool link_failed = false;
   for (int level = 0; s.ok() && level < src.version->num_levels(); level++) {
     for (const FileMetaData* f : src.version->files(level)) {
       s = LinkOrCopy(fs, TableFileName(dbname, f->number), TableFileName(dir, f->number),
-                     &link_failed);
+                     f->file_size, &link_failed, progress);
       if (!s.ok()) break;
     }
   }
@@ -279,7 +302,7 @@ Status CheckpointJob::Run() {
     s = Plan(attempt == 0 ? log_size_for_flush_ : 0, &plan);
     if (!s.ok()) break;
     planned_ = true;
-    s = FillCheckpointDir(fs, ctx_.dbname, tmp, plan);
+    s = FillCheckpointDir(fs, ctx_.dbname, tmp, plan, ctx_.progress);
     ctx_.release_plan(&plan);
     if (s.ok()) s = Publish(fs, tmp, dir_);
     if (!s.ok()) RemoveDirTree(fs, tmp).PermitUncheckedError();

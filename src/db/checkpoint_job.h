@@ -45,6 +45,7 @@
 #include "shale/file_system.h"
 #include "shale/options.h"
 #include "shale/status.h"
+#include "util/progress_reporter.h"
 #include "version/version.h"
 #include "version/version_set.h"
 
@@ -84,6 +85,8 @@ struct CheckpointJobContext {
   std::function<Status(CheckpointPlan*)> capture_plan;
   // Undoes capture_plan (if it succeeded) and resets the plan.
   std::function<void(CheckpointPlan*)> release_plan;
+  // Counts the bytes and files linked or copied into the copy (may be null). Thread-safe.
+  ProgressReporter* progress = nullptr;
 };
 
 class CheckpointJob {

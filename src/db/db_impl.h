@@ -48,6 +48,7 @@
 #include "compaction/compaction_job.h"
 #include "compaction/compaction_picker.h"
 #include "db/checkpoint_job.h"
+#include "shale/checkpoint.h"
 #include "db/info_log.h"
 #include "db/ingestion_job.h"
 #include "db/snapshot_list.h"
@@ -106,7 +107,8 @@ class DBImpl final : public DB {
   // Builds an openable copy of the DB in checkpoint_dir: Checkpoint::CreateCheckpoint. Runs a
   // CheckpointJob (db/checkpoint_job.h) with the two functions below.
   [[nodiscard]] Status CreateCheckpoint(const std::string& checkpoint_dir,
-                                        uint64_t log_size_for_flush) ABSL_LOCKS_EXCLUDED(mu_);
+                                        const CheckpointOptions& options)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   // CheckpointJobContext::capture_plan: at the write queue's front, flushes writes made
@@ -261,8 +263,10 @@ class DBImpl final : public DB {
   void MaybeScheduleCompactionLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void BackgroundCompactionCall() ABSL_LOCKS_EXCLUDED(mu_);
   // Runs (or, for moves and deletions, applies) the compaction and installs its result.
-  // Releases mu_ while the job runs. Does not release the compaction's inputs.
-  [[nodiscard]] Status RunCompactionLocked(Compaction* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Releases mu_ while the job runs. Does not release the compaction's inputs. The job counts
+  // its input in *progress when not null (it reports without mu_).
+  [[nodiscard]] Status RunCompactionLocked(Compaction* c, ProgressReporter* progress = nullptr)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status InstallCompactionLocked(Compaction* c, const CompactionJob* job,
                                                bool trivial_move)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -7,17 +7,24 @@
 
 namespace shale {
 
-Status DBImpl::CreateCheckpoint(const std::string& checkpoint_dir, uint64_t log_size_for_flush) {
+Status DBImpl::CreateCheckpoint(const std::string& checkpoint_dir,
+                                const CheckpointOptions& options) {
   InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call
   if (!call.status().ok()) return call.status();
+  Status s = ProgressReporter::ValidateInterval(options.progress_interval_seconds,
+                                                "CheckpointOptions::progress_interval_seconds");
+  if (!s.ok()) return s;
+  // Its final report goes at the return, without mu_.
+  ProgressReporter progress("checkpoint", options.progress, options.progress_interval_seconds);
   CheckpointJobContext ctx;
   ctx.dbname = dbname_;
   ctx.fs = fs_;
   ctx.flush = [this] { return Flush(FlushOptions()); };
   ctx.capture_plan = [this](CheckpointPlan* plan) { return CapturePlanAtFront(plan); };
   ctx.release_plan = [this](CheckpointPlan* plan) { ReleasePlan(plan); };
-  CheckpointJob job(std::move(ctx), checkpoint_dir, log_size_for_flush);
-  Status s = job.Run();
+  ctx.progress = &progress;
+  CheckpointJob job(std::move(ctx), checkpoint_dir, options.log_size_for_flush);
+  s = job.Run();
   if (!job.planned()) return s;
   DeleteObsoleteFiles();  // tables that only the plan's Version kept
   info_log_->Log("checkpoint to %s: %s", job.dir().c_str(), s.ToString().c_str());

@@ -14,6 +14,7 @@
 #include "compaction/reserved_level.h"
 #include "db/db_impl.h"
 #include "util/kill_point.h"
+#include "util/progress_reporter.h"
 
 namespace shale {
 namespace {
@@ -125,7 +126,7 @@ void DBImpl::BackgroundCompactionCall() {
   if (did_work) DeleteObsoleteFiles();
 }
 
-Status DBImpl::RunCompactionLocked(Compaction* c) {
+Status DBImpl::RunCompactionLocked(Compaction* c, ProgressReporter* progress) {
   compactions_running_++;
   Status s;
   if (c->deletion_only) {
@@ -143,6 +144,7 @@ Status DBImpl::RunCompactionLocked(Compaction* c) {
     ctx.snapshots = snapshots_.All();
     ctx.merge_operator = merge_operator_.get();
     ctx.shutting_down = &stop_compactions_;
+    ctx.progress = progress;
     std::vector<uint64_t> numbers;
     ctx.new_file_number = [this, &numbers] {
       MutexLock lock(&mu_);
@@ -240,6 +242,9 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::strin
                             const std::string_view* end) {
   InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call
   if (!call.status().ok()) return call.status();
+  Status s = ProgressReporter::ValidateInterval(
+      options.progress_interval_seconds, "CompactRangeOptions::progress_interval_seconds");
+  if (!s.ok()) return s;
   {
     MutexLock lock(&mu_);
     if (options.change_level && options.target_level >= versions_->num_levels()) {
@@ -257,8 +262,11 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::strin
                        "(allow_ingest_behind = true)"));
     }
   }
+  // Declared before the lock below, so that its final report (from its destructor, on every
+  // return) runs after mu_ is released: the callback never runs under the DB mutex.
+  ProgressReporter progress("compact_range", options.progress, options.progress_interval_seconds);
   // The memtables' data is compacted too.
-  Status s = Flush(FlushOptions());
+  s = Flush(FlushOptions());
   if (!s.ok()) return s;
   std::optional<std::string_view> lo, hi;
   if (begin != nullptr) lo = *begin;
@@ -297,7 +305,18 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::strin
     if (c != nullptr || !conflict) break;
     bg_cv_.Wait(&mu_);
   }
+  // Moved or deleted files count as read once the compaction is done.
+  uint64_t unread_bytes = 0, unread_entries = 0;
   if (s.ok() && c != nullptr) {
+    uint64_t entries = 0;
+    for (const CompactionInputLevel& in : c->inputs()) {
+      for (const FileMetaData* f : in.files) entries += f->num_entries;
+    }
+    progress.SetTotals(c->InputBytes(), entries);
+    if (c->deletion_only || c->IsTrivialMove()) {
+      unread_bytes = c->InputBytes();
+      unread_entries = entries;
+    }
     // change_level: the output, written to the bottom level, then moves up to `target`.
     // Between the two, while the compaction runs and while its MANIFEST edits are written
     // (both without the mutex), flushes, ingestions and automatic compactions go on. Had one
@@ -319,7 +338,7 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::strin
             AddPendingRangeLocked(level, c->smallest_user_key(), c->largest_user_key()));
       }
     }
-    s = RunCompactionLocked(c.get());
+    s = RunCompactionLocked(c.get(), progress.enabled() ? &progress : nullptr);
     if (s.ok() && refit) s = RefitCompactionOutputLocked(*c, target);
     for (uint64_t id : refit_guard) RemovePendingRangeLocked(id);
     c->ReleaseInputs();
@@ -333,6 +352,7 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::strin
   MaybeScheduleCompactionLocked();
   bg_cv_.SignalAll();
   mu_.Unlock();
+  if (s.ok() && unread_entries + unread_bytes > 0) progress.Add(unread_bytes, unread_entries);
   DeleteObsoleteFiles();
   mu_.Lock();
   return s;

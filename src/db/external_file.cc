@@ -155,7 +155,8 @@ Status InspectExternalFile(FileSystem* fs, const InternalKeyComparator& icmp,
   return Status::OK();
 }
 
-Status CopyFileSynced(FileSystem* fs, const std::string& src, const std::string& target) {
+Status CopyFileSynced(FileSystem* fs, const std::string& src, const std::string& target,
+                      ProgressReporter* progress) {
   std::unique_ptr<SequentialFile> in;
   Status s = fs->NewSequentialFile(src, &in);
   if (!s.ok()) return s;
@@ -169,6 +170,7 @@ Status CopyFileSynced(FileSystem* fs, const std::string& src, const std::string&
     s = in->Read(kChunk, &chunk, buffer.get());
     if (!s.ok() || chunk.empty()) break;
     s = out->Append(chunk);
+    if (s.ok() && progress != nullptr) progress->Add(chunk.size(), 0);
   }
   if (s.ok()) s = out->Sync();
   Status closed = out->Close();

@@ -17,6 +17,7 @@
 #include "base/internal_key.h"
 #include "shale/file_system.h"
 #include "shale/status.h"
+#include "util/progress_reporter.h"
 #include "version/file_metadata.h"
 
 namespace shale {
@@ -46,10 +47,11 @@ struct ExternalFileInfo {
                                          const std::string& path, bool verify_all_checksums,
                                          ExternalFileInfo* info);
 
-// Copies `src` to `target` (created or truncated) and syncs it. On failure `target` is
-// deleted.
+// Copies `src` to `target` (created or truncated) and syncs it, counting the bytes copied in
+// *progress (when not null). On failure `target` is deleted.
 [[nodiscard]] Status CopyFileSynced(FileSystem* fs, const std::string& src,
-                                    const std::string& target);
+                                    const std::string& target,
+                                    ProgressReporter* progress = nullptr);
 
 // Makes the contents of the existing file `path` durable (opens it to append, syncs it, closes
 // it; nothing is written). A file brought in by a hard link shares its data with a file that

@@ -156,10 +156,15 @@ Status PlaceFiles(const IngestExternalFileOptions& options, const Comparator* uc
 
 IngestionJob::IngestionJob(IngestionJobContext context, std::vector<std::string> paths,
                            const IngestExternalFileOptions& options)
-    : ctx_(std::move(context)), paths_(std::move(paths)), options_(options) {}
+    : ctx_(std::move(context)),
+      paths_(std::move(paths)),
+      options_(options),
+      progress_("ingest", options.progress, options.progress_interval_seconds) {}
 
 Status IngestionJob::Prepare(const Options& db_options) {
-  Status s = CheckIngestOptions(options_, db_options, paths_);
+  Status s = ProgressReporter::ValidateInterval(
+      options_.progress_interval_seconds, "IngestExternalFileOptions::progress_interval_seconds");
+  if (s.ok()) s = CheckIngestOptions(options_, db_options, paths_);
   if (!s.ok()) return s;
   files_.assign(paths_.size(), File());
   return InspectFiles();
@@ -193,7 +198,12 @@ Status IngestionJob::InspectFiles() {
 }
 
 Status IngestionJob::AddFilesToDir(const std::vector<uint64_t>& numbers) {
-  for (size_t i = 0; i < files_.size(); i++) files_[i].number = numbers[i];
+  uint64_t total_bytes = 0;
+  for (size_t i = 0; i < files_.size(); i++) {
+    files_[i].number = numbers[i];
+    total_bytes += files_[i].info.meta.file_size;
+  }
+  progress_.SetTotals(total_bytes, files_.size());
   for (File& f : files_) {
     Status s = AddFileToDir(&f);
     if (!s.ok()) return s;
@@ -213,11 +223,15 @@ Status IngestionJob::AddFileToDir(File* f) {
   }
   if (f->linked) {
     f->in_dir = true;
+    progress_.SetStage("link");
     // The link shares data that its writer may never have synced: make it durable before
     // the MANIFEST edit refers to it (a copy is synced as it is written).
     s = SyncExistingFile(fs, target);
+    if (s.ok()) progress_.Add(f->info.meta.file_size, 1);
   } else {
-    s = CopyFileSynced(fs, f->info.path, target);
+    progress_.SetStage("copy");
+    s = CopyFileSynced(fs, f->info.path, target, &progress_);
+    if (s.ok()) progress_.Add(0, 1);
   }
   if (!s.ok()) return Status(s.code(), s.subcode(), "IngestExternalFile", s.message());
   f->in_dir = true;

@@ -163,6 +163,9 @@ class IngestionJob {
   const IngestionJobContext ctx_;
   const std::vector<std::string> paths_;
   const IngestExternalFileOptions options_;
+  // Counts the files' bytes as AddFilesToDir brings them in; its final report goes when the
+  // job is destroyed (after DBImpl released the DB mutex).
+  ProgressReporter progress_;
   std::vector<File> files_;  // one per path, in the order given
 };
 

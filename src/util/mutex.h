@@ -49,12 +49,16 @@ class ABSL_LOCKABLE Mutex {
 #ifdef SHALE_STD_MUTEX
   void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
   void Unlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
+  // Takes the lock if it is free; true if it did.
+  bool TryLock() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true) { return mu_.try_lock(); }
   void ReaderLock() ABSL_SHARED_LOCK_FUNCTION() { mu_.lock(); }
   void ReaderUnlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
   void AssertHeld() const ABSL_ASSERT_EXCLUSIVE_LOCK() {}
 #else
   void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() { mu_.Lock(); }
   void Unlock() ABSL_UNLOCK_FUNCTION() { mu_.Unlock(); }
+  // Takes the lock if it is free; true if it did.
+  bool TryLock() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true) { return mu_.TryLock(); }
   void ReaderLock() ABSL_SHARED_LOCK_FUNCTION() { mu_.ReaderLock(); }
   void ReaderUnlock() ABSL_UNLOCK_FUNCTION() { mu_.ReaderUnlock(); }
   void AssertHeld() const ABSL_ASSERT_EXCLUSIVE_LOCK() { mu_.AssertHeld(); }

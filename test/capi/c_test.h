@@ -95,4 +95,19 @@ void TestCheckpoint(void);
 void TestBulkLoader(void);
 void TestMerge(void);
 
+/* What a shale_progress_callback saw (RecordProgress), checked by CheckProgressLog: at least
+ * one report, done counts that never shrink, one final report and nothing after it, the
+ * operation's name on every report. */
+typedef struct ProgressLog {
+  int reports;
+  int finished_reports;
+  int reports_after_finished;
+  int shrank;
+  int bad_fraction;
+  uint64_t last_entries_done;
+  char operation[32];
+} ProgressLog;
+void RecordProgress(void* arg, const shale_progress_t* progress);
+void CheckProgressLog(const ProgressLog* log, const char* operation);
+
 #endif /* SHALE_TEST_CAPI_C_TEST_H_ */

@@ -109,10 +109,17 @@ void TestBulkLoader(void) {
   shale_bulkloader_options_set_compression(options, shale_zstd_compression);
   shale_bulkloader_options_set_max_open_files(options, 4); /* merges the runs in passes */
 
+  ProgressLog log;
+  memset(&log, 0, sizeof(log));
+  shale_bulkloader_options_set_progress(options, RecordProgress, &log, 0.0, &err);
+  CHECK_OK(err);
   shale_bulkloader_t* loader = CreateOrFail(db, options);
   CHECK(PathExists(temp_dir));
   AddAll(loader);
   shale_bulkloader_finish(loader, &err);
+  CHECK_OK(err);
+  CheckProgressLog(&log, "bulk_load");
+  shale_bulkloader_options_set_progress(options, NULL, NULL, 0.0, &err); /* no reports */
   CHECK_OK(err);
   CHECK(!PathExists(temp_dir));
   shale_bulkloader_finish(loader, &err);

@@ -42,6 +42,17 @@ void TestCheckpoint(void) {
   CheckpointOrFail(checkpoint, "cp_wal", (uint64_t)1 << 30);
   PutOrFail(db, "after_second", "4");
 
+  ProgressLog log;
+  memset(&log, 0, sizeof(log));
+  shale_checkpoint_create_with_progress(checkpoint, WorkPath("cp_progress"), 0, RecordProgress,
+                                        &log, -1.0, &err);
+  CHECK_ERROR(err, "progress interval");
+  shale_checkpoint_create_with_progress(checkpoint, WorkPath("cp_progress"), 0, RecordProgress,
+                                        &log, 0.0, &err);
+  CHECK_OK(err);
+  CheckProgressLog(&log, "checkpoint");
+  DestroyOrFail("cp_progress");
+
   shale_checkpoint_create(checkpoint, WorkPath("cp_flush"), 0, &err);
   CHECK_ERROR(err, "Invalid argument");
   shale_checkpoint_create(checkpoint, WorkPath("no_such_dir/cp"), 0, &err);

@@ -74,8 +74,16 @@ static void TestBulkLoadThenCompactRange(void) {
 
   shale_compactoptions_t* co = shale_compactoptions_create();
   shale_compactoptions_set_exclusive_manual_compaction(co, 1);
+  ProgressLog log;
+  memset(&log, 0, sizeof(log));
+  char* progress_err = NULL;
+  shale_compactoptions_set_progress(co, RecordProgress, &log, -1.0, &progress_err);
+  CHECK_ERROR(progress_err, "progress interval");
+  shale_compactoptions_set_progress(co, RecordProgress, &log, 0.0, &progress_err);
+  CHECK_OK(progress_err);
   shale_compact_range_opt(db, co, NULL, 0, NULL, 0);
   shale_compactoptions_destroy(co);
+  CheckProgressLog(&log, "compact_range");
   CHECK(IntProperty(db, "shale.num-files-at-level0") == 0);
   CHECK(IntProperty(db, "shale.num-files-at-level1") >= 1);
   char* text = shale_property_value(db, "shale.num-files-at-level0");

@@ -109,8 +109,15 @@ void TestExternalFiles(void) {
   shale_free(err);
   err = NULL;
   shale_ingestexternalfileoptions_set_write_global_seqno(io, 0);
+  ProgressLog log;
+  memset(&log, 0, sizeof(log));
+  shale_ingestexternalfileoptions_set_progress(io, RecordProgress, &log, -1.0, &err);
+  CHECK_ERROR(err, "progress interval");
+  shale_ingestexternalfileoptions_set_progress(io, RecordProgress, &log, 0.0, &err);
+  CHECK_OK(err);
   shale_ingest_external_file(db, files, 1, io, &err);
   CHECK_OK(err);
+  CheckProgressLog(&log, "ingest");
   CHECK(!FileExists(path)); /* moved */
   CheckGet(db, ro, "x1", "one");
   CheckGet(db, ro, "x2", "two");

@@ -28,6 +28,36 @@ char* Terminated(const char* data, size_t len) {
   return copy;
 }
 
+void RecordProgress(void* arg, const shale_progress_t* progress) {
+  ProgressLog* log = (ProgressLog*)arg;
+  if (log->finished_reports > 0) log->reports_after_finished++;
+  log->reports++;
+  if (shale_progress_finished(progress)) log->finished_reports++;
+  const uint64_t done = shale_progress_entries_done(progress);
+  if (done < log->last_entries_done) log->shrank = 1;
+  log->last_entries_done = done;
+  const double fraction = shale_progress_fraction(progress);
+  if (!(fraction >= 0.0 && fraction <= 1.0)) log->bad_fraction = 1;
+  (void)shale_progress_stage(progress);
+  (void)shale_progress_bytes_done(progress);
+  (void)shale_progress_bytes_total(progress);
+  (void)shale_progress_entries_total(progress);
+  (void)shale_progress_elapsed_seconds(progress);
+  (void)shale_progress_bytes_per_second(progress);
+  (void)shale_progress_eta_seconds(progress);
+  snprintf(log->operation, sizeof(log->operation), "%s", shale_progress_operation(progress));
+}
+
+void CheckProgressLog(const ProgressLog* log, const char* operation) {
+  CHECK(log->reports >= 2);
+  CHECK(log->finished_reports == 1);
+  CHECK(log->reports_after_finished == 0);
+  CHECK(!log->shrank);
+  CHECK(!log->bad_fraction);
+  CHECK(log->last_entries_done > 0);
+  CHECK(strcmp(log->operation, operation) == 0);
+}
+
 shale_options_t* NewTestOptions(void) {
   shale_options_t* options = shale_options_create();
   shale_options_set_create_if_missing(options, 1);

@@ -451,6 +451,48 @@ class AdminCliTest(unittest.TestCase):
         p = self.shale("ingest", self.db, os.path.join(self.tmp, "missing.sst"), expect=1)
         self.assertIn("shale: ingest:", p.stderr)
 
+    def run_on_terminal(self, *args):
+        """Runs `shale args` with stderr on a pseudo-terminal; (exit status, stdout, the
+        terminal's output)."""
+        import pty
+        master, slave = pty.openpty()
+        try:
+            p = subprocess.Popen([str(SHALE), *args], stdout=subprocess.PIPE, stderr=slave)
+            os.close(slave)
+            slave = None
+            chunks = []
+            while True:
+                try:
+                    data = os.read(master, 4096)
+                except OSError:  # EIO: the child closed the terminal
+                    break
+                if not data:
+                    break
+                chunks.append(data)
+            out, _ = p.communicate(timeout=60)
+            return p.returncode, out.decode(), b"".join(chunks).decode(errors="replace")
+        finally:
+            os.close(master)
+            if slave is not None:
+                os.close(slave)
+
+    def test_long_commands_show_progress_on_a_terminal_only(self):
+        db = os.path.join(self.tmp, "db_progress")
+        run(BENCH, f"--db={db}", "--benchmarks=fillrandom,flush", "--num=20000",
+            "--write_buffer_size=65536", "--disable_auto_compactions=1", "--seed=3", expect=0)
+        status, out, terminal = self.run_on_terminal("compact", db)
+        self.assertEqual(status, 0, terminal)
+        self.assertEqual(out, "OK\n")
+        self.assertRegex(terminal, r"compact_range: done, \d+\.\d [KMG]iB in \d+\.\d s")
+        status, out, terminal = self.run_on_terminal("verify", db)
+        self.assertEqual(status, 0, terminal)
+        self.assertRegex(out, r"^OK: \d+ table files and \d+ keys")
+        self.assertIn("verify (tables): done", terminal)
+        self.assertRegex(terminal, r"verify \(scan\): done, \d+\.\d [KMG]iB in")
+        # Not a terminal (a pipe): no progress at all.
+        self.assertEqual(self.shale("compact", db).stderr, "")
+        self.assertEqual(self.shale("verify", db).stderr, "")
+
     def scan_hex(self, db, *flags):
         """{key hex: value hex} of db."""
         rows = self.shale("scan", db, "--hex", *flags).stdout.splitlines()

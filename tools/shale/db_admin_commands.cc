@@ -4,16 +4,22 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/filename.h"
+#include "util/progress_reporter.h"
 #include "commands.h"
 #include "db_files.h"
+#include "progress_line.h"
 #include "table_files.h"
 
 namespace shale::cli {
 
 namespace {
+
+// Seconds between two redraws of the progress line.
+constexpr double kProgressInterval = 0.5;
 
 // Splits "a=1;b={x=1;y=2};c=3" at the semicolons outside braces.
 std::vector<std::string> SplitTopLevel(const std::string& s) {
@@ -34,29 +40,54 @@ std::vector<std::string> SplitTopLevel(const std::string& s) {
   return parts;
 }
 
-// Verifies the blocks of every table file in `dir`; counts them in *tables.
+// Verifies the blocks of every table file in `dir`; counts them in *tables. Reports progress
+// by file bytes (stage "tables").
 Status VerifyTables(const std::string& dir, uint64_t* tables) {
+  FileSystem* fs = FileSystem::Default().get();
   std::vector<std::string> children;
-  Status s = FileSystem::Default()->GetChildren(dir, &children);
+  Status s = fs->GetChildren(dir, &children);
+  std::vector<std::pair<std::string, uint64_t>> files;  // path, size
+  uint64_t total_bytes = 0;
   for (size_t i = 0; s.ok() && i < children.size(); i++) {
     uint64_t number = 0;
     FileType type;
     if (!ParseFileName(children[i], &number, &type) || type != FileType::kTableFile) continue;
+    uint64_t size = 0;
+    s = fs->GetFileSize(dir + "/" + children[i], &size);
+    files.emplace_back(dir + "/" + children[i], size);
+    total_bytes += size;
+  }
+  ProgressReporter progress("verify", StderrProgressLine(), kProgressInterval);
+  progress.SetStage("tables");
+  progress.SetTotals(total_bytes, files.size());
+  for (size_t i = 0; s.ok() && i < files.size(); i++) {
     std::unique_ptr<TableFile> table;
-    s = OpenTableFile(dir + "/" + children[i], &table);
+    s = OpenTableFile(files[i].first, &table);
     if (s.ok()) s = table->reader->VerifyChecksums();
     (*tables)++;
+    progress.Add(files[i].second, 1);
   }
   return s;
 }
 
-// Reads every key and value with checksums verified; counts them in *keys.
+// Reads every key and value with checksums verified; counts them in *keys. Reports progress by
+// entries against the DB's estimate of its keys (stage "scan").
 Status VerifyScan(DB* db, uint64_t* keys) {
   ReadOptions options;
   options.verify_checksums = true;
   options.fill_cache = false;
+  uint64_t estimated_keys = 0;
+  db->GetIntProperty(DB::Properties::kEstimateNumKeys, &estimated_keys);
+  ProgressReporter progress("verify", StderrProgressLine(), kProgressInterval);
+  progress.SetStage("scan");
+  progress.SetTotals(0, estimated_keys);
+  ProgressBatch batch(&progress);
   std::unique_ptr<Iterator> it = db->NewIterator(options);
-  for (it->SeekToFirst(); it->Valid(); it->Next()) (*keys)++;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    (*keys)++;
+    batch.Add(it->key().size() + it->value().size());
+  }
+  batch.Flush();
   return it->status();
 }
 
@@ -79,7 +110,10 @@ int VerifyCommand(const CliArgs& args) {
 int CompactCommand(const CliArgs& args) {
   std::unique_ptr<DB> db;
   Status s = OpenExisting(args.positional()[0], &db);
-  if (s.ok()) s = db->CompactRange(CompactRangeOptions(), nullptr, nullptr);
+  CompactRangeOptions options;
+  options.progress = StderrProgressLine();
+  options.progress_interval_seconds = kProgressInterval;
+  if (s.ok()) s = db->CompactRange(options, nullptr, nullptr);
   if (db != nullptr) {
     Status c = db->Close();
     if (s.ok()) s = c;

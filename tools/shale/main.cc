@@ -37,10 +37,12 @@ const Command kCommands[] = {
      "Prints every edit of the MANIFEST that CURRENT names, then the live files per level.",
      {{}, {"hex"}}, 1, 1, DumpManifestCommand},
     {"verify", "verify DIR", "verify every block checksum of the database",
-     "Opens the database, reads every block of every table file, then every key.", {}, 1, 1,
+     "Opens the database, reads every block of every table file, then every key. On a\n"
+     "terminal, a progress line on stderr shows how far it has got and the time left.", {}, 1, 1,
      VerifyCommand},
     {"compact", "compact DIR", "compact the whole key range",
-     "Runs a manual compaction over every key (DB::CompactRange).", {}, 1, 1, CompactCommand},
+     "Runs a manual compaction over every key (DB::CompactRange). On a terminal, a progress\n"
+     "line on stderr shows how far it has got and the time left.", {}, 1, 1, CompactCommand},
     {"ingest",
      "ingest DIR FILE... [--move] [--ingest_behind] [--verify_checksums] "
      "[--no_allow_global_seqno] [--no_allow_blocking_flush]",
@@ -56,7 +58,8 @@ const Command kCommands[] = {
      "  --verify_checksums         verify every block checksum of the files first\n"
      "  --no_allow_global_seqno    fail instead of assigning a sequence number to files that\n"
      "                             overlap the database\n"
-     "  --no_allow_blocking_flush  fail instead of flushing a memtable that the files overlap",
+     "  --no_allow_blocking_flush  fail instead of flushing a memtable that the files overlap\n"
+     "On a terminal, a progress line on stderr shows the files' bytes copied or linked.",
      {{}, {"move", "ingest_behind", "verify_checksums", "no_allow_global_seqno",
            "no_allow_blocking_flush"}},
      2, SIZE_MAX, IngestCommand},
@@ -70,7 +73,8 @@ const Command kCommands[] = {
      "Flushes the memtables, then builds in DEST (which must not exist; its parent must) a\n"
      "database of hard links to the table files (copies across file systems) with a fresh\n"
      "MANIFEST, CURRENT and OPTIONS file (Checkpoint::CreateCheckpoint). DEST appears only once\n"
-     "complete. The copy is independent: either database may be changed or deleted.", {}, 2, 2,
+     "complete. The copy is independent: either database may be changed or deleted. On a\n"
+     "terminal, a progress line on stderr shows the files linked or copied.", {}, 2, 2,
      CheckpointCommand},
     {"stats", "stats DIR", "print the database's statistics and levels",
      "Prints the shale.stats and shale.levelstats properties.", {}, 1, 1, StatsCommand},

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "db_files.h"
+#include "progress_line.h"
 #include "shale/checkpoint.h"
 #include "shale/sst_file_writer.h"
 
@@ -33,6 +34,8 @@ IngestExternalFileOptions IngestOptionsFrom(const CliArgs& args) {
   options.verify_checksums_before_ingest = args.Has("verify_checksums");
   options.allow_global_seqno = !args.Has("no_allow_global_seqno");
   options.allow_blocking_flush = !args.Has("no_allow_blocking_flush");
+  options.progress = StderrProgressLine();
+  options.progress_interval_seconds = 0.5;
   return options;
 }
 
@@ -103,7 +106,10 @@ int CheckpointCommand(const CliArgs& args) {
   Status s = OpenExisting(dir, &db);
   std::unique_ptr<Checkpoint> checkpoint;
   if (s.ok()) s = Checkpoint::Create(db.get(), &checkpoint);
-  if (s.ok()) s = checkpoint->CreateCheckpoint(dest);
+  CheckpointOptions options;
+  options.progress = StderrProgressLine();
+  options.progress_interval_seconds = 0.5;
+  if (s.ok()) s = checkpoint->CreateCheckpoint(dest, options);
   checkpoint.reset();
   s = CloseAfter(&db, s);
   if (!s.ok()) return ReportError("checkpoint", s);
