@@ -8,8 +8,10 @@
 See DB, WriteBatch, Iterator and Snapshot; Cache, a block cache DBs can share; MergeOperator,
 for merge operators written in Python; for bulk loads, BulkLoader (pairs in any order),
 and SstFileWriter with DB.ingest_external_file (table files built elsewhere, e.g. by a Spark
-job). The library is found through the environment variable SHALE_LIBRARY or the in-tree
-build (see shale._library); it is loaded on first use.
+job). Long operations (compact_range, ingest_external_file, create_checkpoint, a BulkLoader's
+finish) report their progress to a `progress=` callback as shale.Progress. The library is
+found through the environment variable SHALE_LIBRARY or the in-tree build (see
+shale._library); it is loaded on first use.
 """
 
 from ._bulk_loader import BulkLoader
@@ -22,6 +24,7 @@ from ._external import SstFileInfo, SstFileWriter
 from ._iterator import Iterator
 from ._library import LibraryNotFoundError
 from ._merge import MergeOperator
+from ._progress import Progress, ProgressCallback
 
 # The size limits of the engine (include/shale/limits.h, doc/size_limits.md): the longest key
 # (each end of a range deletion included), the longest value or merge operand, the largest
@@ -34,7 +37,7 @@ MAX_TABLE_BLOCK_SIZE = 256 << 20
 
 __all__ = [
     "DB", "Iterator", "Snapshot", "WriteBatch", "destroy_db", "SstFileWriter", "SstFileInfo",
-    "BulkLoader", "Cache", "MergeOperator",
+    "BulkLoader", "Cache", "MergeOperator", "Progress", "ProgressCallback",
     "Error", "InvalidArgumentError", "IOError", "CorruptionError", "NotSupportedError",
     "LibraryNotFoundError",
     "MAX_KEY_SIZE", "MAX_VALUE_SIZE", "MAX_WRITE_BATCH_SIZE", "MAX_TABLE_BLOCK_SIZE",

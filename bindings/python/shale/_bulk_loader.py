@@ -12,8 +12,9 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Optional, Tuple, Union
 
-from . import _errors, _library
+from . import _errors, _library, _progress
 from ._library import BytesLike
+from ._progress import ProgressCallback
 
 if TYPE_CHECKING:
     from ._db import DB
@@ -50,6 +51,13 @@ class BulkLoader:
     max_open_files, the file descriptors finish's merge may hold open at once, more spilled
     runs being merged in passes (default: automatic, from RLIMIT_NOFILE; else at least 3).
 
+    progress: called with a shale.Progress (operation "bulk_load"; stages "merge_runs",
+    "write_tables" and "ingest"; key and value bytes merged) during finish(), at most every
+    progress_interval seconds (0: every few thousand entries) and once at its end with
+    finished=True. The engine calls it from finish's merge threads, one call at a time; an
+    exception it raises is raised by finish() after the load completed (see shale.Progress).
+    The loader keeps the callback until it is closed.
+
     Errors are sticky. Use it as a context manager or call close(): an unfinished load is
     abandoned and its temporary files removed. Closing the DB closes its loaders. Not
     thread-safe: one thread at a time.
@@ -58,11 +66,17 @@ class BulkLoader:
     def __init__(self, db: DB, *, memory_budget: Optional[int] = None, threads: int = 0,
                  temp_dir: Union[str, bytes, os.PathLike[str], os.PathLike[bytes], None] = None,
                  target_file_size: int = 0, compression: Optional[str] = None,
-                 max_open_files: int = 0) -> None:
+                 max_open_files: int = 0, progress: Optional[ProgressCallback] = None,
+                 progress_interval: float = _progress.DEFAULT_INTERVAL) -> None:
         if compression is not None and compression not in _COMPRESSION:
             raise ValueError(f"shale: compression must be one of {sorted(_COMPRESSION)} or "
                              f"None (the DB's), not {compression!r}")
         self._handle: Optional[int] = None
+        # The reporter of finish's progress; the C loader holds its thunk, so it is kept until
+        # the loader is destroyed (close()).
+        self._progress = _progress.reporter(progress, progress_interval, "shale.BulkLoader")
+        set_progress = None if self._progress is None else _errors.need(
+            "shale_bulkloader_options_set_progress", "shale.BulkLoader(progress=...)")
         self._fn = _functions()
         self._db = db
         options = self._fn["options_create"]()
@@ -76,6 +90,8 @@ class BulkLoader:
             self._fn["options_set_compression"](
                 options, _DB_COMPRESSION if compression is None else _COMPRESSION[compression])
             self._fn["options_set_max_open_files"](options, int(max_open_files))
+            if self._progress is not None:
+                self._progress.set_on(set_progress, options)
             self._handle = _errors.call(self._fn["create"], db._checked_handle(), options)
         finally:
             self._fn["options_destroy"](options)
@@ -99,8 +115,11 @@ class BulkLoader:
 
     def finish(self) -> None:
         """Sorts, merges, writes and ingests everything added, all or nothing, and removes the
-        temporary files. An error when called twice."""
-        _errors.call(self._fn["finish"], self._checked_handle())
+        temporary files. An error when called twice. Reports to the loader's progress callback;
+        an exception that callback raised is raised here once the load has completed."""
+        handle = self._checked_handle()
+        with _progress.Reporting(self._progress):
+            _errors.call(self._fn["finish"], handle)
 
     def close(self) -> None:
         """Frees the loader, abandoning an unfinished load (DB.close does it too). Idempotent."""
@@ -108,6 +127,7 @@ class BulkLoader:
         if handle:
             self._fn["destroy"](handle)
             self._db._loaders.discard(self)
+        self._progress = None  # after destroy: the C loader held its thunk
 
     def __enter__(self) -> BulkLoader:
         return self

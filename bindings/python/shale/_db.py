@@ -8,12 +8,13 @@ import weakref
 from typing import (TYPE_CHECKING, Any, Iterable, List, Mapping, Optional, Tuple, TypeVar,
                     Union, overload)
 
-from . import _errors, _external, _library, _merge, _options
+from . import _errors, _external, _library, _merge, _options, _progress
 from ._batch import WriteBatch
 from ._cache import Cache
 from ._iterator import Iterator
 from ._library import BytesLike
 from ._merge import MergeOperator
+from ._progress import ProgressCallback
 
 if TYPE_CHECKING:
     from ._bulk_loader import BulkLoader
@@ -324,12 +325,19 @@ class DB:
     def compact_range(self, start: Optional[BytesLike] = None,
                       limit: Optional[BytesLike] = None, *, exclusive: bool = True,
                       change_level: bool = False, target_level: int = -1,
-                      bottommost_level_compaction: str = "if_have_compaction_filter") -> None:
+                      bottommost_level_compaction: str = "if_have_compaction_filter",
+                      progress: Optional[ProgressCallback] = None,
+                      progress_interval: float = _progress.DEFAULT_INTERVAL) -> None:
         """Flushes, then compacts the keys in [start, limit] and returns when done; None is an
         open end. With change_level the output moves to target_level (-1: the bottom level);
         bottommost_level_compaction is "skip", "if_have_compaction_filter", "force" or
         "force_optimized"; exclusive waits for automatic compactions to finish first. Like
-        RocksDB's C API, reports no error (a failed compaction shows in later writes)."""
+        RocksDB's C API, reports no error (a failed compaction shows in later writes).
+
+        progress: called with a shale.Progress (operation "compact_range"; bytes of the input
+        table files) at most every progress_interval seconds while the compaction runs (0: at
+        every few thousand entries) and once at the end with finished=True; see
+        shale.Progress for where it runs and what happens when it raises."""
         start_key = None if start is None else _library.as_bytes(start, "start")
         limit_key = None if limit is None else _library.as_bytes(limit, "limit")
         try:
@@ -337,16 +345,24 @@ class DB:
         except ValueError:
             raise ValueError(f"shale: bottommost_level_compaction must be one of {_BOTTOMMOST}, "
                              f"not {bottommost_level_compaction!r}") from None
+        rep = _progress.reporter(progress, progress_interval, "DB.compact_range")
+        set_progress = None if rep is None else _errors.need(
+            "shale_compactoptions_set_progress", "DB.compact_range(progress=...)")
         handle = self._checked_handle()
         co = self._lib.shale_compactoptions_create()
         try:
-            self._lib.shale_compactoptions_set_exclusive_manual_compaction(co, bool(exclusive))
-            self._lib.shale_compactoptions_set_change_level(co, bool(change_level))
-            self._lib.shale_compactoptions_set_target_level(co, int(target_level))
-            self._lib.shale_compactoptions_set_bottommost_level_compaction(co, bottommost)
-            self._lib.shale_compact_range_opt(handle, co, start_key, len(start_key or b""),
-                                              limit_key, len(limit_key or b""))
+            with _progress.Reporting(rep):
+                self._lib.shale_compactoptions_set_exclusive_manual_compaction(co,
+                                                                               bool(exclusive))
+                self._lib.shale_compactoptions_set_change_level(co, bool(change_level))
+                self._lib.shale_compactoptions_set_target_level(co, int(target_level))
+                self._lib.shale_compactoptions_set_bottommost_level_compaction(co, bottommost)
+                if rep is not None:
+                    rep.set_on(set_progress, co)
+                self._lib.shale_compact_range_opt(handle, co, start_key, len(start_key or b""),
+                                                  limit_key, len(limit_key or b""))
         finally:
+            # The options hold the reporter's thunk: free them before `rep` may go.
             self._lib.shale_compactoptions_destroy(co)
 
     def ingest_external_file(self, files: Iterable[PathLike], *, move_files: bool = False,
@@ -354,7 +370,9 @@ class DB:
                              allow_global_seqno: bool = True, allow_blocking_flush: bool = True,
                              ingest_behind: bool = False,
                              verify_checksums_before_ingest: bool = False,
-                             write_global_seqno: bool = False) -> None:
+                             write_global_seqno: bool = False,
+                             progress: Optional[ProgressCallback] = None,
+                             progress_interval: float = _progress.DEFAULT_INTERVAL) -> None:
         """Links the table files `files` (paths written by shale.SstFileWriter) into the DB, all
         or none. Each file goes to the lowest level where it overlaps nothing. The options are
         RocksDB's IngestExternalFileOptions: move_files hard-links the files (copies across file
@@ -362,7 +380,12 @@ class DB:
         instead of giving files that overlap the DB a new sequence number;
         allow_blocking_flush=False fails instead of flushing an overlapping memtable;
         ingest_behind puts the files below all data (needs allow_ingest_behind=True at open);
-        verify_checksums_before_ingest reads every block first."""
+        verify_checksums_before_ingest reads every block first.
+
+        progress: called with a shale.Progress (operation "ingest", stage "copy" or "link";
+        bytes and files brought in) at most every progress_interval seconds (0: at every file
+        and copied chunk) and once at the end with finished=True; see shale.Progress."""
+        rep = _progress.reporter(progress, progress_interval, "DB.ingest_external_file")
         _external.ingest(self._lib, self._checked_handle(), files, {
             "move_files": move_files,
             "snapshot_consistency": snapshot_consistency,
@@ -371,20 +394,37 @@ class DB:
             "ingest_behind": ingest_behind,
             "verify_checksums_before_ingest": verify_checksums_before_ingest,
             "write_global_seqno": write_global_seqno,
-        })
+        }, rep)
 
-    def create_checkpoint(self, checkpoint_dir: PathLike, *,
-                          log_size_for_flush: int = 0) -> None:
+    def create_checkpoint(self, checkpoint_dir: PathLike, *, log_size_for_flush: int = 0,
+                          progress: Optional[ProgressCallback] = None,
+                          progress_interval: float = _progress.DEFAULT_INTERVAL) -> None:
         """Makes an openable copy of the DB in `checkpoint_dir` (which must not exist; its
         parent must): table files hard-linked (copied across file systems) plus a fresh
         MANIFEST and CURRENT. With log_size_for_flush=0 the memtables are flushed first;
-        above 0, WALs smaller than that many bytes are copied instead of flushing."""
+        above 0, WALs smaller than that many bytes are copied instead of flushing.
+
+        progress: called with a shale.Progress (operation "checkpoint", stage "link" or
+        "copy"; bytes and files of the tables and WALs) at most every progress_interval
+        seconds (0: at every file and copied chunk) and once at the end with finished=True;
+        see shale.Progress."""
+        rep = _progress.reporter(progress, progress_interval, "DB.create_checkpoint")
         create = _errors.need("shale_checkpoint_object_create", "DB.create_checkpoint")
-        make = _errors.need("shale_checkpoint_create", "DB.create_checkpoint")
+        if rep is None:
+            make = _errors.need("shale_checkpoint_create", "DB.create_checkpoint")
+        else:
+            make = _errors.need("shale_checkpoint_create_with_progress",
+                                "DB.create_checkpoint(progress=...)")
         destroy = _errors.need("shale_checkpoint_object_destroy", "DB.create_checkpoint")
         checkpoint = _errors.call(create, self._checked_handle())
         try:
-            _errors.call(make, checkpoint, os.fsencode(checkpoint_dir), int(log_size_for_flush))
+            with _progress.Reporting(rep):
+                if rep is None:
+                    _errors.call(make, checkpoint, os.fsencode(checkpoint_dir),
+                                 int(log_size_for_flush))
+                else:
+                    _errors.call(make, checkpoint, os.fsencode(checkpoint_dir),
+                                 int(log_size_for_flush), rep.thunk, None, rep.interval)
         finally:
             destroy(checkpoint)
 

@@ -17,7 +17,7 @@ import dataclasses
 import os
 from typing import Any, Iterable, Mapping, Optional, Union
 
-from . import _errors, _library, _options
+from . import _errors, _library, _options, _progress
 from ._library import BytesLike
 
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
@@ -211,17 +211,24 @@ def _set_ingest_option(lib: Any, handle: int, name: str, value: bool) -> None:
 
 
 def ingest(lib: Any, db_handle: int, files: Iterable[PathLike],
-           options: Mapping[str, bool]) -> None:
+           options: Mapping[str, bool], progress: Optional[_progress._Reporter] = None) -> None:
     """Calls shale_ingest_external_file on `files` (paths) with `options` (a dict of
-    INGEST_DEFAULTS' names); raises the engine's error."""
+    INGEST_DEFAULTS' names), reporting to `progress` when given; raises the engine's error,
+    then the progress callback's (see shale/_progress.py)."""
     if isinstance(files, (str, bytes, os.PathLike)):
         raise TypeError("shale: ingest_external_file takes a list of paths, not one path")
     paths = [os.fsencode(f) for f in files]
+    set_progress = None if progress is None else _errors.need(
+        "shale_ingestexternalfileoptions_set_progress", "DB.ingest_external_file(progress=...)")
     handle = lib.shale_ingestexternalfileoptions_create()
     try:
-        for name, value in options.items():
-            _set_ingest_option(lib, handle, name, value)
-        array = (ctypes.c_char_p * len(paths))(*paths)
-        _errors.call(lib.shale_ingest_external_file, db_handle, array, len(paths), handle)
+        with _progress.Reporting(progress):
+            for name, value in options.items():
+                _set_ingest_option(lib, handle, name, value)
+            if progress is not None:
+                progress.set_on(set_progress, handle)
+            array = (ctypes.c_char_p * len(paths))(*paths)
+            _errors.call(lib.shale_ingest_external_file, db_handle, array, len(paths), handle)
     finally:
+        # The options hold the reporter's thunk: free them before `progress` may go.
         lib.shale_ingestexternalfileoptions_destroy(handle)

@@ -91,6 +91,9 @@ PARTIAL_MERGE_FN = ctypes.CFUNCTYPE(_void_p, _void_p, _void_p, _size, _void_p_ar
                                     _size_array, _int, ctypes.POINTER(_uchar), _size_array)
 DELETE_VALUE_FN = ctypes.CFUNCTYPE(None, _void_p, _void_p, _size)
 NAME_FN = ctypes.CFUNCTYPE(_void_p, _void_p)
+# shale_progress_callback(void* arg, const shale_progress_t* progress), read with the
+# shale_progress_* getters (shale/_progress.py).
+PROGRESS_FN = ctypes.CFUNCTYPE(None, _void_p, _void_p)
 
 # name: (restype, argtypes). Only what the binding uses; c.h has the rest.
 _Prototypes = Dict[str, Tuple[Any, List[Any]]]
@@ -239,6 +242,26 @@ _OPTIONAL_PROTOTYPES: _Prototypes = {
                                              PARTIAL_MERGE_FN, DELETE_VALUE_FN, NAME_FN]),
     "shale_mergeoperator_destroy": (None, [_handle]),
     "shale_options_set_merge_operator": (None, [_handle, _handle]),
+    # Progress reports of long operations (shale.Progress, the progress= keywords).
+    "shale_progress_operation": (_bytes, [_handle]),
+    "shale_progress_stage": (_bytes, [_handle]),
+    "shale_progress_bytes_done": (_u64, [_handle]),
+    "shale_progress_bytes_total": (_u64, [_handle]),
+    "shale_progress_entries_done": (_u64, [_handle]),
+    "shale_progress_entries_total": (_u64, [_handle]),
+    "shale_progress_elapsed_seconds": (_double, [_handle]),
+    "shale_progress_bytes_per_second": (_double, [_handle]),
+    "shale_progress_eta_seconds": (_double, [_handle]),
+    "shale_progress_fraction": (_double, [_handle]),
+    "shale_progress_finished": (_uchar, [_handle]),
+    "shale_compactoptions_set_progress": (None, [_handle, PROGRESS_FN, _void_p, _double,
+                                                 _errptr]),
+    "shale_ingestexternalfileoptions_set_progress": (None, [_handle, PROGRESS_FN, _void_p,
+                                                            _double, _errptr]),
+    "shale_bulkloader_options_set_progress": (None, [_handle, PROGRESS_FN, _void_p, _double,
+                                                     _errptr]),
+    "shale_checkpoint_create_with_progress": (None, [_handle, _bytes, _u64, PROGRESS_FN,
+                                                     _void_p, _double, _errptr]),
 }
 
 _lock = threading.Lock()
