@@ -9,7 +9,6 @@ import gc
 import logging
 import math
 import os
-import threading
 
 import pytest
 
@@ -159,15 +158,6 @@ def test_the_bulk_loader_keeps_its_callback_alive(db):
     loader.finish()
     loader.close()
     assert seen and seen[-1] is True
-
-
-def test_the_callback_runs_on_the_engines_threads_with_the_gil(quiet_db):
-    """The reports may come from the compaction's threads; Python code runs there as usual."""
-    _flush_tables(quiet_db)
-    threads = set()
-    quiet_db.compact_range(progress=lambda p: threads.add(threading.get_ident()),
-                           progress_interval=0)
-    assert threads  # whichever threads they are, each call ran Python code
 
 
 def test_progress_is_an_immutable_value():
