@@ -230,10 +230,8 @@ Status DBImpl::AddExternalFilesToDir(const IngestExternalFileOptions& options,
 
 Status DBImpl::InstallExternalFiles(const IngestExternalFileOptions& options,
                                     std::vector<IngestedFile>* files) {
-  Writer w(nullptr, WriteOptions());
   MutexLock lock(&mu_);
-  writers_.push_back(&w);
-  while (&w != writers_.front()) w.cv.Wait(&mu_);
+  WriteQueue::Front front(&write_queue_, &mu_);
   Status s = FlushForIngestionLocked(options, *files);
   if (s.ok()) s = PlaceExternalFilesLocked(options, files);
   if (s.ok()) {
@@ -308,8 +306,7 @@ Status DBImpl::InstallExternalFiles(const IngestExternalFileOptions& options,
     }
     if (hold_snapshots && --snapshot_blocking_ingestions_ == 0) ingestion_cv_.SignalAll();
   }
-  writers_.pop_front();
-  if (!writers_.empty()) writers_.front()->cv.Signal();
+  front.Release();
   return s;
 }
 
@@ -317,16 +314,16 @@ Status DBImpl::FlushForIngestionLocked(const IngestExternalFileOptions& options,
                                        const std::vector<IngestedFile>& files) {
   if (!bg_error_.ok()) return bg_error_;
   if (options.ingest_behind) return Status::OK();  // below everything: memtables may overlap
-  const bool mem_holds = mem_->num_entries() > 0;
-  if (!mem_holds && imm_.empty()) return Status::OK();
+  const bool mem_holds = mems_.mem()->num_entries() > 0;
+  if (!mem_holds && mems_.NumImmutable() == 0) return Status::OK();
   const Comparator* ucmp = icmp_.user_comparator();
   bool mem_overlaps = false;
   bool imm_overlaps = false;
   for (const IngestedFile& f : files) {
     const std::string& lo = f.info.smallest_user_key;
     const std::string& hi = f.info.largest_user_key;
-    mem_overlaps = mem_overlaps || MemTableOverlaps(mem_, ucmp, lo, hi);
-    for (const ImmutableMemTable& m : imm_) {
+    mem_overlaps = mem_overlaps || MemTableOverlaps(mems_.mem(), ucmp, lo, hi);
+    for (const MemTableSet::Immutable& m : mems_.immutables()) {
       imm_overlaps = imm_overlaps || MemTableOverlaps(m.mem, ucmp, lo, hi);
     }
   }
@@ -362,7 +359,7 @@ Status DBImpl::FlushForIngestionLocked(const IngestExternalFileOptions& options,
   }
   Status s;
   if (mem_holds && (mem_overlaps || flush_all)) s = MakeRoomForWrite(/*force=*/true);
-  if (s.ok()) s = WaitForFlushLocked(logfile_number_);
+  if (s.ok()) s = WaitForFlushLocked(mems_.log_number());
   return s;
 }
 
