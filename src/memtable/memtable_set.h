@@ -15,7 +15,11 @@
 // memtable records next_log_number, the WAL started when it was retired: its own writes are all
 // in WALs below that number, so once it is flushed (and the MANIFEST says so) those WALs are
 // obsolete. Flushes go oldest first, so the memtables retired before a given WAL was started
-// are exactly those with next_log_number <= that number (HasImmutableUpTo).
+// are exactly those with next_log_number <= that number (HasImmutableUpTo). With one set per
+// DB, log_number() is also the WAL being written, and DBImpl reads it as such (Flush, Resume,
+// ingestion and checkpoints wait for or copy "the current WAL"). With column families several
+// sets share one WAL and a set's log_number() is where its active memtable started: the DB's
+// current WAL number then moves beside the WAL writer, and those readers take it from there.
 //
 // Ownership: the set holds one reference to each memtable it lists (given with Init/Switch,
 // handed back by RemoveOldest/ReleaseAll, to be dropped with MemTable::Unref outside the DB
@@ -29,7 +33,8 @@
 //
 // Invariants (kept by every method): mem() is null only before Init and after ReleaseAll;
 // immutables() is ordered newest first, so its next_log_numbers decrease from front to back and
-// all are <= log_number(); retired_count() - flushed_count() == immutables().size().
+// all are <= log_number(); retired_count() - flushed_count() == immutables().size() (until
+// ReleaseAll, which empties the set and keeps the counters).
 #ifndef SHALE_MEMTABLE_MEMTABLE_SET_H_
 #define SHALE_MEMTABLE_MEMTABLE_SET_H_
 
