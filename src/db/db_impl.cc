@@ -126,14 +126,6 @@ DBImpl::~DBImpl() {
 
 Status DBImpl::Close() { return CloseImpl(/*check_snapshots=*/true); }
 
-bool DBImpl::HasUnloggedWritesLocked() const {
-  if (mem_has_unlogged_writes_) return true;
-  for (const ImmutableMemTable& m : imm_) {
-    if (m.has_unlogged_writes) return true;
-  }
-  return false;
-}
-
 DBImpl::InFlightCall::InFlightCall(DBImpl* db, bool mu_held) : db_(db), mu_held_(mu_held) {
   if (!mu_held_) db_->mu_.Lock();
   db_->mu_.AssertHeld();
@@ -157,8 +149,8 @@ DBImpl::InFlightCall::~InFlightCall() {
 Status DBImpl::FlushAllForCloseLocked() {
   mu_.AssertHeld();
   Status s;
-  if (mem_->num_entries() > 0) s = SwitchMemTable();
-  while (s.ok() && !imm_.empty()) {
+  if (mems_.mem()->num_entries() > 0) s = SwitchMemTable();
+  while (s.ok() && mems_.NumImmutable() > 0) {
     std::vector<MemTable*> to_unref;
     SuperVersion* old_sv = nullptr;
     s = FlushOldestLocked(&to_unref, &old_sv);
@@ -204,10 +196,11 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
     }
     // Invariant from here: nothing else touches the DB's state. No call is in flight, so the
     // write queue is empty (every writer is an in-flight call) and stays so; no background job
-    // is scheduled or can be.
-    if (opened_ && HasUnloggedWritesLocked() && bg_error_.ok()) {
+    // is scheduled or can be. Close still takes the queue's front (at once) for its switch.
+    if (opened_ && mems_.HasUnloggedWrites() && bg_error_.ok()) {
       // Writes made with disableWAL live only in memtables: flush them (and every memtable
       // before them, oldest first) in this thread.
+      WriteQueue::Front front(&write_queue_, &mu_);
       result = FlushAllForCloseLocked();
     }
     if (result.ok() && !bg_error_.ok()) result = bg_error_;
@@ -229,10 +222,7 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
     MutexLock lock(&mu_);
     sv = super_version_;
     super_version_ = nullptr;
-    if (mem_ != nullptr) mems.push_back(mem_);
-    for (const ImmutableMemTable& m : imm_) mems.push_back(m.mem);
-    mem_ = nullptr;
-    imm_.clear();
+    mems_.ReleaseAll(&mems);
     versions_->AddLiveFiles(&live);
     closed_ = true;
   }
@@ -269,7 +259,6 @@ void DBImpl::ReleaseSnapshot(const Snapshot* snapshot) {
 }
 
 Status DBImpl::Flush(const FlushOptions& options) {
-  Writer w(nullptr, WriteOptions());
   MutexLock lock(&mu_);
   InFlightCall call(this, /*mu_held=*/true);
   if (!call.status().ok()) return call.status();
@@ -278,12 +267,10 @@ Status DBImpl::Flush(const FlushOptions& options) {
     Status s = WaitUntilFlushWouldNotStallLocked(&flush_needed);
     if (!s.ok() || !flush_needed) return s;
   }
-  writers_.push_back(&w);
-  while (&w != writers_.front()) w.cv.Wait(&mu_);
+  WriteQueue::Front front(&write_queue_, &mu_);
   Status s = MakeRoomForWrite(/*force=*/true);
-  const uint64_t up_to = logfile_number_;
-  writers_.pop_front();
-  if (!writers_.empty()) writers_.front()->cv.Signal();
+  const uint64_t up_to = mems_.log_number();
+  front.Release();
   if (s.ok() && options.wait) s = WaitForFlushLocked(up_to);
   return s;
 }
@@ -353,14 +340,12 @@ Status DBImpl::SetOptions(const std::unordered_map<std::string, std::string>& ch
 }
 
 Status DBImpl::Resume() {
-  Writer w(nullptr, WriteOptions());
   MutexLock lock(&mu_);
   InFlightCall call(this, /*mu_held=*/true);
   if (!call.status().ok()) return call.status();
   if (bg_error_.ok()) return Status::OK();
-  // Only the write queue's front may replace log_ and mem_.
-  writers_.push_back(&w);
-  while (&w != writers_.front()) w.cv.Wait(&mu_);
+  // Only the write queue's front may replace log_ and the memtable.
+  WriteQueue::Front front(&write_queue_, &mu_);
   Status s = shutting_down_ ? Status::ShutdownInProgress("the DB is closing")
                             : ResumeAtFrontLocked();
   // Writers stay out (this call keeps the queue's front) until every memtable retired so far
@@ -369,9 +354,8 @@ Status DBImpl::Resume() {
   // WAL acknowledged before the flush could survive a power loss that loses them (the
   // recovered state would not be a prefix of the acknowledged writes). If the flush fails,
   // the error is back and the waiting writers fail with it.
-  if (s.ok()) s = WaitForFlushLocked(logfile_number_);
-  writers_.pop_front();
-  if (!writers_.empty()) writers_.front()->cv.Signal();
+  if (s.ok()) s = WaitForFlushLocked(mems_.log_number());
+  front.Release();
   return s;
 }
 

@@ -1,17 +1,19 @@
 // DBImpl: the DB (shale/db.h) over a VersionSet, memtables, WALs and a table cache.
 // Its files and the modules around it: doc/architecture.md.
 //
-// Write path (DESIGN.md "Write path"): writers queue in writers_; the one at the front (the
-// leader) takes the followers behind it into one group, appends the group to the WAL as one
-// record, inserts it into the active memtable and publishes its last sequence; then it wakes
-// the followers with their status. Only the leader touches log_ and mem_'s contents, and only
-// the leader switches memtables (a Flush() call joins the queue to switch), so the memtable has
-// one writer at a time, as MemTable requires.
+// Write path (DESIGN.md "Write path"): writers queue in write_queue_ (db/write_queue.h); the
+// one at the front (the leader) takes the followers behind it into one group, appends the
+// group to the WAL as one record, inserts it into the active memtable and publishes its last
+// sequence; then it wakes the followers with their status. Only the queue's front touches log_
+// and the active memtable's contents, and only the front switches memtables (Flush, Resume,
+// ingestion, checkpoints and Close take the front with a WriteQueue::Front too), so the
+// memtable has one writer at a time, as MemTable requires.
 //
-// Memtables and WALs: each memtable has its WAL; a switch closes the WAL (synced, so no later
-// synced write can survive a crash that an earlier write does not) and starts a new one. An
-// immutable memtable is flushed to one table file by the background thread, oldest first; the
-// MANIFEST edit that adds the file also raises the log number past its WAL, which is then
+// Memtables and WALs: mems_ (memtable/memtable_set.h) holds the active and immutable memtables
+// and their WAL numbers; each memtable has its WAL; a switch closes the WAL (synced, so no
+// later synced write can survive a crash that an earlier write does not) and starts a new one.
+// An immutable memtable is flushed to one table file by the background thread, oldest first;
+// the MANIFEST edit that adds the file also raises the log number past its WAL, which is then
 // deleted.
 //
 // Locking: mu_ guards the fields marked ABSL_GUARDED_BY(mu_) and the VersionSet (see
@@ -33,7 +35,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <set>
@@ -54,7 +55,9 @@
 #include "db/snapshot_list.h"
 #include "db/super_version.h"
 #include "db/write_controller.h"
+#include "db/write_queue.h"
 #include "memtable/memtable.h"
+#include "memtable/memtable_set.h"
 #include "shale/db.h"
 #include "util/thread_pool.h"
 #include "version/version_set.h"
@@ -119,24 +122,6 @@ class DBImpl final : public DB {
   void ReleasePlan(CheckpointPlan* plan) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  // A caller waiting in the write queue.
-  struct Writer {
-    Writer(WriteBatch* b, const WriteOptions& o)
-        : batch(b), sync(o.sync), disable_wal(o.disableWAL) {}
-    WriteBatch* const batch;  // null: a request to switch the memtable (Flush)
-    const bool sync;
-    const bool disable_wal;
-    bool done = false;  // guarded by mu_
-    Status status;      // guarded by mu_; the outcome once done
-    CondVar cv;   // signalled when done, or when this writer reaches the front
-  };
-  // An immutable memtable waiting to be flushed.
-  struct ImmutableMemTable {
-    MemTable* mem = nullptr;        // referenced by the DB
-    uint64_t next_log_number = 0;   // the WAL started when it was retired: once it is
-                                    // flushed, WALs below this number are obsolete
-    bool has_unlogged_writes = false;  // holds writes made with disableWAL
-  };
   // Compaction counters of one output level, for shale.stats / shale.levelstats.
   struct LevelCompactionStats {
     uint64_t compactions = 0;
@@ -180,13 +165,27 @@ class DBImpl final : public DB {
   [[nodiscard]] Status WriteOptionsFileNumbered(const Options& options, uint64_t number);
 
   // ---- db_impl_write.cc
+  // Makes room in the active memtable for a write: waits while writes are stopped (too many
+  // L0 files or pending compaction bytes), while the DB is over db_write_buffer_size with a
+  // flush under way, or while max_write_buffer_number memtables exist, and switches the
+  // memtable when it is full or over the budget (`force`: switches unless it is empty, for
+  // Flush). Returns the background error, or ShutdownInProgress once Close began.
+  // REQUIRES: mu_ held, and the caller holds the write queue's front. Releases and re-takes
+  // mu_ (waiting on bg_cv_, and in SwitchMemTable): on return the caller must re-read
+  // everything it read from mems_, versions_ and the options before the call; bg_error_ and
+  // shutting_down_ were checked at its last step.
   [[nodiscard]] Status MakeRoomForWrite(bool force) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Syncs and closes the WAL, starts a new one, and retires the active memtable for flushing
+  // (mems_.Switch), then schedules the flush and installs a new SuperVersion. On failure
+  // records the background error and leaves the memtables and the old WAL as they were.
+  // REQUIRES: mu_ held, and the caller holds the write queue's front (nothing else touches
+  // log_ or the active memtable). Releases mu_ for the WAL I/O and re-takes it (and again to
+  // release the replaced SuperVersion): the caller must re-check bg_error_ and
+  // shutting_down_, and re-read mems_ and versions_, afterwards.
   [[nodiscard]] Status SwitchMemTable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Paces the write leader while the write controller delays writes (releases mu_ to sleep).
   void DelayWriteLocked(size_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  WriteBatch* BuildBatchGroup(Writer** last_writer) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status WriteGroupToWal(const WriteBatch& group, bool sync);
-  size_t MemTableBytesLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The smallest global memtable budget honoured: RocksDB's smallest write_buffer_size, what
   // one memtable needs to hold more than a handful of writes. A smaller
   // db_write_buffer_size is raised to it (and the info LOG says so at Open): below it every
@@ -229,6 +228,15 @@ class DBImpl final : public DB {
   // ---- db_impl_background.cc
   void MaybeScheduleFlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void BackgroundFlushCall() ABSL_LOCKS_EXCLUDED(mu_);
+  // Flushes the oldest immutable memtable to a table file, logs the MANIFEST edit that adds
+  // it and drops its WAL, and removes it from mems_; hands back in *to_unref the memtable and
+  // in *old_sv the replaced SuperVersion, both to be released after mu_ is (Unref frees
+  // memory). On failure the memtable stays listed (the caller records the error).
+  // REQUIRES: mu_ held; mems_ has an immutable memtable; no other flush runs (the flush
+  // thread, or Close with nothing else running): only this removes from mems_. Releases mu_
+  // while it builds the table and while LogAndApply writes the MANIFEST, and re-takes it:
+  // afterwards the caller must re-check bg_error_ and shutting_down_ and re-read mems_ (new
+  // memtables may have been retired meanwhile) and the current Version.
   [[nodiscard]] Status FlushOldestLocked(std::vector<MemTable*>* to_unref,
                                          SuperVersion** old_sv)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -254,8 +262,13 @@ class DBImpl final : public DB {
   // Resume's work once it is at the write queue's front: replaces a failed WAL (see
   // ReplaceFailedWalLocked), then clears the background error and restarts background work.
   [[nodiscard]] Status ResumeAtFrontLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // After the WAL failed: starts a new WAL and retires the memtable for flushing (its writes
-  // may not all be durable in the old WAL). REQUIRES: the write queue's front.
+  // After the WAL failed: starts a new WAL and retires the memtable for flushing, marked as
+  // holding unlogged writes (its writes may not all be durable in the old WAL). On failure
+  // nothing changes (the background error stays).
+  // REQUIRES: mu_ held, and the caller holds the write queue's front. Releases mu_ while it
+  // creates the WAL file and syncs the directory, and re-takes it (and again to release the
+  // replaced SuperVersion): the caller must re-check shutting_down_ and bg_error_ afterwards
+  // and wait for the retired memtable's flush before letting writers in (Resume does).
   [[nodiscard]] Status ReplaceFailedWalLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DeleteObsoleteFiles() ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -322,10 +335,11 @@ class DBImpl final : public DB {
   // Close: refuses new calls, waits for those in flight and for background work, flushes
   // memtables holding disableWAL writes, then frees the WAL writer, memtables and pools.
   [[nodiscard]] Status CloseImpl(bool check_snapshots);
-  // Close's flush of every memtable, oldest first, in the calling thread. REQUIRES: nothing
-  // else runs (no call in flight, no background job).
+  // Close's flush of every memtable, oldest first, in the calling thread. REQUIRES: mu_ held;
+  // the caller holds the write queue's front; nothing else runs (no call in flight, no
+  // background job). Releases and re-takes mu_ (SwitchMemTable, FlushOldestLocked, and to
+  // release what each flush replaced).
   [[nodiscard]] Status FlushAllForCloseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  bool HasUnloggedWritesLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string StatsString() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string LevelStatsString() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string SSTablesString() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -352,8 +366,6 @@ class DBImpl final : public DB {
   BlockSource* block_source_ = nullptr;
   std::unique_ptr<TableCache> table_cache_;
   std::unique_ptr<VersionSet> versions_;
-  // Bytes of flushed memtables that readers (iterators, Gets in flight) still hold.
-  std::atomic<uint64_t> flushed_memtable_bytes_{0};
   std::unique_ptr<ThreadPool> flush_pool_;
   std::unique_ptr<ThreadPool> compaction_pool_;
   std::unique_ptr<CompactionPicker> picker_;
@@ -367,21 +379,15 @@ class DBImpl final : public DB {
   std::shared_ptr<FileSystem> fs_holder_;
   std::shared_ptr<Statistics> statistics_holder_;
 
-  // The write queue; the front is the leader. Guarded by mu_.
-  std::deque<Writer*> writers_ ABSL_GUARDED_BY(mu_);
-  WriteBatch group_batch_ ABSL_GUARDED_BY(mu_);  // the leader's scratch for merged groups
+  // The write queue; its front (WriteQueue::Front) is the only writer of log_ and of the
+  // active memtable's contents, and the only one to switch them.
+  WriteQueue write_queue_ ABSL_GUARDED_BY(mu_);
 
-  // Written only by the write leader (and while opening); read under mu_ by others.
-  MemTable* mem_ ABSL_GUARDED_BY(mu_) = nullptr;
-  bool mem_has_unlogged_writes_ ABSL_GUARDED_BY(mu_) = false;
-  std::unique_ptr<log::Writer> log_;  // only the write leader (or Open/Close) touches it
-  uint64_t logfile_number_ ABSL_GUARDED_BY(mu_) = 0;
-  // Immutable memtables, newest first.
-  std::deque<ImmutableMemTable> imm_ ABSL_GUARDED_BY(mu_);
-  // Memtables retired (pushed to imm_) and flushed (popped from it) since Open. Flushes go
-  // oldest first, so the memtable retired as the n-th is flushed once memtables_flushed_ >= n.
-  uint64_t memtables_retired_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t memtables_flushed_ ABSL_GUARDED_BY(mu_) = 0;
+  // The memtables and their WAL numbers (the WAL being written is mems_.log_number()). The
+  // set changes only under mu_, and its switch only at the write queue's front (or while
+  // opening); the front writes the active memtable's contents without mu_.
+  MemTableSet mems_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<log::Writer> log_;  // only the write queue's front (or Open/Close) touches it
   SuperVersion* super_version_ ABSL_GUARDED_BY(mu_) = nullptr;
   uint64_t super_version_number_ ABSL_GUARDED_BY(mu_) = 0;
 

@@ -11,7 +11,9 @@
 namespace shale {
 
 void DBImpl::MaybeScheduleFlushLocked() {
-  if (flush_scheduled_ || imm_.empty() || !bg_error_.ok() || shutting_down_) return;
+  if (flush_scheduled_ || mems_.NumImmutable() == 0 || !bg_error_.ok() || shutting_down_) {
+    return;
+  }
   flush_scheduled_ = true;
   flush_pool_->Schedule([this] { BackgroundFlushCall(); }, ThreadPool::Priority::kHigh);
 }
@@ -22,7 +24,7 @@ void DBImpl::BackgroundFlushCall() {
   bool flushed = false;
   {
     MutexLock lock(&mu_);
-    if (bg_error_.ok() && !imm_.empty()) {
+    if (bg_error_.ok() && mems_.NumImmutable() > 0) {
       Status s = FlushOldestLocked(&to_unref, &old_sv);
       if (!s.ok()) RecordBackgroundErrorLocked(s, "flush");
       flushed = s.ok();
@@ -39,7 +41,7 @@ void DBImpl::BackgroundFlushCall() {
 }
 
 Status DBImpl::FlushOldestLocked(std::vector<MemTable*>* to_unref, SuperVersion** old_sv) {
-  const ImmutableMemTable imm = imm_.back();
+  const MemTableSet::Immutable imm = mems_.Oldest();
   const auto start = std::chrono::steady_clock::now();
   FileMetaData meta;
   meta.number = versions_->NewFileNumber();
@@ -91,11 +93,8 @@ Status DBImpl::FlushOldestLocked(std::vector<MemTable*>* to_unref, SuperVersion*
     }
     return s;
   }
-  // The memtable is the oldest, and nothing else removes from imm_.
-  imm_.pop_back();
-  memtables_flushed_++;
-  imm.mem->CountUntilDeleted(&flushed_memtable_bytes_);  // until readers let go of it
-  to_unref->push_back(imm.mem);
+  // The memtable is the oldest, and nothing else removes from mems_.
+  to_unref->push_back(mems_.RemoveOldest(imm.mem));
   *old_sv = InstallSuperVersionLocked();
   flush_stats_.flushes++;
   flush_stats_.bytes_written += meta.file_size;
@@ -117,11 +116,7 @@ Status DBImpl::WaitForFlushLocked(uint64_t up_to_log_number) {
   // Memtables retired at or before `up_to_log_number` have next_log_number <= it.
   while (true) {
     if (!bg_error_.ok()) return bg_error_;
-    bool pending = false;
-    for (const ImmutableMemTable& m : imm_) {
-      if (m.next_log_number <= up_to_log_number) pending = true;
-    }
-    if (!pending) return Status::OK();
+    if (!mems_.HasImmutableUpTo(up_to_log_number)) return Status::OK();
     // Close schedules no more flushes.
     if (shutting_down_) return Status::ShutdownInProgress("the DB is closing");
     bg_cv_.Wait(&mu_);
@@ -131,18 +126,18 @@ Status DBImpl::WaitForFlushLocked(uint64_t up_to_log_number) {
 Status DBImpl::WaitUntilFlushWouldNotStallLocked(bool* flush_needed) {
   *flush_needed = true;
   // The active memtable now is the next to retire.
-  const uint64_t active_retires_as = memtables_retired_ + 1;
+  const uint64_t active_retires_as = mems_.retired_count() + 1;
   while (true) {
     if (!bg_error_.ok()) return bg_error_;
     if (shutting_down_) return Status::ShutdownInProgress("the DB is closing");
-    if (memtables_flushed_ >= active_retires_as) {
+    if (mems_.flushed_count() >= active_retires_as) {
       *flush_needed = false;  // someone else's flush took it
       return Status::OK();
     }
     Version* v = versions_->current();
     WriteController::TreeShape shape;
     shape.l0_files = v->NumFiles(0);
-    shape.immutable_memtables = static_cast<int>(imm_.size());
+    shape.immutable_memtables = static_cast<int>(mems_.NumImmutable());
     if (shape.immutable_memtables == 0 &&
         shape.l0_files < options_.level0_file_num_compaction_trigger) {
       return Status::OK();
@@ -207,12 +202,9 @@ Status DBImpl::ReplaceFailedWalLocked() {
   mu_.Lock();
   if (!s.ok()) return s;
   log_ = std::make_unique<log::Writer>(std::move(file), 0, log::Writer::FlushPolicy::kManual);
-  logfile_number_ = number;
   // Marked unlogged: only a flush saves its writes (Close flushes it if Resume could not).
-  imm_.push_front(ImmutableMemTable{mem_, number, /*has_unlogged_writes=*/true});
-  memtables_retired_++;
-  mem_ = NewMemTable();
-  mem_has_unlogged_writes_ = false;
+  mems_.MarkUnloggedWrite();
+  mems_.Switch(NewMemTable(), number);
   ReplaceSuperVersionLocked();
   return Status::OK();
 }

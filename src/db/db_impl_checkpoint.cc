@@ -32,11 +32,9 @@ Status DBImpl::CreateCheckpoint(const std::string& checkpoint_dir,
 }
 
 Status DBImpl::CapturePlanAtFront(CheckpointPlan* plan) {
-  Writer w(nullptr, WriteOptions());
   MutexLock lock(&mu_);
   if (closed_ || shutting_down_) return Status::ShutdownInProgress("the DB is closed");
-  writers_.push_back(&w);
-  while (&w != writers_.front()) w.cv.Wait(&mu_);
+  WriteQueue::Front front(&write_queue_, &mu_);
   // At the front no write is in progress (and no ingestion, which takes the front too): the
   // current Version with the WALs as long as they are now holds exactly the writes made so
   // far, and the WAL being written ends at a record boundary -- unless a write failed: then
@@ -44,20 +42,19 @@ Status DBImpl::CapturePlanAtFront(CheckpointPlan* plan) {
   // never applied. So no plan while the background error stands (as the flush path, which
   // fails with it, already does).
   Status s = bg_error_;
-  if (s.ok() && HasUnloggedWritesLocked()) {
+  if (s.ok() && mems_.HasUnloggedWrites()) {
     // Writes made without the WAL are only in the memtables: flush them into tables first,
     // here, so that none is made meanwhile.
-    if (mem_->num_entries() > 0) s = MakeRoomForWrite(/*force=*/true);
-    if (s.ok()) s = WaitForFlushLocked(logfile_number_);
+    if (mems_.mem()->num_entries() > 0) s = MakeRoomForWrite(/*force=*/true);
+    if (s.ok()) s = WaitForFlushLocked(mems_.log_number());
   }
   if (s.ok()) {
     CaptureCheckpointVersion(versions_.get(), options_, plan);
-    plan->current_wal = logfile_number_;
+    plan->current_wal = mems_.log_number();
     plan->current_wal_length = log_->length();
     checkpoint_wals_.insert(plan->log_number);
   }
-  writers_.pop_front();
-  if (!writers_.empty()) writers_.front()->cv.Signal();
+  front.Release();
   return s;
 }
 

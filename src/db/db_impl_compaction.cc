@@ -72,7 +72,7 @@ void DBImpl::RecalculateWriteStallLocked() {
   WriteController::TreeShape shape;
   Version* v = versions_->current();
   shape.l0_files = v->NumFiles(0);
-  shape.immutable_memtables = static_cast<int>(imm_.size());
+  shape.immutable_memtables = static_cast<int>(mems_.NumImmutable());
   if (picker_ != nullptr) {
     shape.pending_compaction_bytes = picker_->EstimatePendingCompactionBytes(*v, options_);
   }

@@ -66,10 +66,8 @@ Status DBImpl::IngestExternalFile(const std::vector<std::string>& paths,
 }
 
 Status DBImpl::InstallExternalFiles(IngestionJob* job) {
-  Writer w(nullptr, WriteOptions());
   MutexLock lock(&mu_);
-  writers_.push_back(&w);
-  while (&w != writers_.front()) w.cv.Wait(&mu_);
+  WriteQueue::Front front(&write_queue_, &mu_);
   Status s = FlushForIngestionLocked(*job);
   if (s.ok()) s = job->Place(IngestionViewLocked());
   if (s.ok()) {
@@ -121,19 +119,18 @@ Status DBImpl::InstallExternalFiles(IngestionJob* job) {
     }
     if (hold_snapshots && --snapshot_blocking_ingestions_ == 0) ingestion_cv_.SignalAll();
   }
-  writers_.pop_front();
-  if (!writers_.empty()) writers_.front()->cv.Signal();
+  front.Release();
   return s;
 }
 
 Status DBImpl::FlushForIngestionLocked(const IngestionJob& job) {
   if (!bg_error_.ok()) return bg_error_;
   if (job.options().ingest_behind) return Status::OK();  // below everything: memtables may overlap
-  const bool mem_holds = mem_->num_entries() > 0;
-  if (!mem_holds && imm_.empty()) return Status::OK();
-  const bool mem_overlaps = job.OverlapsMemTable(*mem_);
+  const bool mem_holds = mems_.mem()->num_entries() > 0;
+  if (!mem_holds && mems_.NumImmutable() == 0) return Status::OK();
+  const bool mem_overlaps = job.OverlapsMemTable(*mems_.mem());
   bool imm_overlaps = false;
-  for (const ImmutableMemTable& m : imm_) {
+  for (const MemTableSet::Immutable& m : mems_.immutables()) {
     imm_overlaps = imm_overlaps || job.OverlapsMemTable(*m.mem);
   }
   bool flush = false;
@@ -142,7 +139,7 @@ Status DBImpl::FlushForIngestionLocked(const IngestionJob& job) {
                             &flush_all);
   if (!s.ok() || !flush) return s;
   if (mem_holds && (mem_overlaps || flush_all)) s = MakeRoomForWrite(/*force=*/true);
-  if (s.ok()) s = WaitForFlushLocked(logfile_number_);
+  if (s.ok()) s = WaitForFlushLocked(mems_.log_number());
   return s;
 }
 

@@ -151,7 +151,7 @@ Status DBImpl::OpenDB(const std::vector<std::string>& option_notes) {
   }
   s = WriteOptionsFileLocked();
   if (!s.ok()) return s;
-  mem_ = NewMemTable();
+  mems_.Init(NewMemTable());
   SuperVersion* none = InstallSuperVersionLocked();
   (void)none;  // there was no SuperVersion before
   opened_ = true;
@@ -206,7 +206,7 @@ Status DBImpl::NewDBLocked() {
   VersionEdit edit;
   edit.SetComparatorName(icmp_.user_comparator()->Name());
   edit.SetLogNumber(wal_number);
-  logfile_number_ = wal_number;
+  mems_.SetLogNumber(wal_number);
   return versions_->LogAndApply(&edit, &mu_);
 }
 
@@ -255,7 +255,7 @@ Status DBImpl::RecoverLocked() {
   const uint64_t wal_number = versions_->NewFileNumber();
   s = StartNewWal(wal_number);
   if (!s.ok()) return s;
-  logfile_number_ = wal_number;
+  mems_.SetLogNumber(wal_number);
   edit.SetLogNumber(wal_number);
   return versions_->LogAndApply(&edit, &mu_);
 }

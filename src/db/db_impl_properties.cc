@@ -36,11 +36,11 @@ bool DBImpl::GetIntProperty(std::string_view property, uint64_t* value) {
     return true;
   }
   if (property == Properties::kCurSizeAllMemTables) {
-    *value = MemTableBytesLocked();
+    *value = mems_.MemoryUsage();
     return true;
   }
   if (property == Properties::kSizeAllMemTables) {
-    *value = MemTableBytesLocked() + flushed_memtable_bytes_.load();
+    *value = mems_.MemoryUsage() + mems_.FlushedBytesPinned();
     return true;
   }
   if (property == Properties::kBlockCacheUsage) {
@@ -60,7 +60,7 @@ bool DBImpl::GetIntProperty(std::string_view property, uint64_t* value) {
     return true;
   }
   if (property == Properties::kMemoryUsage) {
-    *value = MemTableBytesLocked() + flushed_memtable_bytes_.load() +
+    *value = mems_.MemoryUsage() + mems_.FlushedBytesPinned() +
              (block_cache_ == nullptr ? 0 : block_cache_->GetUsage()) +
              table_cache_->ApproximateReadersMemory();
     return true;
@@ -135,8 +135,8 @@ uint64_t DBImpl::EstimateNumKeysLocked() const {
   auto live = [](uint64_t entries, uint64_t deletes) {
     return entries > 2 * deletes ? entries - 2 * deletes : 0;
   };
-  uint64_t total = live(mem_->num_entries(), mem_->num_deletes());
-  for (const ImmutableMemTable& m : imm_) {
+  uint64_t total = live(mems_.mem()->num_entries(), mems_.mem()->num_deletes());
+  for (const MemTableSet::Immutable& m : mems_.immutables()) {
     total += live(m.mem->num_entries(), m.mem->num_deletes());
   }
   Version* v = versions_->current();
@@ -201,8 +201,8 @@ std::string DBImpl::StatsString() {
                                 : "",
                             picker_->EstimatePendingCompactionBytes(*versions_->current(), options_),
                             compactions_running_));
-  absl::StrAppend(&out, absl::StrFormat("Memtables: %d immutable, %.2f MB\n", imm_.size(),
-                                        MemTableBytesLocked() / kMB));
+  absl::StrAppend(&out, absl::StrFormat("Memtables: %d immutable, %.2f MB\n", mems_.NumImmutable(),
+                                        mems_.MemoryUsage() / kMB));
   absl::StrAppend(&out, absl::StrFormat(
                             "Table cache: %d tables parsed (at most %s), readers keep %.1f MB; %d "
                             "of %d table files open (peak %d)\n",

@@ -57,12 +57,7 @@ void DBImpl::ReplaceSuperVersionLocked() {
 
 SuperVersion* DBImpl::InstallSuperVersionLocked() {
   auto* sv = new SuperVersion;
-  sv->mem = mem_;
-  mem_->Ref();
-  for (const ImmutableMemTable& m : imm_) {
-    sv->imm.push_back(m.mem);
-    m.mem->Ref();
-  }
+  mems_.RefAll(&sv->mem, &sv->imm);
   sv->current = versions_->current();
   sv->current->Ref();
   sv->version_number = ++super_version_number_;

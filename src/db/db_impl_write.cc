@@ -49,13 +49,6 @@ Status ValidateBatch(const WriteBatch& batch, bool has_merge_operator) {
   return Status::OK();
 }
 
-// The largest group a leader builds: about 1 MiB, but less when the leader's own batch is
-// small, so a small write is not slowed down much by a big group.
-size_t MaxGroupBytes(size_t first) {
-  constexpr size_t kMax = 1 << 20;
-  return first <= (128 << 10) ? first + (128 << 10) : kMax;
-}
-
 }  // namespace
 
 Status DBImpl::Put(const WriteOptions& options, std::string_view key, std::string_view value) {
@@ -139,35 +132,32 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
   if (!s.ok()) return s;
   if (updates->Count() == 0) return Status::OK();
 
-  Writer w(updates, options);
   MutexLock lock(&mu_);
   InFlightCall call(this, /*mu_held=*/true);
   if (!call.status().ok()) return call.status();
-  writers_.push_back(&w);
-  while (!w.done && &w != writers_.front()) w.cv.Wait(&mu_);
-  if (w.done) {
+  WriteQueue::Front front(&write_queue_, &mu_, updates, options);
+  if (!front.held()) {
     RecordTick(WRITE_DONE_BY_OTHER);
-    return w.status;
+    return front.status();
   }
   RecordTick(WRITE_DONE_BY_SELF);
 
   s = MakeRoomForWrite(/*force=*/false);
-  Writer* last_writer = &w;
   if (s.ok()) {
-    WriteBatch* group = BuildBatchGroup(&last_writer);
+    WriteBatch* group = front.BuildGroup();
     DelayWriteLocked(WriteBatchInternal::ByteSize(*group));
     const SequenceNumber first = versions_->LastSequence() + 1;
     WriteBatchInternal::SetSequence(group, first);
     const uint32_t count = WriteBatchInternal::Count(*group);
     const size_t bytes = WriteBatchInternal::ByteSize(*group);
-    MemTable* mem = mem_;
+    MemTable* mem = mems_.mem();
     const size_t max_merges = options_.max_successive_merges;
-    const bool use_wal = !w.disable_wal;
-    if (!use_wal) mem_has_unlogged_writes_ = true;
+    const bool use_wal = !options.disableWAL;
+    if (!use_wal) mems_.MarkUnloggedWrite();
     {
       mu_.Unlock();
       Status wal_status;
-      if (use_wal) wal_status = WriteGroupToWal(*group, w.sync);
+      if (use_wal) wal_status = WriteGroupToWal(*group, options.sync);
       if (use_wal && wal_status.ok()) SHALE_KILL_POINT("wal.written");
       if (wal_status.ok()) {
         if (max_merges > 0 && merge_operator_ != nullptr && group->HasMerge()) {
@@ -207,50 +197,11 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
       RecordTick(NUMBER_KEYS_WRITTEN, count);
       RecordTick(BYTES_WRITTEN, bytes - WriteBatchInternal::kHeader);
     }
-    if (group == &group_batch_) group_batch_.Clear();
   }
 
   // Hand the outcome to every writer of the group and wake the next leader.
-  while (true) {
-    Writer* ready = writers_.front();
-    writers_.pop_front();
-    if (ready != &w) {
-      ready->status = s;
-      ready->done = true;
-      ready->cv.Signal();
-    }
-    if (ready == last_writer) break;
-  }
-  if (!writers_.empty()) writers_.front()->cv.Signal();
+  front.Release(s);
   return s;
-}
-
-WriteBatch* DBImpl::BuildBatchGroup(Writer** last_writer) {
-  Writer* first = writers_.front();
-  WriteBatch* result = first->batch;
-  size_t size = WriteBatchInternal::ByteSize(*first->batch);
-  const size_t max_size = MaxGroupBytes(size);
-  *last_writer = first;
-  for (size_t i = 1; i < writers_.size(); i++) {
-    Writer* w = writers_[i];
-    // A sync write does not join a group that will not be synced; WAL and no-WAL writes do
-    // not mix; a Flush request (null batch) ends the group.
-    if (w->batch == nullptr || (w->sync && !first->sync) ||
-        w->disable_wal != first->disable_wal) {
-      break;
-    }
-    size += WriteBatchInternal::ByteSize(*w->batch);
-    if (size > max_size) break;
-    if (result == first->batch) {
-      result = &group_batch_;
-      group_batch_.Clear();
-      WriteBatchInternal::Append(result, *first->batch).PermitUncheckedError();
-    }
-    // Both batches were validated, so appending cannot fail.
-    WriteBatchInternal::Append(result, *w->batch).PermitUncheckedError();
-    *last_writer = w;
-  }
-  return result;
 }
 
 Status DBImpl::WriteGroupToWal(const WriteBatch& group, bool sync) {
@@ -271,12 +222,6 @@ Status DBImpl::WriteGroupToWal(const WriteBatch& group, bool sync) {
   }
   RecordTick(WAL_FILE_BYTES, WriteBatchInternal::ByteSize(group));
   return s;
-}
-
-size_t DBImpl::MemTableBytesLocked() const {
-  size_t total = mem_->ApproximateMemoryUsage();
-  for (const ImmutableMemTable& m : imm_) total += m.mem->ApproximateMemoryUsage();
-  return total;
 }
 
 size_t DBImpl::MemTableBudgetLocked() const {
@@ -316,22 +261,15 @@ Status DBImpl::MakeRoomForWrite(bool force) {
       s = Status::ShutdownInProgress("the DB is closing");
       break;
     }
-    // An empty memtable is never full, whatever its first arena block costs.
-    const bool mem_empty = mem_->num_entries() == 0;
-    const bool mem_full =
-        !mem_empty && mem_->ApproximateMemoryUsage() >= options_.write_buffer_size;
     // The global budget: over it, the active memtable is retired for flushing (a flush frees
     // memory), or, when it is empty, writers wait for a flush under way. Nothing waits for
     // memory no flush can free: an empty active memtable with nothing to flush goes ahead.
     const size_t budget = MemTableBudgetLocked();
-    const bool over_total = budget > 0 && MemTableBytesLocked() >= budget;
-    if (force) {
-      if (mem_empty) break;  // nothing to flush
-    } else if (!mem_full && !over_total) {
-      break;  // room in the active memtable
-    } else if (!mem_full && (mem_empty || !imm_.empty())) {
-      // Over the budget: a flush under way will free memory (or nothing can).
-      if (imm_.empty()) break;
+    const bool over_total = budget > 0 && mems_.MemoryUsage() >= budget;
+    const MemTableSet::Room room =
+        mems_.RoomForWrite(options_.write_buffer_size, over_total, force);
+    if (room == MemTableSet::Room::kReady) break;  // room, or (force) nothing to flush
+    if (room == MemTableSet::Room::kWaitForFlush) {
       RecordTick(STALL_MEMTABLE_LIMIT_COUNT, stalled ? 0 : 1);
       stalled = true;
       bg_cv_.Wait(&mu_);
@@ -353,11 +291,12 @@ Status DBImpl::MakeRoomForWrite(bool force) {
       bg_cv_.Wait(&mu_);
       continue;
     }
-    if (static_cast<int>(imm_.size()) >= options_.max_write_buffer_number - 1) {
+    if (!mems_.CanSwitch(options_.max_write_buffer_number)) {
       // Every memtable is full: wait for the oldest to be flushed.
       RecordTick(STALL_MEMTABLE_LIMIT_COUNT, stalled ? 0 : 1);
       if (!stalled && info_log_) {
-        info_log_->Log("write stall: %zu immutable memtables wait for flush", imm_.size());
+        info_log_->Log("write stall: %zu immutable memtables wait for flush",
+                       mems_.NumImmutable());
       }
       stalled = true;
       bg_cv_.Wait(&mu_);
@@ -423,7 +362,7 @@ void DBImpl::DelayWriteLocked(size_t bytes) {
 }
 
 Status DBImpl::SwitchMemTable() {
-  // Called by the write leader, so no write touches log_ or mem_ meanwhile.
+  // Called at the write queue's front, so no write touches log_ or the memtable meanwhile.
   const uint64_t new_number = versions_->NewFileNumber();
   std::unique_ptr<WritableFile> file;
   mu_.Unlock();
@@ -453,11 +392,7 @@ Status DBImpl::SwitchMemTable() {
     return s;
   }
   log_ = std::make_unique<log::Writer>(std::move(file), 0, log::Writer::FlushPolicy::kManual);
-  logfile_number_ = new_number;
-  imm_.push_front(ImmutableMemTable{mem_, new_number, mem_has_unlogged_writes_});
-  memtables_retired_++;
-  mem_ = NewMemTable();
-  mem_has_unlogged_writes_ = false;
+  mems_.Switch(NewMemTable(), new_number);
   MaybeScheduleFlushLocked();
   ReplaceSuperVersionLocked();
   return Status::OK();
