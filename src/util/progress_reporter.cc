@@ -18,12 +18,25 @@ double Progress::fraction() const {
   return std::clamp(f, 0.0, 1.0);
 }
 
+namespace {
+
+// Longer intervals (infinity included) mean "only the final report": clamped here, as a
+// steady_clock duration holds about 292 years and the conversion of more would overflow.
+constexpr double kMaxIntervalSeconds = 1e9;
+
+std::chrono::steady_clock::duration IntervalOf(double seconds) {
+  if (!(seconds > 0)) return std::chrono::steady_clock::duration::zero();  // NaN, <= 0
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(std::min(seconds, kMaxIntervalSeconds)));
+}
+
+}  // namespace
+
 ProgressReporter::ProgressReporter(const char* operation, ProgressCallback callback,
                                    double interval_seconds)
     : operation_(operation),
       callback_(std::move(callback)),
-      interval_(std::chrono::duration_cast<Clock::duration>(
-          std::chrono::duration<double>(std::max(0.0, interval_seconds)))),
+      interval_(IntervalOf(interval_seconds)),
       start_(Clock::now()),
       next_report_((start_ + interval_).time_since_epoch().count()) {}
 

@@ -55,6 +55,20 @@ TEST(ProgressReporterTest, LongIntervalReportsOnlyTheFinalReportFromTheDestructo
   EXPECT_EQ(last.entries_done, 1000u);
 }
 
+TEST(ProgressReporterTest, HugeAndInfiniteIntervalsMeanOnlyTheFinalReport) {
+  for (const double interval : {1e300, std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::max()}) {
+    SCOPED_TRACE(interval);
+    EXPECT_TRUE(ProgressReporter::ValidateInterval(interval, "x").ok());
+    int calls = 0;
+    {
+      ProgressReporter r("op", [&](const Progress&) { calls++; }, interval);
+      for (int i = 0; i < 100; i++) r.Add(1, 1);
+    }
+    EXPECT_EQ(calls, 1);
+  }
+}
+
 TEST(ProgressReporterTest, UnknownTotalsGiveNoEta) {
   std::vector<Progress> reports;
   ProgressReporter r("op", [&](const Progress& p) { reports.push_back(p); }, 0);
