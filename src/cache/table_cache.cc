@@ -58,6 +58,7 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
                         SequenceNumber global_seqno) {
   {
     MutexLock lock(&mu_);
+    if (closed_) return Status::ShutdownInProgress("the DB is closed");
     auto it = index_.find(number);
     if (it != index_.end()) {
       lru_.splice(lru_.begin(), lru_, it->second);  // now most recently used
@@ -77,10 +78,14 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
     *table = it->second->table;
     return Status::OK();
   }
-  lru_.push_front(Entry{number, opened, memory});
-  index_[number] = lru_.begin();
-  readers_memory_ += memory;
-  while (lru_.size() > capacity_) DropLocked(std::prev(lru_.end()), &dropped);
+  // Not cached once the cache is closed: the caller (whose read began before Close) still
+  // gets it.
+  if (!closed_) {
+    lru_.push_front(Entry{number, opened, memory});
+    index_[number] = lru_.begin();
+    readers_memory_ += memory;
+    while (lru_.size() > capacity_) DropLocked(std::prev(lru_.end()), &dropped);
+  }
   *table = std::move(opened);
   return Status::OK();
 }
@@ -103,7 +108,21 @@ void TableCache::Evict(uint64_t number) {
     auto it = index_.find(number);
     if (it != index_.end()) DropLocked(it->second, &dropped);
   }
-  pool_->Close(number);
+  // A new file with this number gets a descriptor of its own; the dropped table (if no one
+  // holds it) closed its descriptor as it was destroyed above.
+  pool_->Retire(number);
+}
+
+void TableCache::Close() {
+  {
+    Dropped dropped;  // released after the lock
+    MutexLock lock(&mu_);
+    if (closed_) return;
+    closed_ = true;
+    while (!lru_.empty()) DropLocked(lru_.begin(), &dropped);
+  }
+  // The tables no one holds are gone, with their descriptors; the rest keep theirs.
+  pool_->Shutdown();
 }
 
 size_t TableCache::NumTables() const {

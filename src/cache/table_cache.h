@@ -31,6 +31,11 @@
 // files" reaches a caller only when descriptors outside the pool hold the limit for the whole
 // wait.
 //
+// Close (the DB is closing): the cache drops every table, refuses new ones (Find fails with
+// ShutdownInProgress), and the pool pins the descriptors of the tables readers still hold
+// (table_file_pool.h), so those readers keep working even if the files are deleted by another
+// process later; each descriptor is closed when the last holder of its table lets go.
+//
 // Thread-safety: every method may be called from any thread. Tables are opened (parsed) and
 // dropped without the cache's lock held; two threads that miss the same table at once may both
 // parse it, and one copy is dropped.
@@ -84,10 +89,10 @@ class TableCache {
   TableCache& operator=(const TableCache&) = delete;
 
   // The parsed table with file number `number` (its size is `file_size`, from the MANIFEST),
-  // parsing it on a miss. `level` is the table's level in the version asking (-1: unknown);
-  // it matters only when the table is parsed. `global_seqno` is the file's
-  // FileMetaData::global_seqno (0 for every file that was not ingested with one); a file
-  // number's global sequence never changes. Errors name the file.
+  // parsing it on a miss (ShutdownInProgress after Close). `level` is the table's level in the
+  // version asking (-1: unknown); it matters only when the table is parsed. `global_seqno` is
+  // the file's FileMetaData::global_seqno (0 for every file that was not ingested with one); a
+  // file number's global sequence never changes. Errors name the file.
   [[nodiscard]] Status Find(uint64_t number, uint64_t file_size,
                             std::shared_ptr<const CachedTable>* table, int level = -1,
                             SequenceNumber global_seqno = 0);
@@ -98,9 +103,14 @@ class TableCache {
                                                 uint64_t file_size, int level = -1,
                                                 SequenceNumber global_seqno = 0);
 
-  // Forgets the table and closes its descriptor (its file is being deleted). Holders of the
-  // parsed table keep it until they let go.
+  // Forgets the table (its file is being deleted; the number may be reused). Holders of the
+  // parsed table keep it, and its descriptor if it is open, until they let go; the
+  // descriptor is closed then.
   void Evict(uint64_t number);
+
+  // The DB is closing: drops every table and refuses new ones from now on (see above). The
+  // tables readers hold keep their descriptors until their last holder lets go.
+  void Close();
 
   // Tables the cache keeps parsed (not counting evicted ones readers still hold).
   size_t NumTables() const;
@@ -162,6 +172,8 @@ class TableCache {
   absl::flat_hash_map<uint64_t, LruList::iterator> index_ ABSL_GUARDED_BY(mu_);
   // Sum of Entry::memory over lru_.
   size_t readers_memory_ ABSL_GUARDED_BY(mu_) = 0;
+  // Close() was called: Find refuses tables not cached (there are none).
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace shale
