@@ -144,6 +144,11 @@ Status TableFilePool::OpenUnlocked(Slot* slot) {
   lru_.push_front(slot);
   slot->lru_pos = lru_.begin();
   open_++;
+  if (capacity_ < configured_capacity_ && ++opens_since_change_ >= kGrowthOpens) {
+    capacity_ = std::min(configured_capacity_, capacity_ + std::max<size_t>(capacity_ / 16, 1));
+    opens_since_change_ = 0;
+    if (waiters_ > 0) cv_.SignalAll();
+  }
   return s;
 }
 
@@ -182,6 +187,7 @@ Status TableFilePool::Acquire(Slot* slot) {
     }
 
     // Open it, holding its place in the pool (opening_).
+    const uint64_t cuts_before = cuts_;
     Status s = OpenUnlocked(slot);
     if (s.ok()) {
       slot->users++;
@@ -194,14 +200,21 @@ Status TableFilePool::Acquire(Slot* slot) {
     // The process (or system) is out of descriptors.
     too_many_open_files_hits_++;
     if (deadline == Clock::time_point{}) deadline = Clock::now() + max_descriptor_wait_;
-    // The descriptors the pool held evidently fit; keep one fewer, and 1/16 fewer again, as
-    // room for the DB's other files. With none held, the limit says nothing about the pool's
-    // share: keep the capacity.
-    const size_t fits = OccupancyLocked();
-    if (fits > 1) capacity_ = std::min(capacity_, std::max<size_t>(fits - 1 - fits / 16, 1));
-    // Close idle descriptors down to room for this one, and at least one.
+    // The descriptors the pool has open evidently fit (opens under way do not count: they
+    // may fail as well); keep one fewer, and 1/16 fewer again, as room for the DB's other
+    // files. With none open, the limit says nothing about the pool's share: keep the
+    // capacity. One cut per spike: an open that began before the last cut failed in the
+    // spike that made it, so it does not cut again (several reads failing at once cut once).
+    const size_t fits = open_ + closing_;
+    if (cuts_ == cuts_before && fits > 1) {
+      capacity_ = std::min(capacity_, std::max<size_t>(fits - 1 - fits / 16, 1));
+      cuts_++;
+      opens_since_change_ = 0;
+    }
+    // Close idle descriptors down to room for this one, and at least one (a descriptor of
+    // the process's for the retry). Other reads' opens under way are theirs to make room for.
     std::vector<std::unique_ptr<RandomAccessFile>> closing;
-    while (OccupancyLocked() >= capacity_ || closing.empty()) {
+    while (open_ + closing_ >= capacity_ || closing.empty()) {
       Slot* victim = IdleVictimLocked();
       if (victim == nullptr) break;
       closing.push_back(TakeFileLocked(victim));

@@ -32,15 +32,24 @@
 //
 // Running out of descriptors anyway (the process or the system limit, EMFILE/ENFILE, hit
 // because of files outside the pool): the pool
-//   1. lowers its capacity to what evidently fits: one less than the descriptors it held when
-//      the limit was hit, less 1/16 of them, as room for the DB's other files (WAL, MANIFEST,
-//      flush and compaction outputs); never below 1, and never raised again;
+//   1. lowers its capacity to what evidently fits: one less than the descriptors it had open
+//      when the limit was hit (opens still under way do not count: they may fail too), less
+//      1/16 of them, as room for the DB's other files (WAL, MANIFEST, flush and compaction
+//      outputs); never below 1. One cut per spike: an open that began before the last cut
+//      does not cut again when it fails (so N reads failing at once cut once, not N times);
 //   2. closes idle descriptors down to that capacity (at least one) and retries at once;
 //   3. when it holds no idle descriptor (all in reads, or none at all: the process's
 //      descriptors are held elsewhere), sleeps a little (1 ms, doubling up to 50 ms) and
 //      retries, until max_descriptor_wait() (3 s by default) has passed since the first
 //      attempt; then the read fails with an IOError (not matched by IsTooManyOpenFiles)
 //      saying the pool could not get a file descriptor.
+// The capacity grows back while it is below the configured one: after every kGrowthOpens
+// successful opens since the last cut or growth, by 1/16 (at least 1), up to the configured
+// capacity. Opens happen only while the tables read do not all fit, so the pool grows exactly
+// when it is short; when the outside use persists, the growth meets the limit again and is
+// cut again (one EMFILE per kGrowthOpens opens at most). (Before, capacity only ever shrank,
+// and each of N reads failing at once cut it again, counting the others' opens in flight as
+// fitting: one short spike could leave it at 1 for good; issue 19, pool review finding 2.)
 //
 // Result data: a pooled Read always returns its bytes in the caller's scratch (a file system
 // that returns its own memory has it copied), since the descriptor may be closed as soon as
@@ -69,6 +78,9 @@ namespace shale {
 
 class TableFilePool {
  public:
+  // Successful opens after which a lowered capacity grows again (see above).
+  static constexpr uint64_t kGrowthOpens = 64;
+
   // At most `capacity` descriptors open at once (0 is taken as 1).
   TableFilePool(FileSystem* fs, size_t capacity);
   ~TableFilePool();
@@ -94,8 +106,8 @@ class TableFilePool {
 
   // Descriptors open now (idle or in a read, pinned included), being opened, and being closed.
   size_t NumOpen() const;
-  // The most descriptors the pool keeps open now: the configured capacity, or less once the
-  // descriptor limit has been hit.
+  // The most descriptors the pool keeps open now: the configured capacity, or less while it
+  // is lowered after the descriptor limit was hit.
   size_t capacity() const;
   size_t configured_capacity() const { return configured_capacity_; }
   // Opens that failed with "Too many open files" (each retried or given up on).
@@ -172,6 +184,10 @@ class TableFilePool {
   size_t open_ ABSL_GUARDED_BY(mu_) = 0;     // slots with `file` open (== lru_.size())
   size_t opening_ ABSL_GUARDED_BY(mu_) = 0;  // opens under way
   size_t closing_ ABSL_GUARDED_BY(mu_) = 0;  // descriptors being closed (still open)
+  // Capacity cuts so far: an open that fails cuts only if none was made since it began.
+  uint64_t cuts_ ABSL_GUARDED_BY(mu_) = 0;
+  // Successful opens since the last cut or growth (counts only while capacity_ is lowered).
+  uint64_t opens_since_change_ ABSL_GUARDED_BY(mu_) = 0;
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
   size_t peak_open_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t too_many_open_files_hits_ ABSL_GUARDED_BY(mu_) = 0;

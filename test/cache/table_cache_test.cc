@@ -375,14 +375,17 @@ TEST_F(TableCacheTest, TooManyOpenFilesClosesIdleDescriptorsAndLearnsTheLimit) {
   EXPECT_EQ(cache->configured_file_capacity(), 100u);
   EXPECT_LE(cache->NumOpenFiles(), cache->file_capacity());
   EXPECT_EQ(cache->NumTables(), 40u);  // parsed tables are not limited by descriptors
-  // Having learnt the limit, the cache no longer runs into it.
+  // Having learnt the limit, the cache runs into it again only when it tries to grow back
+  // (once per TableFilePool::kGrowthOpens successful opens at most, pool review finding 2).
   const uint64_t hits = cache->TooManyOpenFilesHits();
   Random rnd(7);
-  for (int n = 0; n < 300; n++) {
+  constexpr int kReads = 300;
+  for (int n = 0; n < kReads; n++) {
     const uint64_t t = 1 + rnd.Uniform(40);
     ASSERT_EQ(FindAndRead(cache.get(), t, static_cast<int>(rnd.Uniform(kKeysPerTable))), "");
   }
-  EXPECT_EQ(cache->TooManyOpenFilesHits(), hits);
+  EXPECT_LE(cache->TooManyOpenFilesHits(), hits + kReads / TableFilePool::kGrowthOpens);
+  EXPECT_LT(cache->file_capacity(), 10u);
   EXPECT_LE(fs_->PeakOpenFiles(), 10u);
 }
 
