@@ -31,14 +31,16 @@
 // files" reaches a caller only when descriptors outside the pool hold the limit for the whole
 // wait.
 //
+// Misses of one table are single-flight: the first thread parses it, the others that miss it
+// meanwhile wait for that result (the table, or the error) instead of parsing it again.
+//
 // Close (the DB is closing): the cache drops every table, refuses new ones (Find fails with
 // ShutdownInProgress), and the pool pins the descriptors of the tables readers still hold
 // (table_file_pool.h), so those readers keep working even if the files are deleted by another
 // process later; each descriptor is closed when the last holder of its table lets go.
 //
 // Thread-safety: every method may be called from any thread. Tables are opened (parsed) and
-// dropped without the cache's lock held; two threads that miss the same table at once may both
-// parse it, and one copy is dropped.
+// dropped without the cache's lock held.
 #ifndef SHALE_CACHE_TABLE_CACHE_H_
 #define SHALE_CACHE_TABLE_CACHE_H_
 
@@ -142,6 +144,13 @@ class TableCache {
     std::shared_ptr<const CachedTable> table;
     size_t memory;  // table->reader->ApproximateMemoryUsage(), fixed once parsed
   };
+  // A parse under way (single flight): the threads missing the same table wait for it.
+  struct Pending {
+    bool done = false;
+    bool evicted = false;  // Evict or Close came while it was parsed: do not cache it
+    Status status;
+    std::shared_ptr<const CachedTable> table;
+  };
   using LruList = std::list<Entry>;
   using Dropped = std::vector<std::shared_ptr<const CachedTable>>;
 
@@ -172,6 +181,10 @@ class TableCache {
   absl::flat_hash_map<uint64_t, LruList::iterator> index_ ABSL_GUARDED_BY(mu_);
   // Sum of Entry::memory over lru_.
   size_t readers_memory_ ABSL_GUARDED_BY(mu_) = 0;
+  // Parses under way, by file number. Invariant: no number is in both index_ and pending_.
+  absl::flat_hash_map<uint64_t, std::shared_ptr<Pending>> pending_ ABSL_GUARDED_BY(mu_);
+  // Signalled when a parse ends.
+  CondVar pending_cv_;
   // Close() was called: Find refuses tables not cached (there are none).
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };

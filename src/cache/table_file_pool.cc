@@ -11,6 +11,17 @@
 
 namespace shale {
 
+namespace {
+
+// Ends the message of a read that gave up waiting for a descriptor (IsDescriptorShortage).
+constexpr char kShortageText[] = "the table file pool could not get a file descriptor";
+
+}  // namespace
+
+bool IsDescriptorShortage(const Status& s) {
+  return !s.ok() && s.ToString().find(kShortageText) != std::string::npos;
+}
+
 // The RandomAccessFile a table reader gets: every call borrows the descriptor for its length.
 // It holds its slot (Hold/Unhold) for its whole life, so the slot's descriptor outlives it
 // only while other pooled files of the slot exist. Thread-safety: as RandomAccessFile
@@ -157,6 +168,15 @@ Status TableFilePool::Acquire(Slot* slot) {
   Clock::time_point deadline{};  // set at the first "too many open files"
   std::chrono::milliseconds pause(1);
   MutexLock lock(&mu_);
+  RoomWaiter me;  // this read's place in room_queue_ while `queued`
+  bool queued = false;
+  std::list<RoomWaiter*>::iterator my_pos;
+  auto leave_queue = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (!queued) return;
+    room_queue_.erase(my_pos);
+    queued = false;
+    if (waiters_ > 0) cv_.SignalAll();  // the next in line may take room now
+  };
   auto wait = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     waiters_++;
     cv_.Wait(&mu_);
@@ -164,6 +184,7 @@ Status TableFilePool::Acquire(Slot* slot) {
   };
   for (;;) {
     if (slot->file != nullptr) {  // open: share it
+      leave_queue();
       slot->users++;
       lru_.splice(lru_.begin(), lru_, slot->lru_pos);
       return Status::OK();
@@ -172,19 +193,30 @@ Status TableFilePool::Acquire(Slot* slot) {
       wait();
       continue;
     }
-    if (!shut_down_ && OccupancyLocked() >= capacity_) {
-      if (Slot* victim = IdleVictimLocked()) {
-        std::vector<std::unique_ptr<RandomAccessFile>> closing;
-        closing.push_back(TakeFileLocked(victim));
-        MaybeFreeLocked(victim);
-        CloseUnlocked(&closing);
+    if (!shut_down_) {
+      // Room for a new descriptor goes first come, first served.
+      const bool my_turn = room_queue_.empty() || (queued && room_queue_.front() == &me);
+      if (!my_turn || OccupancyLocked() >= capacity_) {
+        if (my_turn) {
+          if (Slot* victim = IdleVictimLocked()) {
+            std::vector<std::unique_ptr<RandomAccessFile>> closing;
+            closing.push_back(TakeFileLocked(victim));
+            MaybeFreeLocked(victim);
+            CloseUnlocked(&closing);
+            continue;
+          }
+        }
+        // Every descriptor is in a read (or being closed), or reads that came first wait: a
+        // descriptor handed back while reads wait for room is closed for the first of them.
+        if (!queued) {
+          my_pos = room_queue_.insert(room_queue_.end(), &me);
+          queued = true;
+        }
+        wait();
         continue;
       }
-      // Every descriptor is in a read (or being closed): one is handed back (closed) as soon
-      // as its pread (close) ends.
-      wait();
-      continue;
     }
+    leave_queue();
 
     // Open it, holding its place in the pool (opening_).
     const uint64_t cuts_before = cuts_;
@@ -226,10 +258,9 @@ Status TableFilePool::Acquire(Slot* slot) {
     }
     if (Clock::now() >= deadline) {
       // The message ends with our words, so IsTooManyOpenFiles() does not match it again.
-      return Status::IOError(
-          s.message(), absl::StrCat("the table file pool could not get a file descriptor within ",
-                                    max_descriptor_wait_.count(),
-                                    " ms (no idle descriptor left to close)"));
+      return Status::IOError(s.message(), absl::StrCat(kShortageText, " within ",
+                                                       max_descriptor_wait_.count(),
+                                                       " ms (no idle descriptor left to close)"));
     }
     mu_.Unlock();
     std::this_thread::sleep_for(pause);
@@ -254,8 +285,9 @@ void TableFilePool::Release(Slot* slot) {
   bool close = false;
   if (!slot->pinned) {
     // After Shutdown only pinned descriptors stay; over capacity: it was lowered while the
-    // descriptor was in use.
-    close = shut_down_ || OccupancyLocked() > capacity_;
+    // descriptor was in use; reads waiting for room: this one's room goes to the first.
+    close = shut_down_ || OccupancyLocked() > capacity_ ||
+            (!room_queue_.empty() && OccupancyLocked() >= capacity_);
   }
   if (close) {
     std::vector<std::unique_ptr<RandomAccessFile>> closing;

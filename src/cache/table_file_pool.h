@@ -16,6 +16,12 @@
 // descriptor only for the pread, and a thread never asks for a second while holding one, so
 // the wait ends). Invariant: the descriptors open or being opened never exceed capacity().
 //
+// Waiting for room is first come, first served: a read that needs a new descriptor while the
+// pool is full queues behind the reads already waiting for one (a read sharing a descriptor
+// that is open needs no room and does not queue), and a descriptor handed back while reads
+// wait for room is closed for the first of them, so a thread reading in a loop cannot take the
+// room again and again ahead of a waiting one (issue 19, pool review finding 3).
+//
 // Descriptor lifetime: a descriptor belongs to one incarnation of a file id (a Slot), shared by
 // every pooled file made for that id until Retire(id) (the file is being deleted: later pooled
 // files of the id, e.g. of a new file that reused the number, get a new slot); the descriptor
@@ -41,8 +47,8 @@
 //   3. when it holds no idle descriptor (all in reads, or none at all: the process's
 //      descriptors are held elsewhere), sleeps a little (1 ms, doubling up to 50 ms) and
 //      retries, until max_descriptor_wait() (3 s by default) has passed since the first
-//      attempt; then the read fails with an IOError (not matched by IsTooManyOpenFiles)
-//      saying the pool could not get a file descriptor.
+//      attempt; then the read fails with an IOError (not matched by IsTooManyOpenFiles, matched
+//      by IsDescriptorShortage) saying the pool could not get a file descriptor.
 // The capacity grows back while it is below the configured one: after every kGrowthOpens
 // successful opens since the last cut or growth, by 1/16 (at least 1), up to the configured
 // capacity. Opens happen only while the tables read do not all fit, so the pool grows exactly
@@ -75,6 +81,11 @@
 #include "util/mutex.h"
 
 namespace shale {
+
+// True for the error of a pooled read that gave up waiting for a file descriptor (the process
+// limit was held by files outside the pool for max_descriptor_wait()), also when wrapped with
+// more text. A shortage, not damage: the same read can succeed later.
+bool IsDescriptorShortage(const Status& s);
 
 class TableFilePool {
  public:
@@ -136,6 +147,9 @@ class TableFilePool {
     std::list<Slot*>::iterator lru_pos;      // in lru_ while `file` is open
   };
 
+  // A read waiting for room for a new descriptor, in arrival order in room_queue_.
+  struct RoomWaiter {};
+
   // Registers / unregisters a pooled file of `id` at `path`; returns its slot.
   Slot* Hold(uint64_t id, const std::string& path) ABSL_LOCKS_EXCLUDED(mu_);
   void Unhold(Slot* slot) ABSL_LOCKS_EXCLUDED(mu_);
@@ -177,6 +191,9 @@ class TableFilePool {
   absl::flat_hash_map<uint64_t, Slot*> by_id_ ABSL_GUARDED_BY(mu_);
   // Slots with an open descriptor, most recently used first.
   std::list<Slot*> lru_ ABSL_GUARDED_BY(mu_);
+  // Reads waiting for room, first come first; only the front may take room while it is
+  // non-empty (newcomers queue behind).
+  std::list<RoomWaiter*> room_queue_ ABSL_GUARDED_BY(mu_);
   // Invariant: 1 <= capacity_ <= configured_capacity_; and OccupancyLocked() <= capacity_
   // whenever mu_ is released, except right after capacity_ was lowered, until the in-use
   // descriptors over it are handed back (Release then closes them), and after Shutdown.
