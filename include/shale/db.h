@@ -163,8 +163,12 @@ class SHALE_EXPORT DB {
   // again (or concurrently) returns OK once the DB is closed. Calls racing Close either
   // complete (Close waits for them) or fail with ShutdownInProgress, as does any call after
   // Close; a read or iterator that started before Close stays usable until it ends or is
-  // destroyed (which must happen before the DB is destroyed). The destructor does the same as
-  // Close for a DB that was not closed.
+  // destroyed (which must happen before the DB is destroyed): it keeps reading the tables it
+  // holds (an iterator: those of level 0 and the one it is positioned on in each lower level)
+  // even if another instance opens the DB and deletes them, and gets ShutdownInProgress when
+  // it needs a table it had not opened (an iterator moving into the next file of a level).
+  // Their table files stay open until they end. The destructor does the same as Close for a
+  // DB that was not closed.
   virtual Status Close() = 0;
 
   // ---------------------------------------------------------------- Introspection

@@ -56,31 +56,45 @@ void TableCache::DropLocked(LruList::iterator it, Dropped* dropped) {
 Status TableCache::Find(uint64_t number, uint64_t file_size,
                         std::shared_ptr<const CachedTable>* table, int level,
                         SequenceNumber global_seqno) {
+  std::shared_ptr<Pending> pending;
   {
     MutexLock lock(&mu_);
+    if (closed_) return Status::ShutdownInProgress("the DB is closed");
     auto it = index_.find(number);
     if (it != index_.end()) {
       lru_.splice(lru_.begin(), lru_, it->second);  // now most recently used
       *table = it->second->table;
       return Status::OK();
     }
+    if (auto p = pending_.find(number); p != pending_.end()) {
+      // Another thread parses it: wait for its result.
+      std::shared_ptr<Pending> other = p->second;
+      while (!other->done) pending_cv_.Wait(&mu_);
+      if (other->status.ok()) *table = other->table;
+      return other->status;
+    }
+    pending = std::make_shared<Pending>();
+    pending_.emplace(number, pending);
   }
   std::shared_ptr<const CachedTable> opened;
   Status s = Open(number, file_size, level, global_seqno, &opened);
-  if (!s.ok()) return s;
-  const size_t memory = opened->reader->ApproximateMemoryUsage();
+  const size_t memory = s.ok() ? opened->reader->ApproximateMemoryUsage() : 0;
   Dropped dropped;  // released after the lock
   MutexLock lock(&mu_);
-  auto it = index_.find(number);
-  if (it != index_.end()) {  // another thread parsed it meanwhile: use that one
-    dropped.push_back(std::move(opened));
-    *table = it->second->table;
-    return Status::OK();
+  pending_.erase(number);
+  pending->done = true;
+  pending->status = s;
+  pending->table = opened;
+  pending_cv_.SignalAll();
+  if (!s.ok()) return s;
+  // Not cached when its file is being deleted or the cache closed meanwhile: the callers that
+  // asked for it (and waited) still get it.
+  if (!pending->evicted && !closed_) {
+    lru_.push_front(Entry{number, opened, memory});
+    index_[number] = lru_.begin();
+    readers_memory_ += memory;
+    while (lru_.size() > capacity_) DropLocked(std::prev(lru_.end()), &dropped);
   }
-  lru_.push_front(Entry{number, opened, memory});
-  index_[number] = lru_.begin();
-  readers_memory_ += memory;
-  while (lru_.size() > capacity_) DropLocked(std::prev(lru_.end()), &dropped);
   *table = std::move(opened);
   return Status::OK();
 }
@@ -102,8 +116,24 @@ void TableCache::Evict(uint64_t number) {
     MutexLock lock(&mu_);
     auto it = index_.find(number);
     if (it != index_.end()) DropLocked(it->second, &dropped);
+    if (auto p = pending_.find(number); p != pending_.end()) p->second->evicted = true;
   }
-  pool_->Close(number);
+  // A new file with this number gets a descriptor of its own; the dropped table (if no one
+  // holds it) closed its descriptor as it was destroyed above.
+  pool_->Retire(number);
+}
+
+void TableCache::Close() {
+  {
+    Dropped dropped;  // released after the lock
+    MutexLock lock(&mu_);
+    if (closed_) return;
+    closed_ = true;
+    while (!lru_.empty()) DropLocked(lru_.begin(), &dropped);
+    for (auto& [number, p] : pending_) p->evicted = true;
+  }
+  // The tables no one holds are gone, with their descriptors; the rest keep theirs.
+  pool_->Shutdown();
 }
 
 size_t TableCache::NumTables() const {

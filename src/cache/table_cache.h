@@ -31,9 +31,16 @@
 // files" reaches a caller only when descriptors outside the pool hold the limit for the whole
 // wait.
 //
+// Misses of one table are single-flight: the first thread parses it, the others that miss it
+// meanwhile wait for that result (the table, or the error) instead of parsing it again.
+//
+// Close (the DB is closing): the cache drops every table, refuses new ones (Find fails with
+// ShutdownInProgress), and the pool pins the descriptors of the tables readers still hold
+// (table_file_pool.h), so those readers keep working even if the files are deleted by another
+// process later; each descriptor is closed when the last holder of its table lets go.
+//
 // Thread-safety: every method may be called from any thread. Tables are opened (parsed) and
-// dropped without the cache's lock held; two threads that miss the same table at once may both
-// parse it, and one copy is dropped.
+// dropped without the cache's lock held.
 #ifndef SHALE_CACHE_TABLE_CACHE_H_
 #define SHALE_CACHE_TABLE_CACHE_H_
 
@@ -84,10 +91,10 @@ class TableCache {
   TableCache& operator=(const TableCache&) = delete;
 
   // The parsed table with file number `number` (its size is `file_size`, from the MANIFEST),
-  // parsing it on a miss. `level` is the table's level in the version asking (-1: unknown);
-  // it matters only when the table is parsed. `global_seqno` is the file's
-  // FileMetaData::global_seqno (0 for every file that was not ingested with one); a file
-  // number's global sequence never changes. Errors name the file.
+  // parsing it on a miss (ShutdownInProgress after Close). `level` is the table's level in the
+  // version asking (-1: unknown); it matters only when the table is parsed. `global_seqno` is
+  // the file's FileMetaData::global_seqno (0 for every file that was not ingested with one); a
+  // file number's global sequence never changes. Errors name the file.
   [[nodiscard]] Status Find(uint64_t number, uint64_t file_size,
                             std::shared_ptr<const CachedTable>* table, int level = -1,
                             SequenceNumber global_seqno = 0);
@@ -98,9 +105,14 @@ class TableCache {
                                                 uint64_t file_size, int level = -1,
                                                 SequenceNumber global_seqno = 0);
 
-  // Forgets the table and closes its descriptor (its file is being deleted). Holders of the
-  // parsed table keep it until they let go.
+  // Forgets the table (its file is being deleted; the number may be reused). Holders of the
+  // parsed table keep it, and its descriptor if it is open, until they let go; the
+  // descriptor is closed then.
   void Evict(uint64_t number);
+
+  // The DB is closing: drops every table and refuses new ones from now on (see above). The
+  // tables readers hold keep their descriptors until their last holder lets go.
+  void Close();
 
   // Tables the cache keeps parsed (not counting evicted ones readers still hold).
   size_t NumTables() const;
@@ -132,6 +144,13 @@ class TableCache {
     std::shared_ptr<const CachedTable> table;
     size_t memory;  // table->reader->ApproximateMemoryUsage(), fixed once parsed
   };
+  // A parse under way (single flight): the threads missing the same table wait for it.
+  struct Pending {
+    bool done = false;
+    bool evicted = false;  // Evict or Close came while it was parsed: do not cache it
+    Status status;
+    std::shared_ptr<const CachedTable> table;
+  };
   using LruList = std::list<Entry>;
   using Dropped = std::vector<std::shared_ptr<const CachedTable>>;
 
@@ -162,6 +181,12 @@ class TableCache {
   absl::flat_hash_map<uint64_t, LruList::iterator> index_ ABSL_GUARDED_BY(mu_);
   // Sum of Entry::memory over lru_.
   size_t readers_memory_ ABSL_GUARDED_BY(mu_) = 0;
+  // Parses under way, by file number. Invariant: no number is in both index_ and pending_.
+  absl::flat_hash_map<uint64_t, std::shared_ptr<Pending>> pending_ ABSL_GUARDED_BY(mu_);
+  // Signalled when a parse ends.
+  CondVar pending_cv_;
+  // Close() was called: Find refuses tables not cached (there are none).
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace shale

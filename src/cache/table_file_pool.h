@@ -16,17 +16,46 @@
 // descriptor only for the pread, and a thread never asks for a second while holding one, so
 // the wait ends). Invariant: the descriptors open or being opened never exceed capacity().
 //
+// Waiting for room is first come, first served: a read that needs a new descriptor while the
+// pool is full queues behind the reads already waiting for one (a read sharing a descriptor
+// that is open needs no room and does not queue), and a descriptor handed back while reads
+// wait for room is closed for the first of them, so a thread reading in a loop cannot take the
+// room again and again ahead of a waiting one (issue 19, pool review finding 3).
+//
+// Descriptor lifetime: a descriptor belongs to one incarnation of a file id (a Slot), shared by
+// every pooled file made for that id until Retire(id) (the file is being deleted: later pooled
+// files of the id, e.g. of a new file that reused the number, get a new slot); the descriptor
+// is closed when the pool needs room (least recently used idle first), or when the last pooled
+// file of its slot is destroyed, never under a read. So a reader holding a table whose file is
+// deleted keeps reading it through the open descriptor, if it has one.
+//
+// Shutdown (DB Close, issue 19, pool review finding 1): every descriptor is pinned for the
+// pooled files that still exist (tables held by an iterator or a read in progress), opened now
+// if it is not open (while the LOCK is still held), up to the configured capacity; so such a
+// reader keeps reading its tables after another process opened the DB and deleted them. A
+// pinned descriptor is closed when the last pooled file of its table is destroyed. After
+// Shutdown nothing waits for room: a read of a table not pinned opens its descriptor directly.
+//
 // Running out of descriptors anyway (the process or the system limit, EMFILE/ENFILE, hit
 // because of files outside the pool): the pool
-//   1. lowers its capacity to what evidently fits: one less than the descriptors it held when
-//      the limit was hit, less 1/16 of them, as room for the DB's other files (WAL, MANIFEST,
-//      flush and compaction outputs); never below 1, and never raised again;
+//   1. lowers its capacity to what evidently fits: one less than the descriptors it had open
+//      when the limit was hit (opens still under way do not count: they may fail too), less
+//      1/16 of them, as room for the DB's other files (WAL, MANIFEST, flush and compaction
+//      outputs); never below 1. One cut per spike: an open that began before the last cut
+//      does not cut again when it fails (so N reads failing at once cut once, not N times);
 //   2. closes idle descriptors down to that capacity (at least one) and retries at once;
 //   3. when it holds no idle descriptor (all in reads, or none at all: the process's
 //      descriptors are held elsewhere), sleeps a little (1 ms, doubling up to 50 ms) and
 //      retries, until max_descriptor_wait() (3 s by default) has passed since the first
-//      attempt; then the read fails with an IOError (not matched by IsTooManyOpenFiles)
-//      saying the pool could not get a file descriptor.
+//      attempt; then the read fails with an IOError (not matched by IsTooManyOpenFiles, matched
+//      by IsDescriptorShortage) saying the pool could not get a file descriptor.
+// The capacity grows back while it is below the configured one: after every kGrowthOpens
+// successful opens since the last cut or growth, by 1/16 (at least 1), up to the configured
+// capacity. Opens happen only while the tables read do not all fit, so the pool grows exactly
+// when it is short; when the outside use persists, the growth meets the limit again and is
+// cut again (one EMFILE per kGrowthOpens opens at most). (Before, capacity only ever shrank,
+// and each of N reads failing at once cut it again, counting the others' opens in flight as
+// fitting: one short spike could leave it at 1 for good; issue 19, pool review finding 2.)
 //
 // Result data: a pooled Read always returns its bytes in the caller's scratch (a file system
 // that returns its own memory has it copied), since the descriptor may be closed as soon as
@@ -53,8 +82,16 @@
 
 namespace shale {
 
+// True for the error of a pooled read that gave up waiting for a file descriptor (the process
+// limit was held by files outside the pool for max_descriptor_wait()), also when wrapped with
+// more text. A shortage, not damage: the same read can succeed later.
+bool IsDescriptorShortage(const Status& s);
+
 class TableFilePool {
  public:
+  // Successful opens after which a lowered capacity grows again (see above).
+  static constexpr uint64_t kGrowthOpens = 64;
+
   // At most `capacity` descriptors open at once (0 is taken as 1).
   TableFilePool(FileSystem* fs, size_t capacity);
   ~TableFilePool();
@@ -63,19 +100,25 @@ class TableFilePool {
   TableFilePool& operator=(const TableFilePool&) = delete;
 
   // A file reading `path` through `pool`. `id` names the file in the pool (a DB's file
-  // number): files with one id share a descriptor, so an id must always name the same path.
-  // Opens nothing: a missing file shows up as the error of the first read.
+  // number): files with one id share a descriptor until Retire(id), so an id must name the
+  // same path. Opens nothing: a missing file shows up as the error of the first read.
   static std::unique_ptr<RandomAccessFile> NewFile(std::shared_ptr<TableFilePool> pool,
                                                    uint64_t id, std::string path);
 
-  // The file `id` is being deleted: closes its descriptor now, or, while a read uses it, when
-  // that read ends. A later read opens it again (if the file still exists).
-  void Close(uint64_t id);
+  // The file `id` is being deleted (its number may be reused): pooled files made from now on
+  // for `id` get a descriptor of their own; those made before keep theirs (open or not) until
+  // they are destroyed.
+  void Retire(uint64_t id);
 
-  // Descriptors open now (idle or in a read), and being opened.
+  // The DB is closing (see above): pins the descriptors of the pooled files that still exist,
+  // opening them if needed (up to the configured capacity), and stops waiting for room.
+  // Called once; later calls do nothing.
+  void Shutdown();
+
+  // Descriptors open now (idle or in a read, pinned included), being opened, and being closed.
   size_t NumOpen() const;
-  // The most descriptors the pool keeps open now: the configured capacity, or less once the
-  // descriptor limit has been hit.
+  // The most descriptors the pool keeps open now: the configured capacity, or less while it
+  // is lowered after the descriptor limit was hit.
   size_t capacity() const;
   size_t configured_capacity() const { return configured_capacity_; }
   // Opens that failed with "Too many open files" (each retried or given up on).
@@ -91,27 +134,46 @@ class TableFilePool {
  private:
   class PooledFile;
 
-  // One table's descriptor.
+  // One incarnation of a file id and its descriptor. Exists while pooled files refer to it
+  // (holders > 0) or its descriptor is still being opened or closed by the pool.
   struct Slot {
     uint64_t id = 0;
-    std::unique_ptr<RandomAccessFile> file;  // null while being opened
+    std::string path;
+    int holders = 0;                         // pooled files made for this slot, alive
+    std::unique_ptr<RandomAccessFile> file;  // the open descriptor, or null
+    bool opening = false;                    // an open is under way (outside the lock)
     int users = 0;                           // reads using the descriptor now
-    bool doomed = false;                     // Close(id) was called: close when users == 0
-    std::list<Slot*>::iterator lru_pos;      // where it sits in lru_
+    bool pinned = false;                     // after Shutdown: kept open while holders > 0
+    std::list<Slot*>::iterator lru_pos;      // in lru_ while `file` is open
   };
 
-  // The descriptor of file `id` at `path`, for one read: *slot is in use (users counted) until
-  // Release(*slot). Opens it (closing idle ones, waiting, as above) if needed.
-  Status Acquire(uint64_t id, const std::string& path, Slot** slot) ABSL_LOCKS_EXCLUDED(mu_);
+  // A read waiting for room for a new descriptor, in arrival order in room_queue_.
+  struct RoomWaiter {};
+
+  // Registers / unregisters a pooled file of `id` at `path`; returns its slot.
+  Slot* Hold(uint64_t id, const std::string& path) ABSL_LOCKS_EXCLUDED(mu_);
+  void Unhold(Slot* slot) ABSL_LOCKS_EXCLUDED(mu_);
+  // The descriptor of `slot`, for one read: in use (users counted) until Release(slot). Opens
+  // it (closing idle ones, waiting, as above) if needed.
+  Status Acquire(Slot* slot) ABSL_LOCKS_EXCLUDED(mu_);
   // Ends the read that Acquire began.
   void Release(Slot* slot) ABSL_LOCKS_EXCLUDED(mu_);
-  // Takes the slot out of the pool; returns its file, to be closed after mu_ is released.
-  std::unique_ptr<RandomAccessFile> EraseLocked(Slot* slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The least recently used idle slot, or null when every descriptor is in a read.
+  // Opens `slot`'s descriptor with mu_ released (slot->opening set meanwhile, counted in
+  // opening_); on success the descriptor is open and in lru_. Returns with mu_ held again.
+  Status OpenUnlocked(Slot* slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Takes the slot's descriptor out of lru_; returns it, to be closed after mu_ is released.
+  std::unique_ptr<RandomAccessFile> TakeFileLocked(Slot* slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Frees the slot if nothing refers to it any more (no holders, no open, no descriptor).
+  void MaybeFreeLocked(Slot* slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The least recently used idle, unpinned slot, or null.
   Slot* IdleVictimLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Closes `files` (taken out of the pool by EraseLocked) with mu_ released, counting them in
-  // closing_ meanwhile so that no new descriptor takes their place before they are closed.
-  // Returns with mu_ held again; wakes waiters.
+  // Descriptors counted against capacity_: open, being opened, being closed.
+  size_t OccupancyLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return open_ + opening_ + closing_;
+  }
+  // Closes `files` (taken out by TakeFileLocked) with mu_ released, counting them in closing_
+  // meanwhile so that no new descriptor takes their place before they are closed. Returns
+  // with mu_ held again; wakes waiters.
   void CloseUnlocked(std::vector<std::unique_ptr<RandomAccessFile>>* files)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -120,19 +182,30 @@ class TableFilePool {
 
   // Guards the fields below. Never held while a file is opened, read or closed.
   mutable Mutex mu_;
-  // Signalled when a descriptor is handed back or an open ends, while waiters_ > 0.
+  // Signalled when a descriptor is handed back, closed, or an open ends, while waiters_ > 0.
   CondVar cv_;
   int waiters_ ABSL_GUARDED_BY(mu_) = 0;
-  // Every slot (open or being opened) by id. Invariant: slots_.size() + closing_ <= capacity_
-  // whenever mu_ is released, except right after capacity_ was lowered, until the in-use
-  // slots over it are handed back (Release then closes them).
-  absl::flat_hash_map<uint64_t, std::unique_ptr<Slot>> slots_ ABSL_GUARDED_BY(mu_);
-  // The slots, most recently used first; slots in use are skipped when choosing a victim.
+  // Every live slot (owned here). A slot is freed once it has no holders and no descriptor.
+  absl::flat_hash_map<Slot*, std::unique_ptr<Slot>> slots_ ABSL_GUARDED_BY(mu_);
+  // The current slot of each id (not retired). Invariant: by_id_[id]->id == id.
+  absl::flat_hash_map<uint64_t, Slot*> by_id_ ABSL_GUARDED_BY(mu_);
+  // Slots with an open descriptor, most recently used first.
   std::list<Slot*> lru_ ABSL_GUARDED_BY(mu_);
-  // Invariant: 1 <= capacity_ <= configured_capacity_.
+  // Reads waiting for room, first come first; only the front may take room while it is
+  // non-empty (newcomers queue behind).
+  std::list<RoomWaiter*> room_queue_ ABSL_GUARDED_BY(mu_);
+  // Invariant: 1 <= capacity_ <= configured_capacity_; and OccupancyLocked() <= capacity_
+  // whenever mu_ is released, except right after capacity_ was lowered, until the in-use
+  // descriptors over it are handed back (Release then closes them), and after Shutdown.
   size_t capacity_ ABSL_GUARDED_BY(mu_);
-  // Descriptors taken out of slots_ and being closed (outside the lock): still open.
-  size_t closing_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t open_ ABSL_GUARDED_BY(mu_) = 0;     // slots with `file` open (== lru_.size())
+  size_t opening_ ABSL_GUARDED_BY(mu_) = 0;  // opens under way
+  size_t closing_ ABSL_GUARDED_BY(mu_) = 0;  // descriptors being closed (still open)
+  // Capacity cuts so far: an open that fails cuts only if none was made since it began.
+  uint64_t cuts_ ABSL_GUARDED_BY(mu_) = 0;
+  // Successful opens since the last cut or growth (counts only while capacity_ is lowered).
+  uint64_t opens_since_change_ ABSL_GUARDED_BY(mu_) = 0;
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
   size_t peak_open_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t too_many_open_files_hits_ ABSL_GUARDED_BY(mu_) = 0;
   std::chrono::milliseconds max_descriptor_wait_ ABSL_GUARDED_BY(mu_){3000};

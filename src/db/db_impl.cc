@@ -217,21 +217,22 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
   }
   SuperVersion* sv = nullptr;
   std::vector<MemTable*> mems;
-  std::set<uint64_t> live;
   {
     MutexLock lock(&mu_);
     sv = super_version_;
     super_version_ = nullptr;
     mems_.ReleaseAll(&mems);
-    versions_->AddLiveFiles(&live);
     closed_ = true;
   }
   if (sv != nullptr) UnrefSuperVersion(sv);
   for (MemTable* m : mems) m->Unref();
   // The table cache itself stays until the destructor: a read that took its SuperVersion
-  // before Close (a Get, or an iterator not yet destroyed) may still open tables through it.
-  // The cached tables are let go now (their holders keep them until they finish).
-  for (uint64_t number : live) table_cache_->Evict(number);
+  // before Close (a Get, or an iterator not yet destroyed) still reads the tables it holds.
+  // Closed before the LOCK is released: the cached tables are let go (with their descriptors),
+  // the tables readers hold keep theirs (opened now if need be) until the last holder lets go,
+  // so they stay readable even if another instance deletes the files; and no table is opened
+  // from now on (Find: ShutdownInProgress), so no descriptor outlives Close and its readers.
+  table_cache_->Close();
   if (info_log_ != nullptr) {
     info_log_->Log("closed: %s", result.ToString().c_str());
   }

@@ -21,6 +21,10 @@ namespace {
 
 uint64_t NowSeconds() { return static_cast<uint64_t>(std::time(nullptr)); }
 
+// How long a compaction that could not get file descriptors for its inputs waits before it is
+// picked again (doc/table_cache.md).
+constexpr int kDescriptorShortageRetryMs = 1000;
+
 }  // namespace
 
 int DBImpl::MaxCompactionThreadsLocked() const {
@@ -115,8 +119,26 @@ void DBImpl::BackgroundCompactionCall() {
         // Another thread may find more to do alongside this one.
         MaybeScheduleCompactionLocked();
         Status s = RunCompactionLocked(c.get());
+        if (IsDescriptorShortage(s)) {
+          // The table file pool gave up waiting for a descriptor (the process's limit is held
+          // by files outside it): nothing is damaged and the inputs are still there, so this
+          // is no background error. The compaction is picked again after a pause, during which
+          // its inputs stay marked as being compacted (no other job picks them meanwhile);
+          // Close ends the pause at once.
+          if (info_log_) {
+            info_log_->Log("compaction short of file descriptors, retried in %d ms: %s",
+                           kDescriptorShortageRetryMs, s.ToString().c_str());
+          }
+          mu_.Unlock();
+          for (int ms = 0; ms < kDescriptorShortageRetryMs && !stop_compactions_.load();
+               ms += 10) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+          }
+          mu_.Lock();
+        } else if (!s.ok() && !s.IsShutdownInProgress()) {
+          RecordBackgroundErrorLocked(s, "compaction");
+        }
         c->ReleaseInputs();
-        if (!s.ok() && !s.IsShutdownInProgress()) RecordBackgroundErrorLocked(s, "compaction");
       }
     }
     bg_compactions_scheduled_--;
@@ -342,8 +364,9 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::strin
     if (s.ok() && refit) s = RefitCompactionOutputLocked(*c, target);
     for (uint64_t id : refit_guard) RemovePendingRangeLocked(id);
     c->ReleaseInputs();
-    // A refused move (Aborted) leaves a consistent tree: not a background error.
-    if (!s.ok() && !s.IsShutdownInProgress() && !s.IsAborted()) {
+    // A refused move (Aborted) leaves a consistent tree: not a background error; nor is a
+    // shortage of file descriptors (the caller gets it and may try again).
+    if (!s.ok() && !s.IsShutdownInProgress() && !s.IsAborted() && !IsDescriptorShortage(s)) {
       RecordBackgroundErrorLocked(s, "manual compaction");
     }
   }

@@ -331,13 +331,19 @@ TEST_F(TableCacheTest, EvictForgetsTheTable) {
   cache->Evict(1);
   cache->Evict(99);  // unknown: nothing happens
   EXPECT_EQ(cache->NumTables(), 1u);
-  EXPECT_EQ(fs_->OpenFiles(), 1u);  // table 1's descriptor is closed
-  EXPECT_EQ(ReadThrough(*held, 1, 3), "");  // the held reader still reads (the file exists)
+  // The holder keeps table 1's descriptor (pool review finding 1): it reads on even if the
+  // file is deleted now; the descriptor closes when the last holder lets go.
+  EXPECT_EQ(fs_->OpenFiles(), 2u);
+  EXPECT_EQ(ReadThrough(*held, 1, 3), "");
   // Kept alive, so the new reader cannot be allocated where the old one was.
-  const std::shared_ptr<const CachedTable> old = std::move(held);
+  std::shared_ptr<const CachedTable> old = std::move(held);
   ASSERT_OK(Find(cache.get(), 1, &held));
   EXPECT_NE(held.get(), old.get());  // opened afresh
   EXPECT_EQ(ReadThrough(*held, 1, 3), "");
+  // With a descriptor of its own: the number of an evicted file may be reused by a new file.
+  EXPECT_EQ(fs_->OpenFiles(), 3u);
+  old.reset();
+  EXPECT_EQ(fs_->OpenFiles(), 2u);
 }
 
 TEST_F(TableCacheTest, OpenErrorsAreReturnedAndNotCached) {
@@ -369,14 +375,17 @@ TEST_F(TableCacheTest, TooManyOpenFilesClosesIdleDescriptorsAndLearnsTheLimit) {
   EXPECT_EQ(cache->configured_file_capacity(), 100u);
   EXPECT_LE(cache->NumOpenFiles(), cache->file_capacity());
   EXPECT_EQ(cache->NumTables(), 40u);  // parsed tables are not limited by descriptors
-  // Having learnt the limit, the cache no longer runs into it.
+  // Having learnt the limit, the cache runs into it again only when it tries to grow back
+  // (once per TableFilePool::kGrowthOpens successful opens at most, pool review finding 2).
   const uint64_t hits = cache->TooManyOpenFilesHits();
   Random rnd(7);
-  for (int n = 0; n < 300; n++) {
+  constexpr int kReads = 300;
+  for (int n = 0; n < kReads; n++) {
     const uint64_t t = 1 + rnd.Uniform(40);
     ASSERT_EQ(FindAndRead(cache.get(), t, static_cast<int>(rnd.Uniform(kKeysPerTable))), "");
   }
-  EXPECT_EQ(cache->TooManyOpenFilesHits(), hits);
+  EXPECT_LE(cache->TooManyOpenFilesHits(), hits + kReads / TableFilePool::kGrowthOpens);
+  EXPECT_LT(cache->file_capacity(), 10u);
   EXPECT_LE(fs_->PeakOpenFiles(), 10u);
 }
 
@@ -420,7 +429,8 @@ TEST_F(TableCacheTest, TooManyOpenFilesGivesUpWhenDescriptorsAreHeldElsewhere) {
   fs_->SetMaxOpenFiles(2);
   ASSERT_OK(fs_->NewRandomAccessFile(TableFileName(kDb, 2), &outside));
   fs_->SetMaxOpenFiles(1);
-  cache->Evict(2);  // the cache's descriptor closes: only `outside` is open
+  second.reset();
+  cache->Evict(2);  // no one holds table 2: its descriptor closes, only `outside` is open
   std::vector<Entry> got;
   s = GetAll(*first->reader, UserKey(1, 0), kMaxSequenceNumber, &got);
   ASSERT_TRUE(s.IsIOError()) << s.ToString();
