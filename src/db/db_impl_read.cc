@@ -175,19 +175,8 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
 
   const TableReadOptions topts = ToTableReadOptions(options);
   Version* v = sv->current;
-  for (int level = 0; level < v->num_levels(); level++) {
-    for (const FileMetaData* f : v->files(level)) {
-      if (f->num_range_deletions == 0) continue;
-      std::shared_ptr<const CachedTable> table;
-      Status s = table_cache_->Find(f->number, f->file_size, &table, level, f->global_seqno);
-      if (!s.ok()) {
-        if (status.ok()) status = s;
-        continue;
-      }
-      // Shares the table's fragmented deletions and keeps the table open with them.
-      tombstones.emplace_back(table, table->tombstones.get());
-    }
-  }
+  Status s = v->AddRangeTombstones(table_cache_.get(), &tombstones);
+  if (status.ok()) status = s;
   v->AddIterators(topts, table_cache_.get(), &children);
   std::unique_ptr<InternalIterator> merged;
   if (status.ok()) {

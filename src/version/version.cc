@@ -128,6 +128,26 @@ void Version::AddIterators(const TableReadOptions& options, TableCache* table_ca
   }
 }
 
+Status Version::AddRangeTombstones(
+    TableCache* table_cache,
+    std::vector<std::shared_ptr<const RangeTombstones>>* tombstones) const {
+  Status status;
+  for (int level = 0; level < num_levels(); level++) {
+    for (const FileMetaData* f : files_[level]) {
+      if (f->num_range_deletions == 0) continue;
+      std::shared_ptr<const CachedTable> table;
+      Status s = table_cache->Find(f->number, f->file_size, &table, level, f->global_seqno);
+      if (!s.ok()) {
+        if (status.ok()) status = s;
+        continue;
+      }
+      // Shares the table's fragmented deletions and keeps the table open with them.
+      tombstones->emplace_back(table, table->tombstones.get());
+    }
+  }
+  return status;
+}
+
 bool Version::OverlapInLevel(int level, std::optional<std::string_view> smallest_user_key,
                              std::optional<std::string_view> largest_user_key) const {
   const Comparator* ucmp = icmp_->user_comparator();

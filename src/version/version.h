@@ -10,8 +10,8 @@
 // The VersionBuilder keeps these orders; CheckConsistency() verifies them.
 //
 // Reads over the files: Get() is the point lookup through the levels (the part of DB::Get
-// after the memtables) and AddIterators() gives the iterators a DB iterator merges; both open
-// the tables through the DB's TableCache.
+// after the memtables); AddIterators() and AddRangeTombstones() give what a DB iterator merges.
+// They open the tables through the DB's TableCache.
 //
 // Lifetime: a Version is reference-counted. The VersionSet holds a reference to its current
 // Version; readers, iterators and compactions take one (Ref) while they use a Version and drop
@@ -22,7 +22,7 @@
 //
 // Thread-safety: Ref and Unref require the DB mutex (the mutex passed to
 // VersionSet::LogAndApply). Everything else is const and may be called without a lock, from any
-// thread, by a holder of a reference (Get and AddIterators included).
+// thread, by a holder of a reference (the reads over the files included).
 #ifndef SHALE_VERSION_VERSION_H_
 #define SHALE_VERSION_VERSION_H_
 
@@ -41,6 +41,7 @@ namespace shale {
 
 class GetContext;
 class InternalIterator;
+class RangeTombstones;
 class TableCache;
 class VersionSet;
 struct TableReadOptions;
@@ -94,6 +95,13 @@ class Version {
   // version while they live.
   void AddIterators(const TableReadOptions& options, TableCache* table_cache,
                     std::vector<std::unique_ptr<InternalIterator>>* iterators) const;
+
+  // Appends to *tombstones the fragmented range deletions of every file that has some (as the
+  // table cache parsed them; each shared pointer also keeps its table parsed). A table that
+  // cannot be found is skipped and the first such error returned, after the other files.
+  [[nodiscard]] Status AddRangeTombstones(
+      TableCache* table_cache,
+      std::vector<std::shared_ptr<const RangeTombstones>>* tombstones) const;
 
   // Whether some file of `level` holds a user key in [smallest_user_key, largest_user_key]. A
   // missing bound is unbounded on that side.

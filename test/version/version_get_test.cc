@@ -4,7 +4,8 @@
 // across levels, range deletions (hiding older entries in their own table and in older ones,
 // not newer ones), the read's snapshot, a key whose entries continue into the next file of a
 // level, ingested files read at their global sequence, early stop (files below the deciding
-// one are never opened), errors returned as they are; and that AddIterators yields every entry.
+// one are never opened), errors returned as they are; and that AddIterators yields every entry
+// and AddRangeTombstones every file's range deletions.
 #include "version/version.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "base/filename.h"
+#include "base/range_tombstones.h"
 #include "cache/table_cache.h"
 #include "iterator/merging_iterator.h"
 #include "merge/get_context.h"
@@ -309,6 +311,28 @@ TEST_F(VersionGetTest, AddIteratorsCoverEveryFileNewestSourceFirst) {
   ASSERT_OK(merged->status());
   EXPECT_EQ(got, (std::vector<std::string>{"a@10=a1", "a@1=a2", "b@20=b0", "b@2=b2", "c@30=c0",
                                            "c@3=c2"}));
+}
+
+TEST_F(VersionGetTest, AddRangeTombstonesTakesEveryFileWithDeletions) {
+  AddTable(2, 1, {Put("a", 1, "a"), DeleteRange("b", "c", 2)});
+  AddTable(2, 2, {Put("x", 3, "x")});  // no range deletion: not opened
+  AddTable(1, 3, {DeleteRange("a", "m", 10)});
+  AddTable(0, 4, {Put("k", 20, "k"), DeleteRange("k", "l", 19)});
+  std::vector<std::shared_ptr<const RangeTombstones>> tombstones;
+  ASSERT_OK(current_->AddRangeTombstones(cache_.get(), &tombstones));
+  ASSERT_EQ(tombstones.size(), 3u);
+  // Newest source first: L0, then L1, then L2.
+  EXPECT_EQ(tombstones[0]->MaxCoveringSequence("k", kMaxSequenceNumber), 19u);
+  EXPECT_EQ(tombstones[1]->MaxCoveringSequence("k", kMaxSequenceNumber), 10u);
+  EXPECT_EQ(tombstones[2]->MaxCoveringSequence("b", kMaxSequenceNumber), 2u);
+  EXPECT_EQ(cache_->NumTables(), 3u);
+  // A missing table is reported after the others are taken.
+  tombstones.clear();
+  cache_->Evict(3);
+  ASSERT_OK(fs_->DeleteFile(TableFileName(kDb, 3)));
+  Status s = current_->AddRangeTombstones(cache_.get(), &tombstones);
+  EXPECT_NE(s.ToString().find(TableFileName(kDb, 3)), std::string::npos) << s.ToString();
+  EXPECT_EQ(tombstones.size(), 2u);
 }
 
 TEST_F(VersionGetTest, LevelFilesIteratorSeeksAcrossFilesAndReportsAMissingFile) {
