@@ -8,7 +8,6 @@
 #include "base/filename.h"
 #include "compaction/compaction_iterator.h"
 #include "compaction/compaction_picker.h"
-#include "iterator/level_iterator.h"
 #include "iterator/merging_iterator.h"
 #include "table/table_builder.h"
 #include "version/version_level_files.h"
@@ -252,13 +251,7 @@ std::unique_ptr<InternalIterator> CompactionJob::NewInputIterator() const {
       }
       continue;
     }
-    const std::vector<FileMetaData*>* files = &in.files;
-    children.push_back(NewLevelIterator(
-        &c_->icmp(), std::make_unique<VersionLevelFiles>(files),
-        [cache, files, topts](size_t i, Status*) {
-          const FileMetaData* f = (*files)[i];
-          return cache->NewIterator(topts, f->number, f->file_size, -1, f->global_seqno);
-        }));
+    children.push_back(NewLevelFilesIterator(&c_->icmp(), cache, topts, &in.files, /*level=*/-1));
   }
   return NewMergingIterator(&c_->icmp(), std::move(children));
 }

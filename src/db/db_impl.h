@@ -219,11 +219,6 @@ class DBImpl final : public DB {
   [[nodiscard]] Status GetImpl(const ReadOptions& options, SuperVersion* sv,
                                SequenceNumber sequence, std::string_view key,
                                std::string* value);
-  // Feeds *context the key's entries from the tables of `v`, newest first, until it is done
-  // or the tables are exhausted. An error reading a table is returned (the lookup fails).
-  [[nodiscard]] Status GetFromVersion(const ReadOptions& options, Version* v,
-                                      const LookupKey& lkey, SequenceNumber sequence,
-                                      GetContext* context);
 
   // ---- db_impl_background.cc
   void MaybeScheduleFlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -4,9 +4,7 @@
 #include "base/range_tombstones.h"
 #include "db/db_impl.h"
 #include "db/db_iter.h"
-#include "iterator/level_iterator.h"
 #include "iterator/merging_iterator.h"
-#include "version/version_level_files.h"
 
 namespace shale {
 namespace {
@@ -129,66 +127,10 @@ Status DBImpl::GetImpl(const ReadOptions& options, SuperVersion* sv, SequenceNum
   }
   RecordTick(MEMTABLE_MISS);
   if (!done) {
-    Status s = GetFromVersion(options, sv->current, lkey, sequence, &context);
+    Status s = sv->current->Get(ToTableReadOptions(options), table_cache_.get(), lkey, &context);
     if (!s.ok()) return s;
   }
   return context.Finish();
-}
-
-Status DBImpl::GetFromVersion(const ReadOptions& options, Version* v, const LookupKey& lkey,
-                              SequenceNumber sequence, GetContext* context) {
-  const Comparator* ucmp = icmp_.user_comparator();
-  const std::string_view user_key = lkey.user_key();
-  const TableReadOptions topts = ToTableReadOptions(options);
-  // The newest range deletion covering the key in the files searched so far: it hides every
-  // entry older than it, in this file and in all older ones.
-  SequenceNumber max_tombstone = 0;
-  // Feeds *context the key's entries in one file.
-  auto search_file = [&](const FileMetaData* f, int level) -> Status {
-    std::shared_ptr<const CachedTable> table;
-    Status s = table_cache_->Find(f->number, f->file_size, &table, level, f->global_seqno);
-    if (!s.ok()) return s;
-    if (!table->tombstones->empty()) {
-      max_tombstone =
-          std::max(max_tombstone, table->tombstones->MaxCoveringSequence(user_key, sequence));
-    }
-    s = table->reader->Get(topts, lkey.internal_key(),
-                           [&](std::string_view ikey, std::string_view entry_value) {
-                             if (ucmp->Compare(ExtractUserKey(ikey), user_key) != 0) {
-                               return false;  // past the key's entries
-                             }
-                             if (ExtractSequence(ikey) < max_tombstone) return false;
-                             return context->Save(ExtractValueType(ikey), entry_value);
-                           });
-    if (!s.ok()) return s;
-    // Older entries, here and in older files, are hidden by the range deletion.
-    if (!context->done() && max_tombstone > 0) context->Save(kTypeRangeDeletion, {});
-    return Status::OK();
-  };
-
-  for (const FileMetaData* f : v->files(0)) {  // newest first
-    if (ucmp->Compare(user_key, ExtractUserKey(f->smallest)) < 0 ||
-        ucmp->Compare(user_key, ExtractUserKey(f->largest)) > 0) {
-      continue;
-    }
-    Status s = search_file(f, 0);
-    if (!s.ok()) return s;
-    if (context->done()) return Status::OK();
-  }
-  for (int level = 1; level < v->num_levels(); level++) {
-    const std::vector<FileMetaData*>& files = v->files(level);
-    if (files.empty()) continue;
-    // The key's entries may continue from one file into the next (see version.h).
-    for (size_t i = FindFile(icmp_, VersionLevelFiles(&files), lkey.internal_key());
-         i < files.size(); i++) {
-      const FileMetaData* f = files[i];
-      if (ucmp->Compare(user_key, ExtractUserKey(f->smallest)) < 0) break;
-      Status s = search_file(f, level);
-      if (!s.ok()) return s;
-      if (context->done()) return Status::OK();
-    }
-  }
-  return Status::OK();
 }
 
 std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
@@ -228,34 +170,9 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
 
   const TableReadOptions topts = ToTableReadOptions(options);
   Version* v = sv->current;
-  for (int level = 0; level < v->num_levels(); level++) {
-    for (const FileMetaData* f : v->files(level)) {
-      if (f->num_range_deletions == 0) continue;
-      std::shared_ptr<const CachedTable> table;
-      Status s = table_cache_->Find(f->number, f->file_size, &table, level, f->global_seqno);
-      if (!s.ok()) {
-        if (status.ok()) status = s;
-        continue;
-      }
-      // Shares the table's fragmented deletions and keeps the table open with them.
-      tombstones.emplace_back(table, table->tombstones.get());
-    }
-  }
-  for (const FileMetaData* f : v->files(0)) {
-    children.push_back(table_cache_->NewIterator(topts, f->number, f->file_size, /*level=*/0,
-                                                 f->global_seqno));
-  }
-  TableCache* cache = table_cache_.get();
-  for (int level = 1; level < v->num_levels(); level++) {
-    const std::vector<FileMetaData*>* files = &v->files(level);
-    if (files->empty()) continue;
-    children.push_back(NewLevelIterator(
-        &icmp_, std::make_unique<VersionLevelFiles>(files),
-        [cache, files, topts, level](size_t i, Status*) {
-          const FileMetaData* f = (*files)[i];
-          return cache->NewIterator(topts, f->number, f->file_size, level, f->global_seqno);
-        }));
-  }
+  Status s = v->AddRangeTombstones(table_cache_.get(), &tombstones);
+  if (status.ok()) status = s;
+  v->AddIterators(topts, table_cache_.get(), &children);
   std::unique_ptr<InternalIterator> merged;
   if (status.ok()) {
     merged = NewMergingIterator(&icmp_, std::move(children));

@@ -8,6 +8,13 @@
 // with no existing value. A key with operands but no merge operator configured is an
 // InvalidArgument; a failing operator is a Corruption carrying its message.
 //
+// Range deletions of tables: a table source (Version::Get) reports the newest range deletion
+// that covers the key at the read's snapshot with AddCoveringTombstone() before it feeds the
+// table's entries. Such a tombstone hides every older entry, in its table and in all older
+// ones, so the source feeds no entry below covering_tombstone() and, when the lookup still
+// needs older entries after the table, ends it with Save(kTypeRangeDeletion). (Memtables apply
+// their own range deletions and report a covering one as kTypeRangeDeletion directly.)
+//
 // Invariant: once done() is true, Save() must not be called again and status()/value are final.
 //
 // Thread-safety: none; one lookup on one thread.
@@ -51,6 +58,16 @@ class GetContext {
   // Merge operands collected so far.
   size_t num_operands() const { return operands_.size(); }
 
+  // The sequence of the newest covering range deletion reported so far; 0 when none.
+  // Invariant: it only grows.
+  SequenceNumber covering_tombstone() const { return covering_tombstone_; }
+  // Notes a range deletion at `sequence` that covers the key at the read's snapshot (0: none).
+  void AddCoveringTombstone(SequenceNumber sequence) {
+    if (sequence > covering_tombstone_) covering_tombstone_ = sequence;
+  }
+  // Whether an entry at `sequence` is hidden by the covering range deletion.
+  bool HiddenByTombstone(SequenceNumber sequence) const { return sequence < covering_tombstone_; }
+
  private:
   // Full-merges the operands onto `existing` (nullptr: none) and finishes the lookup.
   void MergeAndFinish(const std::string_view* existing);
@@ -64,6 +81,7 @@ class GetContext {
   std::vector<std::string_view> operand_views_;  // newest first
   bool done_ = false;
   Status status_;
+  SequenceNumber covering_tombstone_ = 0;
 };
 
 }  // namespace shale

@@ -4,6 +4,9 @@
 #include <cassert>
 
 #include "absl/strings/str_cat.h"
+#include "cache/table_cache.h"
+#include "merge/get_context.h"
+#include "table/table_reader.h"
 #include "version/version_level_files.h"
 
 namespace shale {
@@ -49,6 +52,93 @@ uint64_t Version::NumLevelBytes(int level) const {
   uint64_t sum = 0;
   for (const FileMetaData* f : files_[level]) sum += f->file_size;
   return sum;
+}
+
+Status Version::Get(const TableReadOptions& options, TableCache* table_cache,
+                    const LookupKey& key, GetContext* context) const {
+  const Comparator* ucmp = icmp_->user_comparator();
+  const std::string_view user_key = key.user_key();
+  const SequenceNumber snapshot = ExtractSequence(key.internal_key());
+  // Feeds *context the key's entries in one file.
+  auto search_file = [&](const FileMetaData* f, int level) -> Status {
+    std::shared_ptr<const CachedTable> table;
+    Status s = table_cache->Find(f->number, f->file_size, &table, level, f->global_seqno);
+    if (!s.ok()) return s;
+    if (!table->tombstones->empty()) {
+      context->AddCoveringTombstone(table->tombstones->MaxCoveringSequence(user_key, snapshot));
+    }
+    s = table->reader->Get(options, key.internal_key(),
+                           [&](std::string_view ikey, std::string_view entry_value) {
+                             if (ucmp->Compare(ExtractUserKey(ikey), user_key) != 0) {
+                               return false;  // past the key's entries
+                             }
+                             if (context->HiddenByTombstone(ExtractSequence(ikey))) return false;
+                             return context->Save(ExtractValueType(ikey), entry_value);
+                           });
+    if (!s.ok()) return s;
+    // Older entries, here and in older files, are hidden by the range deletion.
+    if (!context->done() && context->covering_tombstone() > 0) {
+      context->Save(kTypeRangeDeletion, {});
+    }
+    return Status::OK();
+  };
+
+  for (const FileMetaData* f : files_[0]) {  // newest first
+    if (ucmp->Compare(user_key, ExtractUserKey(f->smallest)) < 0 ||
+        ucmp->Compare(user_key, ExtractUserKey(f->largest)) > 0) {
+      continue;
+    }
+    Status s = search_file(f, 0);
+    if (!s.ok()) return s;
+    if (context->done()) return Status::OK();
+  }
+  for (int level = 1; level < num_levels(); level++) {
+    const std::vector<FileMetaData*>& files = files_[level];
+    if (files.empty()) continue;
+    // The key's entries may continue from one file into the next (see the header comment).
+    for (size_t i = FindFile(*icmp_, VersionLevelFiles(&files), key.internal_key());
+         i < files.size(); i++) {
+      const FileMetaData* f = files[i];
+      if (ucmp->Compare(user_key, ExtractUserKey(f->smallest)) < 0) break;
+      Status s = search_file(f, level);
+      if (!s.ok()) return s;
+      if (context->done()) return Status::OK();
+    }
+  }
+  return Status::OK();
+}
+
+void Version::AddIterators(const TableReadOptions& options, TableCache* table_cache,
+                           std::vector<std::unique_ptr<InternalIterator>>* iterators) const {
+  for (const FileMetaData* f : files_[0]) {
+    iterators->push_back(table_cache->NewIterator(options, f->number, f->file_size, /*level=*/0,
+                                                  f->global_seqno));
+  }
+  for (int level = 1; level < num_levels(); level++) {
+    const std::vector<FileMetaData*>* files = &files_[level];
+    if (files->empty()) continue;
+    iterators->push_back(NewLevelFilesIterator(icmp_, table_cache, options, files, level));
+  }
+}
+
+Status Version::AddRangeTombstones(
+    TableCache* table_cache,
+    std::vector<std::shared_ptr<const RangeTombstones>>* tombstones) const {
+  Status status;
+  for (int level = 0; level < num_levels(); level++) {
+    for (const FileMetaData* f : files_[level]) {
+      if (f->num_range_deletions == 0) continue;
+      std::shared_ptr<const CachedTable> table;
+      Status s = table_cache->Find(f->number, f->file_size, &table, level, f->global_seqno);
+      if (!s.ok()) {
+        if (status.ok()) status = s;
+        continue;
+      }
+      // Shares the table's fragmented deletions and keeps the table open with them.
+      tombstones->emplace_back(table, table->tombstones.get());
+    }
+  }
+  return status;
 }
 
 bool Version::OverlapInLevel(int level, std::optional<std::string_view> smallest_user_key,

@@ -10,6 +10,10 @@
 //    return both files.)
 // The VersionBuilder keeps these orders; CheckConsistency() verifies them.
 //
+// Reads over the files: Get() is the point lookup through the levels (the part of DB::Get
+// after the memtables); AddIterators() and AddRangeTombstones() give what a DB iterator merges.
+// They open the tables through the DB's TableCache.
+//
 // Lifetime: a Version is reference-counted. The VersionSet holds a reference to its current
 // Version; readers, iterators and compactions take one (Ref) while they use a Version and drop
 // it (Unref) when done; the last Unref deletes it and drops its references to its files
@@ -19,11 +23,12 @@
 //
 // Thread-safety: Ref and Unref require the DB mutex (the mutex passed to
 // VersionSet::LogAndApply). Everything else is const and may be called without a lock, from any
-// thread, by a holder of a reference.
+// thread, by a holder of a reference (the reads over the files included).
 #ifndef SHALE_VERSION_VERSION_H_
 #define SHALE_VERSION_VERSION_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,7 +40,12 @@
 
 namespace shale {
 
+class GetContext;
+class InternalIterator;
+class RangeTombstones;
+class TableCache;
 class VersionSet;
+struct TableReadOptions;
 
 class Version {
  public:
@@ -57,6 +67,37 @@ class Version {
   int NumFiles(int level) const { return static_cast<int>(files_[level].size()); }
   // The sum of the file sizes of `level`.
   uint64_t NumLevelBytes(int level) const;
+
+  // The point lookup of key.user_key(), at the snapshot `key` carries (its sequence), over the
+  // files, newest first: the L0 files whose key range holds the user key, in L0's order; then,
+  // in each lower level, the file FindFile picks and the next ones as long as they may hold
+  // the user key (its entries may continue into the next file).
+  // Each table is found through `table_cache` (its parsed copy: bloom filter, index, range
+  // deletions) and read with `options` (checksums, block cache fill). Per table, the newest
+  // range deletion covering the key at the snapshot goes to context->AddCoveringTombstone();
+  // then the key's entries not hidden by it go to context->Save(), newest first, until the
+  // context is done; a lookup still undecided after a table with a covering tombstone ends as
+  // a deletion (Save(kTypeRangeDeletion)). Returns OK when every file needed was searched
+  // (the context then is done, or needs Finish() for what is left, e.g. only merge operands
+  // or no entry); an error finding or reading a table is returned as is and ends the lookup.
+  // REQUIRES: !context->done(); `table_cache` holds this version's tables.
+  [[nodiscard]] Status Get(const TableReadOptions& options, TableCache* table_cache,
+                           const LookupKey& key, GetContext* context) const;
+
+  // Appends to *iterators the iterators over the point entries of every file, newest source
+  // first: one per L0 file (L0's order), then one per non-empty lower level (a level iterator,
+  // NewLevelFilesIterator, that opens a file only when reached). They read with `options` and
+  // borrow this version's file lists and `table_cache`: the caller keeps a reference to the
+  // version while they live.
+  void AddIterators(const TableReadOptions& options, TableCache* table_cache,
+                    std::vector<std::unique_ptr<InternalIterator>>* iterators) const;
+
+  // Appends to *tombstones the fragmented range deletions of every file that has some (as the
+  // table cache parsed them; each shared pointer also keeps its table parsed). A table that
+  // cannot be found is skipped and the first such error returned, after the other files.
+  [[nodiscard]] Status AddRangeTombstones(
+      TableCache* table_cache,
+      std::vector<std::shared_ptr<const RangeTombstones>>* tombstones) const;
 
   // Whether some file of `level` holds a user key in [smallest_user_key, largest_user_key]. A
   // missing bound is unbounded on that side.
