@@ -165,7 +165,11 @@ extern SHALE_LIBRARY_API void shale_get_options_from_string(const shale_options_
 /* ---------------------------------------------------------------- Progress */
 
 /* How far a long operation has got (shale/progress.h): passed to a shale_progress_callback
- * given in a compaction's or a bulk load's options. Valid only during the call. */
+ * given in a compaction's, a bulk load's or an ingestion's options, or to
+ * shale_checkpoint_create_with_progress. Valid only during the call. The callback's `arg`
+ * must stay valid as long as the operation may call it: for a bulk load until the loader is
+ * finished or destroyed (the loader copies the callback when it is created), otherwise until
+ * the call that runs the operation returns. */
 typedef struct shale_progress_t shale_progress_t;
 /* Called at most once per interval while the work goes on, and once at the end (finished =
  * 1), on one of the operation's threads, never twice at once for one operation; it must

@@ -13,11 +13,15 @@
 //   db->CompactRange(options, nullptr, nullptr);
 //
 // When the callback is called: at most once per progress_interval_seconds while the work goes
-// on (0: at every step the operation counts, some thousands of entries or a file; for tests),
-// and once more at the end with finished = true, whether the operation succeeded or failed. It
-// is called on one of the operation's threads, never twice at once for one operation, and
-// must return quickly and must not call back into the DB or loader doing the work (a
-// deadlock or a slowdown otherwise). The operation's result does not depend on it.
+// on (0: at every step the operation counts, some thousands of entries or a file, for tests;
+// 1e9 seconds or more, infinity included: only the final report), and once more at the end
+// with finished = true, whether the operation succeeded or failed once it had started. A call
+// refused before it starts (an invalid argument, a closed DB, a background error, a loader
+// that already failed) sends no report. The callback is called on one of the operation's
+// threads, never twice at once for one operation; it must return quickly, must not call back
+// into the DB or loader doing the work (a deadlock or a slowdown otherwise) and must not
+// throw (a callback that throws is not called again; the exception is dropped). The
+// operation's result does not depend on it.
 #ifndef SHALE_PROGRESS_H_
 #define SHALE_PROGRESS_H_
 
@@ -40,7 +44,8 @@ struct SHALE_EXPORT Progress {
   // and value bytes a bulk load merges, file bytes an ingestion or a checkpoint copies or
   // links) and in entries (files, for an ingestion and a checkpoint). A total is an estimate
   // made at the start (a compaction drops overwritten entries, a load drops duplicates):
-  // *_done may end below it. 0 when not known.
+  // *_done may end below it; a total the work outgrows is reported as the done count, so
+  // *_done never exceeds *_total. 0 when not known.
   uint64_t bytes_done = 0;
   uint64_t bytes_total = 0;
   uint64_t entries_done = 0;

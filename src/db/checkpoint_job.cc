@@ -208,7 +208,7 @@ Status FillCheckpointDir(FileSystem* fs, const std::string& dbname, const std::s
       files += src.version->files(level).size();
       for (const FileMetaData* f : src.version->files(level)) bytes += f->file_size;
     }
-    progress->SetTotals(bytes, files);
+    progress->Restart(bytes, files);  // a retry counts from zero again
     progress->SetStage("copy");
   }
   for (size_t i = 0; s.ok() && i < src.wals.size(); i++) {

@@ -16,6 +16,10 @@ Status DBImpl::IngestExternalFile(const std::vector<std::string>& paths,
                                   const IngestExternalFileOptions& options) {
   InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call
   if (!call.status().ok()) return call.status();
+  // Refused before the job (and its progress report) exists: a refused call sends no report.
+  Status checked = ProgressReporter::ValidateInterval(
+      options.progress_interval_seconds, "IngestExternalFileOptions::progress_interval_seconds");
+  if (!checked.ok()) return checked;
   Options db_options;
   {
     MutexLock lock(&mu_);

@@ -55,6 +55,12 @@ void ProgressReporter::SetTotals(uint64_t bytes_total, uint64_t entries_total) {
   entries_total_.store(entries_total, std::memory_order_relaxed);
 }
 
+void ProgressReporter::Restart(uint64_t bytes_total, uint64_t entries_total) {
+  bytes_done_.store(0, std::memory_order_relaxed);
+  entries_done_.store(0, std::memory_order_relaxed);
+  SetTotals(bytes_total, entries_total);
+}
+
 void ProgressReporter::SetStage(const char* stage) {
   stage_.store(stage, std::memory_order_relaxed);
 }
@@ -87,8 +93,11 @@ void ProgressReporter::ReportLocked(Clock::time_point now, bool finished) {
   p.stage = stage_.load(std::memory_order_relaxed);
   p.bytes_done = bytes_done_.load(std::memory_order_relaxed);
   p.entries_done = entries_done_.load(std::memory_order_relaxed);
+  // An estimate the work outgrew is reported as the work done (Progress's promise).
   p.bytes_total = bytes_total_.load(std::memory_order_relaxed);
+  if (p.bytes_total > 0) p.bytes_total = std::max(p.bytes_total, p.bytes_done);
   p.entries_total = entries_total_.load(std::memory_order_relaxed);
+  if (p.entries_total > 0) p.entries_total = std::max(p.entries_total, p.entries_done);
   p.elapsed_seconds = std::chrono::duration<double>(now - start_).count();
   p.bytes_per_second =
       p.elapsed_seconds > 0 ? static_cast<double>(p.bytes_done) / p.elapsed_seconds : 0;
@@ -100,7 +109,12 @@ void ProgressReporter::ReportLocked(Clock::time_point now, bool finished) {
     const double f = p.fraction();
     p.eta_seconds = f > 0 && p.elapsed_seconds > 0 ? p.elapsed_seconds * (1 - f) / f : -1;
   }
-  callback_(p);
+  if (callback_failed_) return;
+  try {
+    callback_(p);
+  } catch (...) {
+    callback_failed_ = true;  // progress.h: not called again, the exception dropped
+  }
 }
 
 }  // namespace shale

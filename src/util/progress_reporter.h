@@ -39,6 +39,8 @@ class ProgressReporter {
 
   // The expected totals (0: unknown); may be called again when an estimate improves.
   void SetTotals(uint64_t bytes_total, uint64_t entries_total);
+  // Starts counting again from zero (an operation that retries its work), with new totals.
+  void Restart(uint64_t bytes_total, uint64_t entries_total);
   // The current step (a static string; Progress::stage).
   void SetStage(const char* stage);
   // Counts work done, and reports if the interval has passed since the last report.
@@ -68,6 +70,8 @@ class ProgressReporter {
   Mutex report_mu_;
   // Set by the final report; no report follows it.
   bool finished_ ABSL_GUARDED_BY(report_mu_) = false;
+  // Set when the callback threw: it is not called again.
+  bool callback_failed_ ABSL_GUARDED_BY(report_mu_) = false;
 };
 
 // ProgressBatch: counts one loop's entries locally and hands them to a ProgressReporter every

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -67,6 +68,46 @@ TEST(ProgressReporterTest, HugeAndInfiniteIntervalsMeanOnlyTheFinalReport) {
     }
     EXPECT_EQ(calls, 1);
   }
+}
+
+TEST(ProgressReporterTest, AThrowingCallbackIsNotCalledAgainAndCountingGoesOn) {
+  int calls = 0;
+  ProgressReporter r(
+      "op",
+      [&](const Progress&) {
+        calls++;
+        throw std::runtime_error("callback failed");
+      },
+      0);
+  r.Add(1, 1);
+  r.Add(1, 1);
+  r.Finish();
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(r.entries_done(), 2u);
+}
+
+TEST(ProgressReporterTest, ATotalTheWorkOutgrowsIsReportedAsTheWorkDone) {
+  std::vector<Progress> reports;
+  ProgressReporter r("op", [&](const Progress& p) { reports.push_back(p); }, 0);
+  r.SetTotals(100, 2);
+  r.Add(150, 3);
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].bytes_total, 150u);
+  EXPECT_EQ(reports[0].entries_total, 3u);
+  EXPECT_DOUBLE_EQ(reports[0].fraction(), 1.0);
+}
+
+TEST(ProgressReporterTest, RestartCountsFromZeroWithNewTotals) {
+  std::vector<Progress> reports;
+  ProgressReporter r("op", [&](const Progress& p) { reports.push_back(p); }, 0);
+  r.SetTotals(100, 10);
+  r.Add(60, 6);
+  r.Restart(200, 20);
+  r.Add(10, 1);
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[1].bytes_done, 10u);
+  EXPECT_EQ(reports[1].entries_done, 1u);
+  EXPECT_EQ(reports[1].bytes_total, 200u);
 }
 
 TEST(ProgressReporterTest, UnknownTotalsGiveNoEta) {
