@@ -202,7 +202,9 @@ Status DBImpl::ReplaceFailedWalLocked() {
   mu_.Lock();
   if (!s.ok()) return s;
   log_ = std::make_unique<log::Writer>(std::move(file), 0, log::Writer::FlushPolicy::kManual);
-  // Marked unlogged: only a flush saves its writes (Close flushes it if Resume could not).
+  // Marked unlogged: only a flush saves its writes. Close flushes it when no background error
+  // stands; while one does (Resume's flush failed again), its writes are only in the old,
+  // unsynced WAL, which stays on disk (the log number never moved past it) for the next Open.
   mems_.MarkUnloggedWrite();
   mems_.Switch(NewMemTable(), number);
   ReplaceSuperVersionLocked();
