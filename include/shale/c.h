@@ -155,6 +155,11 @@ extern SHALE_LIBRARY_API void shale_options_enable_statistics(shale_options_t* o
 /* The statistics as text (every ticker, then every histogram), malloc'd; NULL when
  * shale_options_enable_statistics was not called. */
 extern SHALE_LIBRARY_API char* shale_options_statistics_get_string(shale_options_t* options);
+/* Options::stats_dump_period_sec: every this many seconds the DB writes its statistics and
+ * compaction debt to the info LOG; 0 disables. Default 600. A negative value makes open fail
+ * ("Invalid argument: stats_dump_period_sec: ..."). */
+extern SHALE_LIBRARY_API void shale_options_set_stats_dump_period_sec(shale_options_t* options,
+                                                                      int seconds);
 /* Parses a RocksDB-style options string ("write_buffer_size=64M;max_open_files=-1;
  * block_based_table_factory={block_size=8K}") onto a copy of `base` and stores the result in
  * `out`. On error `out` is unchanged and *errptr names the option. */

@@ -442,7 +442,10 @@ class AdminCliTest(unittest.TestCase):
         number = int(table.split(".")[0])
         self.assertRegex(out, rf"(?m)^  L\d #0*{number} ")
         self.assertRegex(self.shale("verify", self.db).stdout, r"^OK: \d+ table files and \d+ keys")
-        self.assertIn("Level", self.shale("stats", self.db).stdout)
+        stats = self.shale("stats", self.db).stdout
+        self.assertIn("Level", stats)
+        self.assertIn("Compaction debt:", stats)
+        self.assertIn("shale.estimate-compaction-seconds-left: ", stats)
         self.assertIn("write_buffer_size=", self.shale("options", self.db).stdout)
 
     def test_compact_and_ingest(self):
