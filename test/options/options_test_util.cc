@@ -6,7 +6,7 @@ namespace shale {
 
 // A new Options field changes this size: add the field to ExpectOptionsEqual, RandomOptions,
 // the field table (src/options/option_fields.cc) and the per-field parse test, then update it.
-static_assert(sizeof(Options) == 352 && sizeof(TableOptions) == 96,
+static_assert(sizeof(Options) == 360 && sizeof(TableOptions) == 96,
               "Options changed: update the options tests and src/options/option_fields.cc");
 
 #define EXPECT_FIELD_EQ(field) EXPECT_EQ(a.field, b.field) << "field " #field

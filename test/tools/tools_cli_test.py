@@ -184,6 +184,9 @@ class BenchTest(unittest.TestCase):
         self.assertRegex(p.stdout, r"(?m)^waitforcompaction\(.+\): started\n"
                                    r"waitforcompaction\(.+\): waited .*\n"
                                    r"waitforcompaction\(.+\): finished$")
+        # Then the compaction debt the DB estimated when writing stopped, against the time taken.
+        self.assertRegex(p.stdout, r"(?m)^waitforcompaction\(.+\): compaction debt at start \d+ "
+                                   r"bytes .*took [0-9.]+ s")
         files = self.level_files(p.stdout)
         self.assertLess(files[0], 2, p.stdout)  # the L0 trigger is no longer reached
         self.assertGreater(sum(files.values()), 0, p.stdout)

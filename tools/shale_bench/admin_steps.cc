@@ -92,6 +92,16 @@ Status WaitForCompactionStep(DB* db, const std::string& db_path) {
   const double done_at = UnixSeconds();
   const auto end = std::chrono::steady_clock::now();
   const double waited = std::chrono::duration<double>(end - start).count();
+  if (gave_up) {
+    std::fprintf(stdout,
+                 "waitforcompaction(%s): a compaction stays due but none has run for %lld s; "
+                 "not waiting any longer\n",
+                 db_path.c_str(), static_cast<long long>(kIdleLimit.count()));
+  }
+  std::fprintf(stdout, "waitforcompaction(%s): waited %.3f seconds (done at unix time %.6f)\n",
+               db_path.c_str(), waited, done_at);
+  std::fprintf(stdout, "waitforcompaction(%s): finished\n", db_path.c_str());
+  // After "finished": the three lines above keep their order for parsers.
   if (have_debt) {
     const double measured = std::chrono::duration<double>(end - debt_at).count();
     if (debt_rate > 0) {
@@ -109,15 +119,6 @@ Status WaitForCompactionStep(DB* db, const std::string& db_path) {
                    db_path.c_str(), static_cast<unsigned long long>(debt_bytes), measured);
     }
   }
-  if (gave_up) {
-    std::fprintf(stdout,
-                 "waitforcompaction(%s): a compaction stays due but none has run for %lld s; "
-                 "not waiting any longer\n",
-                 db_path.c_str(), static_cast<long long>(kIdleLimit.count()));
-  }
-  std::fprintf(stdout, "waitforcompaction(%s): waited %.3f seconds (done at unix time %.6f)\n",
-               db_path.c_str(), waited, done_at);
-  std::fprintf(stdout, "waitforcompaction(%s): finished\n", db_path.c_str());
   return Status::OK();
 }
 
