@@ -271,8 +271,9 @@ class SHALE_EXPORT DB {
     static constexpr std::string_view kBackgroundError = "shale.background-error";
     // Compaction debt (issue 25). The rate: bytes of compaction input (the unit of
     // kEstimatePendingCompactionBytes) per wall-clock second during which at least one
-    // compaction ran, over the last 64 compactions or 300 s of such time, whichever is shorter
-    // (parallel compactions add up: two at once count double). Trivial moves and deletions
+    // compaction ran, over the most recent compactions covering at least 60 s of such time
+    // (all since Open while there is less; at most 1024 compactions). Parallel compactions add
+    // up: two at once count double. Trivial moves and deletions
     // read nothing and do not count. Until a compaction has been timed since Open, the flush
     // throughput (table bytes written per second of flushing) stands in; 0 when neither is
     // known (a DB just opened).

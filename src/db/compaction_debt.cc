@@ -31,9 +31,12 @@ void CompactionDebtTracker::CompactionFinished(uint64_t now_micros, uint64_t inp
 }
 
 void CompactionDebtTracker::Trim() {
+  // Drop the oldest sample while the ones after it still cover the window (their busy time,
+  // from the oldest's end to the newest's, is at least kWindowBusyMicros), or while there are
+  // too many.
   while (samples_.size() > 1 &&
-         (samples_.size() > kWindowCompactions ||
-          samples_.back().busy_micros - samples_.front().busy_micros > kWindowBusyMicros)) {
+         (samples_.size() > kMaxWindowCompactions ||
+          samples_.back().busy_micros - samples_.front().busy_micros >= kWindowBusyMicros)) {
     base_busy_ = samples_.front().busy_micros;
     window_bytes_ -= samples_.front().input_bytes;
     samples_.pop_front();

@@ -1,8 +1,8 @@
 // CompactionDebtTracker: turns the compaction debt (the picker's estimate of pending
 // compaction bytes) into figures people can act on (issue 25, part 3):
 //   - the recent compaction rate: bytes of compaction input per wall-clock second while at
-//     least one compaction ran, over the last kWindowCompactions compactions (or the last
-//     kWindowBusyMicros of busy time, whichever is shorter);
+//     least one compaction ran, over the most recent compactions that cover kWindowBusyMicros
+//     of such (busy) time (all of them while there is less; at most kMaxWindowCompactions);
 //   - the seconds of compaction left: pending bytes / that rate;
 //   - the sustainable write rate: the user write rate at which the debt stops growing, the
 //     rate divided by the compaction input each user byte causes.
@@ -39,10 +39,12 @@ inline uint64_t SteadyMicros() {
 
 class CompactionDebtTracker {
  public:
-  // The window the rate is measured over: at most this many finished compactions...
-  static constexpr size_t kWindowCompactions = 64;
-  // ... and at most this much busy time (older samples go, but the newest one always stays).
-  static constexpr uint64_t kWindowBusyMicros = uint64_t{300} * 1000 * 1000;
+  // The window the rate is measured over: the shortest run of the most recent compactions
+  // whose busy time is at least this (a minute: long enough to smooth over many small
+  // compactions after a big one, short enough to follow a change of pace)...
+  static constexpr uint64_t kWindowBusyMicros = uint64_t{60} * 1000 * 1000;
+  // ... and at most this many compactions (bounds the memory; the newest always stays).
+  static constexpr size_t kMaxWindowCompactions = 1024;
 
   // A compaction job starts reading at now_micros (a steady clock).
   void CompactionStarted(uint64_t now_micros);

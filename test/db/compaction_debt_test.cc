@@ -74,26 +74,26 @@ TEST(CompactionDebtTrackerTest, FailedJobsAddTimeButNoBytes) {
 TEST(CompactionDebtTrackerTest, WindowKeepsTheRecentCompactions) {
   CompactionDebtTracker t;
   uint64_t now = 0;
-  // Old, slow compactions (1 MB/s), then kWindowCompactions fast ones (10 MB/s): the rate is
-  // the fast one.
-  for (int i = 0; i < 10; i++) {
+  auto run = [&](uint64_t micros, uint64_t bytes) {
     t.CompactionStarted(now);
-    now += kSec;
-    t.CompactionFinished(now, 1'000'000);
-  }
-  for (size_t i = 0; i < CompactionDebtTracker::kWindowCompactions; i++) {
-    t.CompactionStarted(now);
-    now += kSec;
-    t.CompactionFinished(now, 10'000'000);
-  }
-  EXPECT_EQ(t.window_compactions(), CompactionDebtTracker::kWindowCompactions);
+    now += micros;
+    t.CompactionFinished(now, bytes);
+  };
+  // Old, slow compactions (1 MB/s), then 70 s of fast ones (10 MB/s): the window is the last
+  // 60 busy seconds, all fast.
+  for (int i = 0; i < 10; i++) run(kSec, 1'000'000);
+  EXPECT_DOUBLE_EQ(t.Rate(), 1e6);  // less than a window so far: all of it
+  for (int i = 0; i < 70; i++) run(kSec, 10'000'000);
+  EXPECT_EQ(t.window_compactions(), 60u);
+  EXPECT_DOUBLE_EQ(t.window_busy_seconds(), 60.0);
   EXPECT_DOUBLE_EQ(t.Rate(), 10e6);
-  // One long compaction beyond the busy-time window pushes every older one out but stays.
-  t.CompactionStarted(now);
-  now += CompactionDebtTracker::kWindowBusyMicros + kSec;
-  t.CompactionFinished(now, 301'000'000);
+  // Many tiny compactions: the window holds at most kMaxWindowCompactions.
+  for (int i = 0; i < 2000; i++) run(1000, 1000);
+  EXPECT_EQ(t.window_compactions(), CompactionDebtTracker::kMaxWindowCompactions);
+  // One compaction longer than the window pushes every older one out but stays.
+  run(100 * kSec, 50'000'000);
   EXPECT_EQ(t.window_compactions(), 1u);
-  EXPECT_DOUBLE_EQ(t.Rate(), 1e6);
+  EXPECT_DOUBLE_EQ(t.Rate(), 0.5e6);
 }
 
 TEST(CompactionDebtTrackerTest, SecondsLeft) {
