@@ -531,8 +531,9 @@ extern SHALE_LIBRARY_API void shale_flush(shale_t* db, const shale_flushoptions_
 /* Manual compaction (shale_compact_range, shale_compact_range_opt) is in the Compaction
  * section. */
 /* A property as malloc'd, NUL-terminated text ("shale.stats", "shale.num-files-at-level0",
- * "shale.compaction-pending", "shale.memtable-allocator", ... see shale/db.h); NULL for an
- * unknown property. */
+ * "shale.compaction-pending", "shale.memtable-allocator", ... see shale/db.h; RocksDB's
+ * "rocksdb.<name>" for the properties RocksDB shares, e.g.
+ * "rocksdb.estimate-pending-compaction-bytes"); NULL for an unknown property. */
 extern SHALE_LIBRARY_API char* shale_property_value(shale_t* db, const char* propname);
 /* A numeric property in *out_val: 0 on success, -1 when unknown or not numeric. */
 extern SHALE_LIBRARY_API int shale_property_int(shale_t* db, const char* propname,
