@@ -185,6 +185,33 @@ TEST_F(DBCompactionDebtTest, StatsAreDumpedToTheLogEveryPeriod) {
   ASSERT_OK(db_->Close());
 }
 
+// The dump runs on its own thread while writers, flushes and compactions go on (a race here
+// is for TSan to find), and then shows a measured compaction rate.
+TEST_F(DBCompactionDebtTest, DumpRunsAlongsideWritesAndCompactions) {
+  options_.stats_dump_period_sec = 1;
+  options_.write_buffer_size = 64 << 10;
+  options_.level0_file_num_compaction_trigger = 2;
+  options_.max_bytes_for_level_base = 256 << 10;
+  options_.target_file_size_base = 64 << 10;
+  Open();
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(2500);
+  int i = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    char key[32];
+    std::snprintf(key, sizeof(key), "key%06d", (i++ * 7919) % 20000);
+    ASSERT_OK(db_->Put(WriteOptions(), key, std::string(100, 'v')));
+    if (i % 1000 == 0) {
+      uint64_t v;
+      (void)db_->GetIntProperty(P::kEstimateCompactionSecondsLeft, &v);
+      EXPECT_TRUE(db_->GetIntProperty(P::kSustainableWriteRate, &v));
+    }
+  }
+  ASSERT_OK(db_->Close());
+  const std::string log = Log();
+  EXPECT_NE(log.find("DUMPING STATS"), std::string::npos) << log;
+  EXPECT_NE(log.find(" compactions, "), std::string::npos) << "no measured rate in a dump";
+}
+
 TEST_F(DBCompactionDebtTest, CloseDoesNotWaitForTheDumpPeriod) {
   options_.stats_dump_period_sec = 3600;
   Open();
