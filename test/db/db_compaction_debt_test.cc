@@ -195,10 +195,10 @@ TEST_F(DBCompactionDebtTest, DumpRunsAlongsideWritesAndCompactions) {
   options_.target_file_size_base = 64 << 10;
   Open();
   const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(2500);
-  int i = 0;
+  uint64_t i = 0;
   while (std::chrono::steady_clock::now() < end) {
     char key[32];
-    std::snprintf(key, sizeof(key), "key%06d", (i++ * 7919) % 20000);
+    std::snprintf(key, sizeof(key), "key%06d", static_cast<int>((i++ * 7919) % 20000));
     ASSERT_OK(db_->Put(WriteOptions(), key, std::string(100, 'v')));
     if (i % 1000 == 0) {
       uint64_t v;
