@@ -155,6 +155,11 @@ extern SHALE_LIBRARY_API void shale_options_enable_statistics(shale_options_t* o
 /* The statistics as text (every ticker, then every histogram), malloc'd; NULL when
  * shale_options_enable_statistics was not called. */
 extern SHALE_LIBRARY_API char* shale_options_statistics_get_string(shale_options_t* options);
+/* Options::stats_dump_period_sec: every this many seconds the DB writes its statistics and
+ * compaction debt to the info LOG; 0 disables. Default 600. A negative value makes open fail
+ * ("Invalid argument: stats_dump_period_sec: ..."). */
+extern SHALE_LIBRARY_API void shale_options_set_stats_dump_period_sec(shale_options_t* options,
+                                                                      int seconds);
 /* Parses a RocksDB-style options string ("write_buffer_size=64M;max_open_files=-1;
  * block_based_table_factory={block_size=8K}") onto a copy of `base` and stores the result in
  * `out`. On error `out` is unchanged and *errptr names the option. */
@@ -530,8 +535,9 @@ extern SHALE_LIBRARY_API void shale_flush(shale_t* db, const shale_flushoptions_
 /* Manual compaction (shale_compact_range, shale_compact_range_opt) is in the Compaction
  * section. */
 /* A property as malloc'd, NUL-terminated text ("shale.stats", "shale.num-files-at-level0",
- * "shale.compaction-pending", "shale.memtable-allocator", ... see shale/db.h); NULL for an
- * unknown property. */
+ * "shale.compaction-pending", "shale.memtable-allocator", ... see shale/db.h; RocksDB's
+ * "rocksdb.<name>" for the properties RocksDB shares, e.g.
+ * "rocksdb.estimate-pending-compaction-bytes"); NULL for an unknown property. */
 extern SHALE_LIBRARY_API char* shale_property_value(shale_t* db, const char* propname);
 /* A numeric property in *out_val: 0 on success, -1 when unknown or not numeric. */
 extern SHALE_LIBRARY_API int shale_property_int(shale_t* db, const char* propname,

@@ -203,13 +203,32 @@ class SHALE_EXPORT DB {
   //   shale.background-errors       background errors recorded since Open (RocksDB's
   //                                 rocksdb.background-errors); each puts the DB in the error state
   //   shale.background-error        the current background error as text ("" when there is none)
+  //   shale.compaction-rate         recent compaction throughput, bytes of compaction input per
+  //                                 second while compactions ran (see kCompactionRate)
+  //   shale.estimate-compaction-seconds-left  seconds of compaction the pending bytes take at
+  //                                 that rate (see kEstimateCompactionSecondsLeft)
+  //   shale.sustainable-write-rate  user bytes/s at which the debt stops growing
+  //                                 (see kSustainableWriteRate)
+  // The shale.stats report and the periodic LOG dump (Options::stats_dump_period_sec) show the
+  // last four figures on their "Compaction debt:" line.
+  //
+  // RocksDB's names: "rocksdb.<name>" is accepted for each property above that RocksDB has
+  // with the same meaning: num-files-at-level<N>, cur-size-all-mem-tables,
+  // size-all-mem-tables, estimate-num-keys, compaction-pending, num-running-compactions,
+  // num-running-flushes, estimate-pending-compaction-bytes, actual-delayed-write-rate,
+  // is-write-stopped, block-cache-usage, block-cache-pinned-usage, block-cache-capacity,
+  // estimate-table-readers-mem, background-errors, and the text reports stats, levelstats and
+  // sstables (ShaleDB's layout, not RocksDB's). The others (memory-usage,
+  // memtable-allocator, background-error, and the debt figures above) are shale. only.
   virtual bool GetProperty(std::string_view property, std::string* value) = 0;
   // A numeric property (the numeric ones above: num-files-at-level<N>,
   // cur-size-all-mem-tables, estimate-num-keys, compaction-pending, num-running-compactions,
   // num-running-flushes,
   // estimate-pending-compaction-bytes, actual-delayed-write-rate, is-write-stopped, and the
-  // memory properties, background-errors) in *value;
-  // false if unknown or not numeric.
+  // memory properties, background-errors, compaction-rate,
+  // estimate-compaction-seconds-left, sustainable-write-rate; under either prefix where
+  // RocksDB has the name) in *value; false if unknown or not numeric, or (for
+  // estimate-compaction-seconds-left) while no rate is known.
   virtual bool GetIntProperty(std::string_view property, uint64_t* value) = 0;
 
   // The names above, for callers that prefer constants to string literals.
@@ -254,6 +273,25 @@ class SHALE_EXPORT DB {
     // the DB is not in the error state).
     static constexpr std::string_view kBackgroundErrors = "shale.background-errors";
     static constexpr std::string_view kBackgroundError = "shale.background-error";
+    // Compaction debt (issue 25). The rate: bytes of compaction input (the unit of
+    // kEstimatePendingCompactionBytes) per wall-clock second during which at least one
+    // compaction ran, over the most recent compactions covering at least 60 s of such time
+    // (all since Open while there is less; at most 1024 compactions). Parallel compactions add
+    // up: two at once count double. Trivial moves and deletions
+    // read nothing and do not count. Until a compaction has been timed since Open, the flush
+    // throughput (table bytes written per second of flushing) stands in; 0 when neither is
+    // known (a DB just opened).
+    static constexpr std::string_view kCompactionRate = "shale.compaction-rate";
+    // Pending compaction bytes / the rate above, rounded up: the seconds the compactions owed
+    // now take if no more is written. 0 when nothing is owed; unavailable (GetIntProperty and
+    // GetProperty return false) while something is owed and no rate is known.
+    static constexpr std::string_view kEstimateCompactionSecondsLeft =
+        "shale.estimate-compaction-seconds-left";
+    // The user write rate (bytes/s) at which the debt stops growing: the rate above divided by
+    // the compaction input each user byte written since Open has caused ((bytes compacted +
+    // pending bytes) / user bytes written). 0 when unknown (no rate, nothing written since
+    // Open, or nothing compacted or owed yet).
+    static constexpr std::string_view kSustainableWriteRate = "shale.sustainable-write-rate";
   };
 
   // For each of the n ranges, stores in sizes[i] the approximate bytes its keys take in table

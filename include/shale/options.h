@@ -349,6 +349,12 @@ struct SHALE_EXPORT Options {
   // Like file_system, not part of option strings or OPTIONS files.
   std::shared_ptr<Statistics> statistics;
 
+  // Every this many seconds a background timer writes the DB's statistics (the shale.stats
+  // report, with the compaction debt: pending bytes, recent compaction rate, seconds of
+  // compaction left, sustainable write rate) to the info LOG. 0 disables; negative values are
+  // refused. Close stops the timer at once. Default: 600 (RocksDB's). Dynamic: no.
+  int stats_dump_period_sec = 600;
+
   // ---------------------------------------------------------------- Presets
 
   // The fast path for loading a lot of data, then compacting it once (RocksDB's preset, with

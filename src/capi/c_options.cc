@@ -65,6 +65,10 @@ void shale_options_increase_parallelism(shale_options_t* options, int total_thre
 
 // ---------------------------------------------------------------- Statistics and strings
 
+void shale_options_set_stats_dump_period_sec(shale_options_t* options, int seconds) {
+  options->rep.stats_dump_period_sec = seconds;
+}
+
 void shale_options_enable_statistics(shale_options_t* options) {
   options->rep.statistics = shale::CreateDBStatistics();
 }

@@ -205,6 +205,8 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
     }
     if (result.ok() && !bg_error_.ok()) result = bg_error_;
   }
+  // The stats dump takes mu_: stopped without it. It wakes at once, whatever the period.
+  if (stats_dumper_ != nullptr) stats_dumper_->Stop();
   flush_pool_.reset();  // joins the threads
   compaction_pool_.reset();
   if (log_ != nullptr) {

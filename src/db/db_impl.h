@@ -49,9 +49,11 @@
 #include "compaction/compaction_job.h"
 #include "compaction/compaction_picker.h"
 #include "db/checkpoint_job.h"
+#include "db/compaction_debt.h"
 #include "shale/checkpoint.h"
 #include "db/info_log.h"
 #include "db/ingestion_job.h"
+#include "db/periodic_task.h"
 #include "db/snapshot_list.h"
 #include "db/super_version.h"
 #include "db/write_controller.h"
@@ -339,6 +341,23 @@ class DBImpl final : public DB {
   std::string LevelStatsString() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string SSTablesString() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   uint64_t EstimateNumKeysLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The compaction debt figures (shale.estimate-pending-compaction-bytes,
+  // shale.compaction-rate, shale.estimate-compaction-seconds-left,
+  // shale.sustainable-write-rate; see CompactionDebtTracker).
+  struct DebtFigures {
+    uint64_t pending_bytes = 0;
+    double rate = 0;             // compaction input bytes/s; 0: unknown
+    bool rate_measured = false;  // from compactions, not the flush fallback
+    bool seconds_left_known = false;
+    uint64_t seconds_left = 0;
+    double sustainable_write_rate = 0;  // user bytes/s; 0: unknown
+  };
+  DebtFigures DebtFiguresLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // One line of the debt figures, for shale.stats and the periodic LOG dump.
+  std::string DebtStringLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Options::stats_dump_period_sec: writes shale.stats (debt figures included) to the info
+  // LOG, line by line, with mu_ released while writing. Runs on stats_dumper_'s thread.
+  void DumpStats() ABSL_LOCKS_EXCLUDED(mu_);
   void RecordTick(uint32_t ticker, uint64_t n = 1) const {
     if (statistics_ != nullptr) statistics_->recordTick(ticker, n);
   }
@@ -364,6 +383,9 @@ class DBImpl final : public DB {
   std::unique_ptr<ThreadPool> flush_pool_;
   std::unique_ptr<ThreadPool> compaction_pool_;
   std::unique_ptr<CompactionPicker> picker_;
+  // The stats_dump_period_sec timer (null when 0). Started at the end of OpenDB, stopped by
+  // CloseImpl before the pools go (Stop is thread-safe; the pointer does not change after Open).
+  std::unique_ptr<PeriodicTask> stats_dumper_;
 
   // Serializes SetOptions calls (held across validating, writing the OPTIONS file and
   // installing the values, so options_ cannot change in between). Lock order: before mu_.
@@ -437,6 +459,8 @@ class DBImpl final : public DB {
   uint64_t user_bytes_written_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t writes_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t write_groups_ ABSL_GUARDED_BY(mu_) = 0;
+  // Recent compaction throughput, for the debt figures. Fed by RunCompactionLocked.
+  CompactionDebtTracker debt_tracker_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace shale

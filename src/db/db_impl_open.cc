@@ -162,6 +162,10 @@ Status DBImpl::OpenDB(const std::vector<std::string>& option_notes) {
   info_log_->Log("opened in %.3f s: %s, last sequence %llu", seconds,
                  versions_->LevelSummary().c_str(),
                  static_cast<unsigned long long>(versions_->LastSequence()));
+  if (options_.stats_dump_period_sec > 0) {
+    stats_dumper_ = std::make_unique<PeriodicTask>(
+        std::chrono::seconds(options_.stats_dump_period_sec), [this] { DumpStats(); });
+  }
   mu_.Unlock();
   DeleteObsoleteFiles();
   mu_.Lock();

@@ -25,9 +25,48 @@ bool ParseLevelProperty(std::string_view property, int num_levels, int* level) {
          *level < num_levels;
 }
 
+// The properties RocksDB has under the same name and meaning: "rocksdb.<name>" reads
+// "shale.<name>" (num-files-at-level<N> is handled by prefix).
+constexpr std::string_view kRocksDbAliases[] = {
+    "stats",
+    "levelstats",
+    "sstables",
+    "cur-size-all-mem-tables",
+    "size-all-mem-tables",
+    "estimate-num-keys",
+    "compaction-pending",
+    "num-running-compactions",
+    "num-running-flushes",
+    "estimate-pending-compaction-bytes",
+    "actual-delayed-write-rate",
+    "is-write-stopped",
+    "block-cache-usage",
+    "block-cache-pinned-usage",
+    "block-cache-capacity",
+    "estimate-table-readers-mem",
+    "background-errors",
+};
+
+// The shale. name a property is read under: `property` itself, or for a RocksDB alias the
+// shale. name (built in *buf). Unknown rocksdb. names are returned as they are (and then
+// match nothing).
+std::string_view CanonicalPropertyName(std::string_view property, std::string* buf) {
+  constexpr std::string_view kRocksDb = "rocksdb.";
+  if (property.substr(0, kRocksDb.size()) != kRocksDb) return property;
+  const std::string_view name = property.substr(kRocksDb.size());
+  bool known = name.substr(0, std::string_view("num-files-at-level").size()) ==
+               "num-files-at-level";
+  for (std::string_view alias : kRocksDbAliases) known |= name == alias;
+  if (!known) return property;
+  *buf = absl::StrCat("shale.", ToAbsl(name));
+  return *buf;
+}
+
 }  // namespace
 
 bool DBImpl::GetIntProperty(std::string_view property, uint64_t* value) {
+  std::string canonical;
+  property = CanonicalPropertyName(property, &canonical);
   MutexLock lock(&mu_);
   if (closed_) return false;
   int level;
@@ -101,10 +140,81 @@ bool DBImpl::GetIntProperty(std::string_view property, uint64_t* value) {
     *value = bg_errors_recorded_;
     return true;
   }
+  if (property == Properties::kCompactionRate) {
+    *value = static_cast<uint64_t>(DebtFiguresLocked().rate);
+    return true;
+  }
+  if (property == Properties::kEstimateCompactionSecondsLeft) {
+    const DebtFigures d = DebtFiguresLocked();
+    if (!d.seconds_left_known) return false;
+    *value = d.seconds_left;
+    return true;
+  }
+  if (property == Properties::kSustainableWriteRate) {
+    *value = static_cast<uint64_t>(DebtFiguresLocked().sustainable_write_rate);
+    return true;
+  }
   return false;
 }
 
+DBImpl::DebtFigures DBImpl::DebtFiguresLocked() {
+  DebtFigures d;
+  d.pending_bytes = picker_->EstimatePendingCompactionBytes(*versions_->current(), options_);
+  // Until a compaction is timed, the flush throughput stands in for the compaction rate.
+  debt_tracker_.SetFallbackRate(
+      flush_stats_.micros == 0
+          ? 0
+          : static_cast<double>(flush_stats_.bytes_written) * 1e6 / flush_stats_.micros);
+  d.rate = debt_tracker_.Rate();
+  d.rate_measured = debt_tracker_.measured();
+  d.seconds_left_known =
+      CompactionDebtTracker::SecondsLeft(d.pending_bytes, d.rate, &d.seconds_left);
+  d.sustainable_write_rate = CompactionDebtTracker::SustainableWriteRate(
+      d.rate, debt_tracker_.total_input_bytes(), d.pending_bytes, user_bytes_written_);
+  return d;
+}
+
+std::string DBImpl::DebtStringLocked() {
+  const DebtFigures d = DebtFiguresLocked();
+  std::string rate = "unknown";
+  if (d.rate > 0) {
+    rate = d.rate_measured
+               ? absl::StrFormat("%.2f MB/s (last %d compactions, %.1f s busy)", d.rate / kMB,
+                                 debt_tracker_.window_compactions(),
+                                 debt_tracker_.window_busy_seconds())
+               : absl::StrFormat("%.2f MB/s (flush rate: no compaction timed yet)",
+                                 d.rate / kMB);
+  }
+  return absl::StrFormat(
+      "Compaction debt: %.2f MB pending, compaction rate %s, %s s left, sustainable write rate "
+      "%s\n",
+      d.pending_bytes / kMB, rate,
+      d.seconds_left_known ? std::to_string(d.seconds_left) : std::string("unknown"),
+      d.sustainable_write_rate > 0 ? absl::StrFormat("%.2f MB/s", d.sustainable_write_rate / kMB)
+                                   : std::string("unknown"));
+}
+
+void DBImpl::DumpStats() {
+  std::string stats;
+  {
+    MutexLock lock(&mu_);
+    if (shutting_down_ || closed_ || info_log_ == nullptr) return;
+    stats = StatsString();
+  }
+  // The LOG takes one line per call (and bounds its length): log the report line by line.
+  info_log_->Log("------- DUMPING STATS -------");
+  size_t start = 0;
+  while (start < stats.size()) {
+    size_t end = stats.find('\n', start);
+    if (end == std::string::npos) end = stats.size();
+    info_log_->Log("%.*s", static_cast<int>(end - start), stats.data() + start);
+    start = end + 1;
+  }
+}
+
 bool DBImpl::GetProperty(std::string_view property, std::string* value) {
+  std::string canonical;
+  property = CanonicalPropertyName(property, &canonical);
   uint64_t n;
   if (GetIntProperty(property, &n)) {
     *value = std::to_string(n);
@@ -201,6 +311,7 @@ std::string DBImpl::StatsString() {
                                 : "",
                             picker_->EstimatePendingCompactionBytes(*versions_->current(), options_),
                             compactions_running_));
+  absl::StrAppend(&out, DebtStringLocked());
   absl::StrAppend(&out, absl::StrFormat("Memtables: %d immutable, %.2f MB\n", mems_.NumImmutable(),
                                         mems_.MemoryUsage() / kMB));
   absl::StrAppend(&out, absl::StrFormat(

@@ -365,6 +365,7 @@ std::span<const OptionField<Options>> OptionsFields() {
       SHALE_SCALAR(O, max_manifest_file_size, kDB),
       SHALE_SCALAR(O, allow_ingest_behind, kDB),
       SHALE_SCALAR(O, skip_checking_sst_file_sizes_on_db_open, kDB),
+      SHALE_SCALAR(O, stats_dump_period_sec, kDB),
       // ColumnFamilyOptions.
       {"comparator", OptionGroup::kCF, &ParseComparator, &PrintComparator},
       {"merge_operator", OptionGroup::kCF, &ParseMergeOperator, &PrintMergeOperator},

@@ -92,6 +92,8 @@ void CheckCompaction(const Options& o, RuleChecker* c) {
   c->Require(o.max_background_jobs <= kMaxBackgroundJobs, "max_background_jobs",
              absl::StrCat("must be at most ", kMaxBackgroundJobs, " (a thread per job)"));
   c->Require(o.max_subcompactions >= 1, "max_subcompactions", "must be at least 1");
+  c->Require(o.stats_dump_period_sec >= 0, "stats_dump_period_sec",
+             "must be >= 0 (0 disables the stats dump)");
   c->Require(o.soft_pending_compaction_bytes_limit == 0 ||
                  o.hard_pending_compaction_bytes_limit == 0 ||
                  o.soft_pending_compaction_bytes_limit <= o.hard_pending_compaction_bytes_limit,

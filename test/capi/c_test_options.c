@@ -150,6 +150,10 @@ void TestOptionSetters(void) {
   shale_options_set_compaction_style(o, shale_universal_compaction);
   shale_options_set_ttl(o, 60);
   ExpectRejected(o, "ttl");
+  /* A negative stats dump period is refused, naming the option. */
+  o = NewTestOptions();
+  shale_options_set_stats_dump_period_sec(o, -1);
+  ExpectRejected(o, "stats_dump_period_sec");
   /* The universal and FIFO handles reach the options. */
   {
     shale_universal_compaction_options_t* u = shale_universal_compaction_options_create();
@@ -206,6 +210,7 @@ void TestOptionSetters(void) {
   shale_options_set_hard_pending_compaction_bytes_limit(o, 2u << 30);
   shale_options_set_delayed_write_rate(o, 8 << 20);
   shale_options_set_ttl(o, 0);
+  shale_options_set_stats_dump_period_sec(o, 1);
   shale_options_set_bottommost_compression(o, shale_no_compression);
   shale_options_increase_parallelism(o, 3);
   shale_options_optimize_for_point_lookup(o, 0); /* no block cache: accepted */
@@ -216,6 +221,16 @@ void TestOptionSetters(void) {
   shale_put(db, wo, STR("key"), STR("value"), &err);
   CHECK_OK(err);
   CheckGet(db, ro, "key", "value");
+  {
+    /* The compaction debt figures and RocksDB's name of the pending bytes. */
+    uint64_t v = 1;
+    CHECK(shale_property_int(db, "rocksdb.estimate-pending-compaction-bytes", &v) == 0);
+    CHECK(v == 0);
+    CHECK(shale_property_int(db, "shale.estimate-compaction-seconds-left", &v) == 0);
+    CHECK(v == 0);
+    CHECK(shale_property_int(db, "shale.compaction-rate", &v) == 0);
+    CHECK(shale_property_int(db, "shale.sustainable-write-rate", &v) == 0);
+  }
   shale_readoptions_destroy(ro);
   shale_writeoptions_destroy(wo);
   shale_close(db);

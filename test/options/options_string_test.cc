@@ -55,6 +55,8 @@ std::vector<FieldCase> FieldCases() {
       {"paranoid_checks", "false", [](const Options& o) { return !o.paranoid_checks; }},
       {"max_open_files", "5000", [](const Options& o) { return o.max_open_files == 5000; }},
       {"max_background_jobs", "8", [](const Options& o) { return o.max_background_jobs == 8; }},
+      {"stats_dump_period_sec", "30",
+       [](const Options& o) { return o.stats_dump_period_sec == 30; }},
       {"max_subcompactions", "4", [](const Options& o) { return o.max_subcompactions == 4; }},
       {"db_write_buffer_size", "1G",
        [](const Options& o) { return o.db_write_buffer_size == (1ull << 30); }},

@@ -6,7 +6,7 @@ namespace shale {
 
 // A new Options field changes this size: add the field to ExpectOptionsEqual, RandomOptions,
 // the field table (src/options/option_fields.cc) and the per-field parse test, then update it.
-static_assert(sizeof(Options) == 352 && sizeof(TableOptions) == 96,
+static_assert(sizeof(Options) == 360 && sizeof(TableOptions) == 96,
               "Options changed: update the options tests and src/options/option_fields.cc");
 
 #define EXPECT_FIELD_EQ(field) EXPECT_EQ(a.field, b.field) << "field " #field
@@ -48,6 +48,7 @@ void ExpectOptionsEqual(const Options& a, const Options& b) {
   EXPECT_FIELD_EQ(compaction_options_fifo.allow_compaction);
   EXPECT_FIELD_EQ(ttl);
   EXPECT_FIELD_EQ(max_background_jobs);
+  EXPECT_FIELD_EQ(stats_dump_period_sec);
   EXPECT_FIELD_EQ(max_subcompactions);
   EXPECT_FIELD_EQ(soft_pending_compaction_bytes_limit);
   EXPECT_FIELD_EQ(hard_pending_compaction_bytes_limit);
@@ -178,6 +179,7 @@ Options RandomOptions(Random* rnd) {
   o.compaction_options_fifo.allow_compaction = rnd->OneIn(2);
   o.ttl = RandomInt<uint64_t>(rnd);
   o.max_background_jobs = RandomInt<int>(rnd);
+  o.stats_dump_period_sec = RandomInt<int>(rnd);
   o.max_subcompactions = RandomInt<uint32_t>(rnd);
   o.soft_pending_compaction_bytes_limit = RandomInt<uint64_t>(rnd);
   o.hard_pending_compaction_bytes_limit = RandomInt<uint64_t>(rnd);

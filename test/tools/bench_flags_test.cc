@@ -128,6 +128,7 @@ TEST_F(FlagsTest, CompactionFlagsAreAcceptedAndMapOntoOptions) {
   absl::SetFlag(&FLAGS_max_bytes_for_level_multiplier, 8.0);
   absl::SetFlag(&FLAGS_level_compaction_dynamic_level_bytes, false);
   absl::SetFlag(&FLAGS_max_background_jobs, 6);
+  absl::SetFlag(&FLAGS_stats_dump_period_sec, 7);
   absl::SetFlag(&FLAGS_delayed_write_rate, uint64_t{1} << 20);
   absl::SetFlag(&FLAGS_soft_pending_compaction_bytes_limit, uint64_t{1} << 30);
   absl::SetFlag(&FLAGS_hard_pending_compaction_bytes_limit, uint64_t{2} << 30);
@@ -150,6 +151,7 @@ TEST_F(FlagsTest, CompactionFlagsAreAcceptedAndMapOntoOptions) {
   EXPECT_EQ(o.max_bytes_for_level_multiplier, 8.0);
   EXPECT_FALSE(o.level_compaction_dynamic_level_bytes);
   EXPECT_EQ(o.max_background_jobs, 6);
+  EXPECT_EQ(o.stats_dump_period_sec, 7);
   EXPECT_EQ(o.delayed_write_rate, 1u << 20);
   EXPECT_EQ(o.soft_pending_compaction_bytes_limit, uint64_t{1} << 30);
   EXPECT_EQ(o.hard_pending_compaction_bytes_limit, uint64_t{2} << 30);

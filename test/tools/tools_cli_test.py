@@ -184,6 +184,9 @@ class BenchTest(unittest.TestCase):
         self.assertRegex(p.stdout, r"(?m)^waitforcompaction\(.+\): started\n"
                                    r"waitforcompaction\(.+\): waited .*\n"
                                    r"waitforcompaction\(.+\): finished$")
+        # Then the compaction debt the DB estimated when writing stopped, against the time taken.
+        self.assertRegex(p.stdout, r"(?m)^waitforcompaction\(.+\): compaction debt at start \d+ "
+                                   r"bytes .*took [0-9.]+ s")
         files = self.level_files(p.stdout)
         self.assertLess(files[0], 2, p.stdout)  # the L0 trigger is no longer reached
         self.assertGreater(sum(files.values()), 0, p.stdout)
@@ -442,7 +445,10 @@ class AdminCliTest(unittest.TestCase):
         number = int(table.split(".")[0])
         self.assertRegex(out, rf"(?m)^  L\d #0*{number} ")
         self.assertRegex(self.shale("verify", self.db).stdout, r"^OK: \d+ table files and \d+ keys")
-        self.assertIn("Level", self.shale("stats", self.db).stdout)
+        stats = self.shale("stats", self.db).stdout
+        self.assertIn("Level", stats)
+        self.assertIn("Compaction debt:", stats)
+        self.assertIn("shale.estimate-compaction-seconds-left: ", stats)
         self.assertIn("write_buffer_size=", self.shale("options", self.db).stdout)
 
     def test_compact_and_ingest(self):

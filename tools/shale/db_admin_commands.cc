@@ -132,6 +132,16 @@ int StatsCommand(const CliArgs& args) {
     if (!db->GetProperty(property, &value)) value = "(not available)";
     std::printf("%s\n", value.c_str());
   }
+  // The compaction debt as numbers (shale.stats has them in its "Compaction debt:" line).
+  std::printf("** Compaction debt **\n");
+  for (std::string_view property :
+       {DB::Properties::kEstimatePendingCompactionBytes, DB::Properties::kCompactionRate,
+        DB::Properties::kEstimateCompactionSecondsLeft, DB::Properties::kSustainableWriteRate}) {
+    uint64_t value = 0;
+    std::printf("%.*s: %s\n", static_cast<int>(property.size()), property.data(),
+                db->GetIntProperty(property, &value) ? std::to_string(value).c_str()
+                                                     : "unknown");
+  }
   s = db->Close();
   return s.ok() ? kExitOk : ReportError("stats", s);
 }

@@ -131,6 +131,9 @@ ABSL_FLAG(double, max_bytes_for_level_multiplier, 10,
 ABSL_FLAG(int32_t, num_levels, 7, "The total number of levels");
 ABSL_FLAG(bool, level_compaction_dynamic_level_bytes, true,
           "Whether level size base is dynamic (ShaleDB's default true; db_bench's is false)");
+ABSL_FLAG(int32_t, stats_dump_period_sec, 600,
+          "Gap between printing stats to log in seconds (Options::stats_dump_period_sec; 0 "
+          "disables).");
 ABSL_FLAG(int32_t, max_background_jobs, 2,
           "The maximum number of concurrent background jobs that can occur in parallel.");
 ABSL_FLAG(uint64_t, subcompactions, 1,

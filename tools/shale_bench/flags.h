@@ -71,6 +71,7 @@ ABSL_DECLARE_FLAG(double, max_bytes_for_level_multiplier);
 ABSL_DECLARE_FLAG(int32_t, num_levels);
 ABSL_DECLARE_FLAG(bool, level_compaction_dynamic_level_bytes);
 ABSL_DECLARE_FLAG(int32_t, max_background_jobs);
+ABSL_DECLARE_FLAG(int32_t, stats_dump_period_sec);
 ABSL_DECLARE_FLAG(uint64_t, subcompactions);
 ABSL_DECLARE_FLAG(uint64_t, delayed_write_rate);
 ABSL_DECLARE_FLAG(uint64_t, soft_pending_compaction_bytes_limit);

@@ -210,6 +210,7 @@ void SetShape(Options* o) {
   o->level_compaction_dynamic_level_bytes =
       absl::GetFlag(FLAGS_level_compaction_dynamic_level_bytes);
   o->max_background_jobs = absl::GetFlag(FLAGS_max_background_jobs);
+  o->stats_dump_period_sec = absl::GetFlag(FLAGS_stats_dump_period_sec);
   o->max_subcompactions = static_cast<uint32_t>(absl::GetFlag(FLAGS_subcompactions));
   o->delayed_write_rate = absl::GetFlag(FLAGS_delayed_write_rate);
   o->soft_pending_compaction_bytes_limit = absl::GetFlag(FLAGS_soft_pending_compaction_bytes_limit);

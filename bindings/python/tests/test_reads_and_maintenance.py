@@ -224,6 +224,26 @@ def test_prepare_for_bulk_load_then_compact(db_path):
         assert db.get(b"k00004") == b"v" * 50
 
 
+def test_compaction_debt_properties_and_stats_dump(db_path):
+    # stats_dump_period_sec goes through the options string like any option; the debt figures
+    # and RocksDB's names of the properties come through int_property.
+    with shale.DB(db_path, create_if_missing=True, disable_auto_compactions=True,
+                  level0_file_num_compaction_trigger=2, stats_dump_period_sec=1) as db:
+        for batch in range(4):
+            for i in range(300):
+                db.put(b"k%05d" % i, b"v" * 50)
+            db.flush()
+        pending = db.int_property("rocksdb.estimate-pending-compaction-bytes")
+        assert pending == db.int_property("shale.estimate-pending-compaction-bytes") > 0
+        assert db.int_property("shale.compaction-rate") > 0  # the flush rate, until compactions
+        assert db.int_property("shale.estimate-compaction-seconds-left") >= 1
+        assert "Compaction debt:" in db.property("shale.stats")
+        db.compact_range()
+        assert db.int_property("shale.estimate-compaction-seconds-left") == 0
+    with pytest.raises(shale.InvalidArgumentError, match="stats_dump_period_sec"):
+        shale.DB(db_path, stats_dump_period_sec=-1)
+
+
 def test_preset_argument_errors(db_path):
     with pytest.raises(TypeError, match="increase_parallelism must be an int"):
         shale.DB(db_path, create_if_missing=True, increase_parallelism="8")
