@@ -214,12 +214,13 @@ class SHALE_EXPORT DB {
   //
   // RocksDB's names: "rocksdb.<name>" is accepted for each property above that RocksDB has
   // with the same meaning: num-files-at-level<N>, cur-size-all-mem-tables,
-  // size-all-mem-tables, estimate-num-keys, compaction-pending, num-running-compactions,
+  // size-all-mem-tables, estimate-num-keys, num-running-compactions,
   // num-running-flushes, estimate-pending-compaction-bytes, actual-delayed-write-rate,
   // is-write-stopped, block-cache-usage, block-cache-pinned-usage, block-cache-capacity,
   // estimate-table-readers-mem, background-errors, and the text reports stats, levelstats and
   // sstables (ShaleDB's layout, not RocksDB's). The others (memory-usage,
-  // memtable-allocator, background-error, and the debt figures above) are shale. only.
+  // memtable-allocator, background-error, compaction-pending -- RocksDB's ignores
+  // disable_auto_compactions, ours does not -- and the debt figures above) are shale. only.
   virtual bool GetProperty(std::string_view property, std::string* value) = 0;
   // A numeric property (the numeric ones above: num-files-at-level<N>,
   // cur-size-all-mem-tables, estimate-num-keys, compaction-pending, num-running-compactions,

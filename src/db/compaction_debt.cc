@@ -12,11 +12,13 @@ uint64_t CompactionDebtTracker::BusyMicrosAt(uint64_t now_micros) const {
   return busy_closed_ + (now_micros - busy_since_);
 }
 
-void CompactionDebtTracker::CompactionStarted(uint64_t now_micros) {
+uint64_t CompactionDebtTracker::CompactionStarted(uint64_t now_micros) {
   if (running_++ == 0) busy_since_ = now_micros;
+  return BusyMicrosAt(now_micros);
 }
 
-void CompactionDebtTracker::CompactionFinished(uint64_t now_micros, uint64_t input_bytes) {
+void CompactionDebtTracker::CompactionFinished(uint64_t now_micros, uint64_t input_bytes,
+                                               uint64_t started_busy) {
   assert(running_ > 0);
   if (running_ <= 0) return;
   const uint64_t busy = BusyMicrosAt(now_micros);
@@ -25,7 +27,7 @@ void CompactionDebtTracker::CompactionFinished(uint64_t now_micros, uint64_t inp
   }
   if (input_bytes == 0) return;
   total_input_bytes_ += input_bytes;
-  samples_.push_back({busy, input_bytes});
+  samples_.push_back({std::min(started_busy, busy), busy, input_bytes});
   window_bytes_ += input_bytes;
   Trim();
 }
@@ -43,15 +45,22 @@ void CompactionDebtTracker::Trim() {
   }
 }
 
+uint64_t CompactionDebtTracker::WindowStartBusy() const {
+  uint64_t start = base_busy_;
+  for (const Sample& s : samples_) start = std::min(start, s.started_busy);
+  return start;
+}
+
 double CompactionDebtTracker::window_busy_seconds() const {
   if (samples_.empty()) return 0;
-  return static_cast<double>(samples_.back().busy_micros - base_busy_) / 1e6;
+  return static_cast<double>(samples_.back().busy_micros - WindowStartBusy()) / 1e6;
 }
 
 double CompactionDebtTracker::Rate() const {
   if (window_bytes_ == 0) return fallback_rate_ > 0 ? fallback_rate_ : 0;
   // At least a microsecond: a compaction finishing within the clock's resolution.
-  const double busy = std::max(1.0, static_cast<double>(samples_.back().busy_micros - base_busy_));
+  const double busy =
+      std::max(1.0, static_cast<double>(samples_.back().busy_micros - WindowStartBusy()));
   return static_cast<double>(window_bytes_) * 1e6 / busy;
 }
 
@@ -61,7 +70,9 @@ bool CompactionDebtTracker::SecondsLeft(uint64_t pending, double rate, uint64_t*
     return true;
   }
   if (!(rate > 0)) return false;
-  *seconds = static_cast<uint64_t>(std::ceil(static_cast<double>(pending) / rate));
+  // Clamped: a double at or past 2^64 does not convert to uint64_t.
+  const double left = std::ceil(static_cast<double>(pending) / rate);
+  *seconds = left >= 18446744073709551615.0 ? UINT64_MAX : static_cast<uint64_t>(left);
   return true;
 }
 
@@ -71,7 +82,8 @@ double CompactionDebtTracker::SustainableWriteRate(double rate, uint64_t compact
   const double owed = static_cast<double>(compacted) + static_cast<double>(pending);
   if (owed <= 0) return 0;
   const double amplification = owed / static_cast<double>(user_bytes);
-  return rate / amplification;
+  // At most what a uint64_t property can hold (callers convert it).
+  return std::min(rate / amplification, 18446744073709549568.0);
 }
 
 }  // namespace shale

@@ -46,12 +46,13 @@ class CompactionDebtTracker {
   // ... and at most this many compactions (bounds the memory; the newest always stays).
   static constexpr size_t kMaxWindowCompactions = 1024;
 
-  // A compaction job starts reading at now_micros (a steady clock).
-  void CompactionStarted(uint64_t now_micros);
-  // The job that started earlier ends at now_micros. input_bytes: what it read (0 if it
-  // failed or was stopped; its time still counts as busy time). REQUIRES: a matching
-  // CompactionStarted.
-  void CompactionFinished(uint64_t now_micros, uint64_t input_bytes);
+  // A compaction job starts reading at now_micros (a steady clock). Returns the busy time at
+  // its start, which the caller hands back to CompactionFinished.
+  uint64_t CompactionStarted(uint64_t now_micros);
+  // The job that started earlier (`started_busy`: what its CompactionStarted returned) ends at
+  // now_micros. input_bytes: what it read (0 if it failed or was stopped; its time still
+  // counts as busy time). REQUIRES: a matching CompactionStarted.
+  void CompactionFinished(uint64_t now_micros, uint64_t input_bytes, uint64_t started_busy);
 
   // The rate used before any compaction is measured (bytes/s; 0: none).
   void SetFallbackRate(double bytes_per_second) { fallback_rate_ = bytes_per_second; }
@@ -81,9 +82,14 @@ class CompactionDebtTracker {
 
  private:
   struct Sample {
-    uint64_t busy_micros;  // cumulative busy time when the compaction finished
+    uint64_t started_busy;  // cumulative busy time when the compaction started
+    uint64_t busy_micros;   // cumulative busy time when the compaction finished
     uint64_t input_bytes;
   };
+  // The busy time at which the window's time base starts: base_busy_, or earlier when a
+  // compaction in the window started before it (a long job that overlapped shorter ones
+  // counts its whole duration, not only the part after the evicted samples).
+  uint64_t WindowStartBusy() const;
   uint64_t BusyMicrosAt(uint64_t now_micros) const;
   void Trim();
 
@@ -91,8 +97,8 @@ class CompactionDebtTracker {
   uint64_t busy_since_ = 0;    // when running_ went from 0 to 1
   uint64_t busy_closed_ = 0;   // busy time of the intervals that have ended
   // Invariant: samples_ is ordered by busy_micros; window_bytes_ is the sum of their
-  // input_bytes; base_busy_ <= samples_.front().busy_micros is the busy time at which the
-  // window starts (the evicted sample's, or 0).
+  // input_bytes; base_busy_ <= samples_.front().busy_micros is the finish of the last evicted
+  // sample (or 0); the window's time runs from WindowStartBusy() to the newest finish.
   std::deque<Sample> samples_;
   uint64_t window_bytes_ = 0;
   uint64_t base_busy_ = 0;

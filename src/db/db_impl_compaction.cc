@@ -182,14 +182,14 @@ Status DBImpl::RunCompactionLocked(Compaction* c, ProgressReporter* progress) {
                      c->bottommost ? ", bottommost" : "");
     }
     CompactionJob job(c, std::move(ctx));
-    debt_tracker_.CompactionStarted(SteadyMicros());
+    const uint64_t started_busy = debt_tracker_.CompactionStarted(SteadyMicros());
     mu_.Unlock();
     s = job.Run();
     if (s.ok()) SHALE_KILL_POINT("compaction.outputs_synced");
     mu_.Lock();
     // The bytes count once the job has read them all (a failed or stopped job adds busy time
     // only).
-    debt_tracker_.CompactionFinished(SteadyMicros(), s.ok() ? c->InputBytes() : 0);
+    debt_tracker_.CompactionFinished(SteadyMicros(), s.ok() ? c->InputBytes() : 0, started_busy);
     if (s.ok()) s = InstallCompactionLocked(c, &job, false);
     if (!s.ok()) {
       // Outputs of a failed install stay until no MANIFEST can name them (AddLiveFiles).

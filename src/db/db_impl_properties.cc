@@ -26,7 +26,9 @@ bool ParseLevelProperty(std::string_view property, int num_levels, int* level) {
 }
 
 // The properties RocksDB has under the same name and meaning: "rocksdb.<name>" reads
-// "shale.<name>" (num-files-at-level<N> is handled by prefix).
+// "shale.<name>" (num-files-at-level<N> is handled by prefix). Not compaction-pending:
+// RocksDB's ignores disable_auto_compactions (it says whether the tree needs compaction),
+// ours says whether an automatic compaction is due, so it stays shale.-only.
 constexpr std::string_view kRocksDbAliases[] = {
     "stats",
     "levelstats",
@@ -34,7 +36,6 @@ constexpr std::string_view kRocksDbAliases[] = {
     "cur-size-all-mem-tables",
     "size-all-mem-tables",
     "estimate-num-keys",
-    "compaction-pending",
     "num-running-compactions",
     "num-running-flushes",
     "estimate-pending-compaction-bytes",

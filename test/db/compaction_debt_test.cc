@@ -28,10 +28,10 @@ TEST(CompactionDebtTrackerTest, SerialCompactionsRateIsBytesPerBusySecond) {
   CompactionDebtTracker t;
   t.SetFallbackRate(1);  // ignored once a compaction is measured
   // 100 MB in 2 s, idle 10 s, 50 MB in 1 s: 150 MB over 3 busy seconds.
-  t.CompactionStarted(0);
-  t.CompactionFinished(2 * kSec, 100'000'000);
-  t.CompactionStarted(12 * kSec);
-  t.CompactionFinished(13 * kSec, 50'000'000);
+  uint64_t started = t.CompactionStarted(0);
+  t.CompactionFinished(2 * kSec, 100'000'000, started);
+  started = t.CompactionStarted(12 * kSec);
+  t.CompactionFinished(13 * kSec, 50'000'000, started);
   EXPECT_TRUE(t.measured());
   EXPECT_DOUBLE_EQ(t.Rate(), 50e6);
   EXPECT_DOUBLE_EQ(t.window_busy_seconds(), 3.0);
@@ -42,31 +42,53 @@ TEST(CompactionDebtTrackerTest, SerialCompactionsRateIsBytesPerBusySecond) {
 TEST(CompactionDebtTrackerTest, ParallelCompactionsAddUp) {
   CompactionDebtTracker t;
   // Two jobs of 40 MB each over the same 4 s: 20 MB/s, not the 10 MB/s of each job.
-  t.CompactionStarted(0);
-  t.CompactionStarted(0);
-  t.CompactionFinished(4 * kSec, 40'000'000);
+  const uint64_t a = t.CompactionStarted(0);
+  const uint64_t b = t.CompactionStarted(0);
+  t.CompactionFinished(4 * kSec, 40'000'000, a);
   EXPECT_EQ(t.running(), 1);
-  t.CompactionFinished(4 * kSec, 40'000'000);
+  t.CompactionFinished(4 * kSec, 40'000'000, b);
   EXPECT_EQ(t.running(), 0);
   EXPECT_DOUBLE_EQ(t.Rate(), 20e6);
   // Overlapping, not aligned: [10, 14) and [12, 16) are 6 busy seconds for 60 MB.
   CompactionDebtTracker u;
-  u.CompactionStarted(10 * kSec);
-  u.CompactionStarted(12 * kSec);
-  u.CompactionFinished(14 * kSec, 30'000'000);
-  u.CompactionFinished(16 * kSec, 30'000'000);
+  const uint64_t c = u.CompactionStarted(10 * kSec);
+  const uint64_t d = u.CompactionStarted(12 * kSec);
+  u.CompactionFinished(14 * kSec, 30'000'000, c);
+  u.CompactionFinished(16 * kSec, 30'000'000, d);
   EXPECT_DOUBLE_EQ(u.Rate(), 10e6);
   EXPECT_DOUBLE_EQ(u.window_busy_seconds(), 6.0);
 }
 
+// A long compaction overlapping many short ones counts its whole duration: the window's time
+// starts where the oldest compaction in it started, not where the last evicted one ended.
+TEST(CompactionDebtTrackerTest, LongCompactionOverlappingShortOnesIsNotOverstated) {
+  CompactionDebtTracker t;
+  const uint64_t long_job = t.CompactionStarted(0);  // 600 s, 60 GB: 100 MB/s
+  for (uint64_t i = 1; i < 60; i++) {                // 1 s each, every 10 s, 1 MB each
+    const uint64_t short_job = t.CompactionStarted(i * 10 * kSec - kSec);
+    t.CompactionFinished(i * 10 * kSec, 1'000'000, short_job);
+  }
+  t.CompactionFinished(600 * kSec, 60'000'000'000, long_job);
+  EXPECT_NEAR(t.Rate(), 100e6, 10e6) << "window " << t.window_compactions() << " compactions, "
+                                     << t.window_busy_seconds() << " s";
+}
+
+TEST(CompactionDebtTrackerTest, HugeFiguresStayInRange) {
+  uint64_t seconds = 0;
+  ASSERT_TRUE(CompactionDebtTracker::SecondsLeft(UINT64_MAX, 0.5, &seconds));
+  EXPECT_EQ(seconds, UINT64_MAX);
+  EXPECT_LT(CompactionDebtTracker::SustainableWriteRate(1e12, 0, 1, UINT64_MAX),
+            18446744073709551616.0);
+}
+
 TEST(CompactionDebtTrackerTest, FailedJobsAddTimeButNoBytes) {
   CompactionDebtTracker t;
-  t.CompactionStarted(0);
-  t.CompactionFinished(1 * kSec, 10'000'000);
-  t.CompactionStarted(1 * kSec);
-  t.CompactionFinished(2 * kSec, 0);  // failed or stopped
-  t.CompactionStarted(2 * kSec);
-  t.CompactionFinished(3 * kSec, 20'000'000);
+  uint64_t started = t.CompactionStarted(0);
+  t.CompactionFinished(1 * kSec, 10'000'000, started);
+  started = t.CompactionStarted(1 * kSec);
+  t.CompactionFinished(2 * kSec, 0, started);  // failed or stopped
+  started = t.CompactionStarted(2 * kSec);
+  t.CompactionFinished(3 * kSec, 20'000'000, started);
   EXPECT_DOUBLE_EQ(t.Rate(), 10e6);  // 30 MB over 3 busy seconds
   EXPECT_EQ(t.window_compactions(), 2u);
 }
@@ -75,9 +97,9 @@ TEST(CompactionDebtTrackerTest, WindowKeepsTheRecentCompactions) {
   CompactionDebtTracker t;
   uint64_t now = 0;
   auto run = [&](uint64_t micros, uint64_t bytes) {
-    t.CompactionStarted(now);
+    const uint64_t started = t.CompactionStarted(now);
     now += micros;
-    t.CompactionFinished(now, bytes);
+    t.CompactionFinished(now, bytes, started);
   };
   // Old, slow compactions (1 MB/s), then 70 s of fast ones (10 MB/s): the window is the last
   // 60 busy seconds, all fast.
