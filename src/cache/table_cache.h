@@ -137,6 +137,11 @@ class TableCache {
   void set_max_descriptor_wait(std::chrono::milliseconds wait) {
     pool_->set_max_descriptor_wait(wait);
   }
+  // How long the pool's capacity, cut when the descriptor limit was hit, grows back only up to
+  // the cut's level (keeping the room it left for the DB's other files) after the limit was
+  // last hit. Default: 5 minutes (TableFilePool::kDefaultHeadroomHold).
+  std::chrono::milliseconds headroom_hold() const { return pool_->headroom_hold(); }
+  void set_headroom_hold(std::chrono::milliseconds hold) { pool_->set_headroom_hold(hold); }
 
  private:
   struct Entry {

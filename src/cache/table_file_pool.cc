@@ -73,7 +73,8 @@ class TableFilePool::PooledFile final : public RandomAccessFile {
 TableFilePool::TableFilePool(FileSystem* fs, size_t capacity)
     : fs_(fs),
       configured_capacity_(std::max<size_t>(capacity, 1)),
-      capacity_(configured_capacity_) {}
+      capacity_(configured_capacity_),
+      ceiling_(configured_capacity_) {}
 
 TableFilePool::~TableFilePool() = default;
 
@@ -156,9 +157,17 @@ Status TableFilePool::OpenUnlocked(Slot* slot) {
   slot->lru_pos = lru_.begin();
   open_++;
   if (capacity_ < configured_capacity_ && ++opens_since_change_ >= kGrowthOpens) {
-    capacity_ = std::min(configured_capacity_, capacity_ + std::max<size_t>(capacity_ / 16, 1));
     opens_since_change_ = 0;
-    if (waiters_ > 0) cv_.SignalAll();
+    // Up to the ceiling left below the level where the limit was last hit; past it only once
+    // the limit has not been hit for headroom_hold_ (the outside use is taken to be over).
+    if (ceiling_ < configured_capacity_ &&
+        std::chrono::steady_clock::now() - last_limit_hit_ >= headroom_hold_) {
+      ceiling_ = configured_capacity_;
+    }
+    if (capacity_ < ceiling_) {
+      capacity_ = std::min(ceiling_, capacity_ + std::max<size_t>(capacity_ / 16, 1));
+      if (waiters_ > 0) cv_.SignalAll();
+    }
   }
   return s;
 }
@@ -231,15 +240,21 @@ Status TableFilePool::Acquire(Slot* slot) {
 
     // The process (or system) is out of descriptors.
     too_many_open_files_hits_++;
-    if (deadline == Clock::time_point{}) deadline = Clock::now() + max_descriptor_wait_;
+    last_limit_hit_ = Clock::now();
+    if (deadline == Clock::time_point{}) deadline = last_limit_hit_ + max_descriptor_wait_;
     // The descriptors the pool has open evidently fit (opens under way do not count: they
     // may fail as well); keep one fewer, and 1/16 fewer again, as room for the DB's other
     // files. With none open, the limit says nothing about the pool's share: keep the
     // capacity. One cut per spike: an open that began before the last cut failed in the
     // spike that made it, so it does not cut again (several reads failing at once cut once).
+    // The cut level is also the ceiling of the growth back until the limit has not been hit
+    // for headroom_hold_, so the growth leaves the DB's other files their room.
     const size_t fits = open_ + closing_;
     if (cuts_ == cuts_before && fits > 1) {
-      capacity_ = std::min(capacity_, std::max<size_t>(fits - 1 - fits / 16, 1));
+      const size_t level =
+          std::min(configured_capacity_, std::max<size_t>(fits - 1 - fits / 16, 1));
+      capacity_ = std::min(capacity_, level);
+      ceiling_ = level;
       cuts_++;
       opens_since_change_ = 0;
     }
@@ -362,6 +377,16 @@ std::chrono::milliseconds TableFilePool::max_descriptor_wait() const {
 void TableFilePool::set_max_descriptor_wait(std::chrono::milliseconds wait) {
   MutexLock lock(&mu_);
   max_descriptor_wait_ = wait;
+}
+
+std::chrono::milliseconds TableFilePool::headroom_hold() const {
+  MutexLock lock(&mu_);
+  return headroom_hold_;
+}
+
+void TableFilePool::set_headroom_hold(std::chrono::milliseconds hold) {
+  MutexLock lock(&mu_);
+  headroom_hold_ = hold;
 }
 
 }  // namespace shale

@@ -50,12 +50,18 @@
 //      attempt; then the read fails with an IOError (not matched by IsTooManyOpenFiles, matched
 //      by IsDescriptorShortage) saying the pool could not get a file descriptor.
 // The capacity grows back while it is below the configured one: after every kGrowthOpens
-// successful opens since the last cut or growth, by 1/16 (at least 1), up to the configured
-// capacity. Opens happen only while the tables read do not all fit, so the pool grows exactly
-// when it is short; when the outside use persists, the growth meets the limit again and is
-// cut again (one EMFILE per kGrowthOpens opens at most). (Before, capacity only ever shrank,
-// and each of N reads failing at once cut it again, counting the others' opens in flight as
-// fitting: one short spike could leave it at 1 for good; issue 19, pool review finding 2.)
+// successful opens since the last cut or growth, by 1/16 (at least 1). Opens happen only while
+// the tables read do not all fit, so the pool grows exactly when it is short. (Before, capacity
+// only ever shrank, and each of N reads failing at once cut it again, counting the others'
+// opens in flight as fitting: one short spike could leave it at 1 for good; issue 19, pool
+// review finding 2.) The growth stops at the ceiling: the level of the last cut, which leaves
+// the DB's other files their room below the level where the limit was hit; the ceiling is
+// lifted (to the configured capacity) only once the limit has not been hit for headroom_hold()
+// (5 minutes by default), the evidence that the outside use that hit it is over. (Before, the
+// growth went on to the configured capacity within a few hundred opens, took back the room
+// the cut had left, and the DB's next WAL, MANIFEST or flush output failed with EMFILE, a
+// background error; issue 19, pool review 2, finding 1.) When the outside use does last past
+// the hold, the growth meets the limit again and is cut again: one EMFILE per hold at most.
 //
 // Result data: a pooled Read always returns its bytes in the caller's scratch (a file system
 // that returns its own memory has it copied), since the descriptor may be closed as soon as
@@ -91,6 +97,8 @@ class TableFilePool {
  public:
   // Successful opens after which a lowered capacity grows again (see above).
   static constexpr uint64_t kGrowthOpens = 64;
+  // How long without hitting the descriptor limit lifts the growth's ceiling (see above).
+  static constexpr std::chrono::milliseconds kDefaultHeadroomHold{5 * 60 * 1000};
 
   // At most `capacity` descriptors open at once (0 is taken as 1).
   TableFilePool(FileSystem* fs, size_t capacity);
@@ -130,6 +138,11 @@ class TableFilePool {
   // to close. Default: 3 s.
   std::chrono::milliseconds max_descriptor_wait() const;
   void set_max_descriptor_wait(std::chrono::milliseconds wait);
+
+  // How long the growth back after a cut stays below the cut's level (the room left for the
+  // DB's other files) since the limit was last hit. Default: kDefaultHeadroomHold.
+  std::chrono::milliseconds headroom_hold() const;
+  void set_headroom_hold(std::chrono::milliseconds hold);
 
  private:
   class PooledFile;
@@ -194,10 +207,17 @@ class TableFilePool {
   // Reads waiting for room, first come first; only the front may take room while it is
   // non-empty (newcomers queue behind).
   std::list<RoomWaiter*> room_queue_ ABSL_GUARDED_BY(mu_);
-  // Invariant: 1 <= capacity_ <= configured_capacity_; and OccupancyLocked() <= capacity_
+  // Invariant: 1 <= capacity_ <= ceiling_ <= configured_capacity_; and
+  // OccupancyLocked() <= capacity_
   // whenever mu_ is released, except right after capacity_ was lowered, until the in-use
   // descriptors over it are handed back (Release then closes them), and after Shutdown.
   size_t capacity_ ABSL_GUARDED_BY(mu_);
+  // The most the capacity grows back to: the level of the last cut, until the limit has not
+  // been hit for headroom_hold_; the configured capacity otherwise.
+  size_t ceiling_ ABSL_GUARDED_BY(mu_);
+  // When an open last failed with "Too many open files".
+  std::chrono::steady_clock::time_point last_limit_hit_ ABSL_GUARDED_BY(mu_){};
+  std::chrono::milliseconds headroom_hold_ ABSL_GUARDED_BY(mu_){kDefaultHeadroomHold};
   size_t open_ ABSL_GUARDED_BY(mu_) = 0;     // slots with `file` open (== lru_.size())
   size_t opening_ ABSL_GUARDED_BY(mu_) = 0;  // opens under way
   size_t closing_ ABSL_GUARDED_BY(mu_) = 0;  // descriptors being closed (still open)
