@@ -120,6 +120,7 @@ void TableFilePool::Retire(uint64_t id) {
 
 std::unique_ptr<RandomAccessFile> TableFilePool::TakeFileLocked(Slot* slot) {
   std::unique_ptr<RandomAccessFile> file = std::move(slot->file);
+  if (draining_ == slot) draining_ = nullptr;
   lru_.erase(slot->lru_pos);
   open_--;
   slot->pinned = false;
@@ -129,6 +130,13 @@ std::unique_ptr<RandomAccessFile> TableFilePool::TakeFileLocked(Slot* slot) {
 void TableFilePool::MaybeFreeLocked(Slot* slot) {
   if (slot->holders > 0 || slot->opening || slot->file != nullptr || slot->users > 0) return;
   slots_.erase(slot);  // destroys *slot
+}
+
+TableFilePool::Slot* TableFilePool::BusyVictimLocked() {
+  for (auto it = lru_.rbegin(); it != lru_.rend(); ++it) {
+    if ((*it)->users > 0 && !(*it)->pinned) return *it;
+  }
+  return nullptr;
 }
 
 TableFilePool::Slot* TableFilePool::IdleVictimLocked() {
@@ -192,11 +200,23 @@ Status TableFilePool::Acquire(Slot* slot) {
     waiters_--;
   };
   for (;;) {
-    if (slot->file != nullptr) {  // open: share it
-      leave_queue();
-      slot->users++;
-      lru_.splice(lru_.begin(), lru_, slot->lru_pos);
-      return Status::OK();
+    if (slot->file != nullptr) {
+      // Open: share it, unless it is being drained for a read waiting for room and such a
+      // read came before this one (then this one waits its turn, as for room).
+      const bool read_waits_ahead =
+          queued ? room_queue_.front() != &me : !room_queue_.empty();
+      if (slot != draining_ || !read_waits_ahead) {
+        leave_queue();
+        slot->users++;
+        lru_.splice(lru_.begin(), lru_, slot->lru_pos);
+        return Status::OK();
+      }
+      if (!queued) {
+        my_pos = room_queue_.insert(room_queue_.end(), &me);
+        queued = true;
+      }
+      wait();
+      continue;
     }
     if (slot->opening) {  // another thread is opening it: wait for that open to end
       wait();
@@ -213,6 +233,12 @@ Status TableFilePool::Acquire(Slot* slot) {
             MaybeFreeLocked(victim);
             CloseUnlocked(&closing);
             continue;
+          }
+          // Every descriptor is in a read. Reads sharing one could keep it in use for ever
+          // (each starts before the last ends): drain the least recently used one, so that
+          // its reads end and Release closes it for this read.
+          if (draining_ == nullptr && OccupancyLocked() >= capacity_) {
+            draining_ = BusyVictimLocked();
           }
         }
         // Every descriptor is in a read (or being closed), or reads that came first wait: a
@@ -297,6 +323,9 @@ void TableFilePool::CloseUnlocked(std::vector<std::unique_ptr<RandomAccessFile>>
 void TableFilePool::Release(Slot* slot) {
   MutexLock lock(&mu_);
   if (--slot->users > 0) return;
+  // Drained: closed below if the first read waiting for room still needs the room, else kept
+  // (and shared again).
+  if (draining_ == slot) draining_ = nullptr;
   bool close = false;
   if (!slot->pinned) {
     // After Shutdown only pinned descriptors stay; over capacity: it was lowered while the
@@ -318,6 +347,7 @@ void TableFilePool::Shutdown() {
   MutexLock lock(&mu_);
   if (shut_down_) return;
   shut_down_ = true;
+  draining_ = nullptr;                // nothing waits for room from now on
   if (waiters_ > 0) cv_.SignalAll();  // reads waiting for room stop waiting
   // Every slot has holders (Unhold closes the descriptor of one that has none).
   size_t pinned = 0;

@@ -21,6 +21,13 @@
 // that is open needs no room and does not queue), and a descriptor handed back while reads
 // wait for room is closed for the first of them, so a thread reading in a loop cannot take the
 // room again and again ahead of a waiting one (issue 19, pool review finding 3).
+// A descriptor is handed back only when its last read ends, and reads sharing it overlap: a
+// table read by several threads in a loop could keep its descriptor in use for ever, and the
+// first waiting read would wait for ever. So when the first waiting read finds every descriptor
+// in a read, it marks the least recently used one as draining: a read of that table that
+// arrives while a read waits for room ahead of it does not share it but queues for room like
+// the others; the reads under way end, the descriptor is handed back and closed for the first
+// waiting read (issue 19, pool review 2, finding 3). No descriptor is closed under a read.
 //
 // Descriptor lifetime: a descriptor belongs to one incarnation of a file id (a Slot), shared by
 // every pooled file made for that id until Retire(id) (the file is being deleted: later pooled
@@ -180,6 +187,8 @@ class TableFilePool {
   void MaybeFreeLocked(Slot* slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The least recently used idle, unpinned slot, or null.
   Slot* IdleVictimLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The least recently used unpinned slot whose descriptor is in a read, or null.
+  Slot* BusyVictimLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Descriptors counted against capacity_: open, being opened, being closed.
   size_t OccupancyLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return open_ + opening_ + closing_;
@@ -207,10 +216,13 @@ class TableFilePool {
   // Reads waiting for room, first come first; only the front may take room while it is
   // non-empty (newcomers queue behind).
   std::list<RoomWaiter*> room_queue_ ABSL_GUARDED_BY(mu_);
-  // Invariant: 1 <= capacity_ <= ceiling_ <= configured_capacity_; and
-  // OccupancyLocked() <= capacity_
-  // whenever mu_ is released, except right after capacity_ was lowered, until the in-use
-  // descriptors over it are handed back (Release then closes them), and after Shutdown.
+  // The slot whose descriptor is drained for the first read waiting for room (see above), or
+  // null. Invariant: when set, its descriptor is open, in a read and not pinned; cleared when
+  // its last read ends (Release), when it is closed, and at Shutdown.
+  Slot* draining_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // Invariant: 1 <= capacity_ <= ceiling_ <= configured_capacity_; and OccupancyLocked() <=
+  // capacity_ whenever mu_ is released, except right after capacity_ was lowered, until the
+  // in-use descriptors over it are handed back (Release then closes them), and after Shutdown.
   size_t capacity_ ABSL_GUARDED_BY(mu_);
   // The most the capacity grows back to: the level of the last cut, until the limit has not
   // been hit for headroom_hold_; the configured capacity otherwise.
