@@ -110,6 +110,12 @@ class TableCache {
   // descriptor is closed then.
   void Evict(uint64_t number);
 
+  // The DB starts closing: a read short of file descriptors held outside the pool fails at
+  // once from now on instead of waiting for them (TableFilePool::CancelWaits), so Close does
+  // not wait that long for a compaction. Call before waiting for background work, and Close()
+  // after it.
+  void CancelWaits() { pool_->CancelWaits(); }
+
   // The DB is closing: drops every table and refuses new ones from now on (see above). The
   // tables readers hold keep their descriptors until their last holder lets go.
   void Close();

@@ -297,6 +297,11 @@ Status TableFilePool::Acquire(Slot* slot) {
       CloseUnlocked(&closing);
       continue;  // a descriptor is free now: retry at once
     }
+    if (waits_cancelled_) {
+      // The DB is closing: no waiting for descriptors held outside the pool.
+      return Status::IOError(s.message(), absl::StrCat(kShortageText,
+                                                       ": the DB is closing, not waiting"));
+    }
     if (Clock::now() >= deadline) {
       // The message ends with our words, so IsTooManyOpenFiles() does not match it again.
       return Status::IOError(s.message(), absl::StrCat(kShortageText, " within ",
@@ -340,6 +345,11 @@ void TableFilePool::Release(Slot* slot) {
   } else if (waiters_ > 0) {
     cv_.SignalAll();
   }
+}
+
+void TableFilePool::CancelWaits() {
+  MutexLock lock(&mu_);
+  waits_cancelled_ = true;
 }
 
 void TableFilePool::Shutdown() {

@@ -43,6 +43,14 @@
 // pinned descriptor is closed when the last pooled file of its table is destroyed. After
 // Shutdown nothing waits for room: a read of a table not pinned opens its descriptor directly.
 //
+// Cancelling waits (the DB starts closing, issue 19, pool review 2, finding 2): from
+// CancelWaits on, a read short of descriptors held outside the pool (step 3 below) fails at
+// once instead of polling, and one polling then fails at its next retry (within 50 ms), so
+// Close does not wait max_descriptor_wait() for each input of a compaction it waits for.
+// Waits for room (for a descriptor in a read to be handed back) and for an open under way are
+// not cancelled: they end as reads end. Reads of tables whose descriptor is open, or that get
+// one, are unaffected (a reader that goes on after Close keeps its pinned descriptors).
+//
 // Running out of descriptors anyway (the process or the system limit, EMFILE/ENFILE, hit
 // because of files outside the pool): the pool
 //   1. lowers its capacity to what evidently fits: one less than the descriptors it had open
@@ -124,6 +132,12 @@ class TableFilePool {
   // for `id` get a descriptor of their own; those made before keep theirs (open or not) until
   // they are destroyed.
   void Retire(uint64_t id);
+
+  // The DB starts closing (see above): from now on a read short of descriptors held outside
+  // the pool does not wait for them; it fails at once with the shortage error
+  // (IsDescriptorShortage). Called before the DB waits for its background work, so that a
+  // compaction polling for descriptors ends promptly. Later calls do nothing more.
+  void CancelWaits();
 
   // The DB is closing (see above): pins the descriptors of the pooled files that still exist,
   // opening them if needed (up to the configured capacity), and stops waiting for room.
@@ -238,6 +252,7 @@ class TableFilePool {
   // Successful opens since the last cut or growth (counts only while capacity_ is lowered).
   uint64_t opens_since_change_ ABSL_GUARDED_BY(mu_) = 0;
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+  bool waits_cancelled_ ABSL_GUARDED_BY(mu_) = false;  // CancelWaits() was called
   size_t peak_open_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t too_many_open_files_hits_ ABSL_GUARDED_BY(mu_) = 0;
   std::chrono::milliseconds max_descriptor_wait_ ABSL_GUARDED_BY(mu_){3000};
