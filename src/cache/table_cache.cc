@@ -81,6 +81,13 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
   const size_t memory = s.ok() ? opened->reader->ApproximateMemoryUsage() : 0;
   Dropped dropped;  // released after the lock
   MutexLock lock(&mu_);
+  if (pending->evicted) {
+    // Evict (or Close) came while it was parsed, perhaps before its pooled file was made, and
+    // then that file registered the old file's slot as the number's current one in the pool:
+    // retire it again, before another parse of the number can start (pending_ holds it off
+    // until now), so that a new file reusing the number gets a descriptor of its own.
+    pool_->Retire(number);
+  }
   pending_.erase(number);
   pending->done = true;
   pending->status = s;

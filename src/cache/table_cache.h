@@ -110,6 +110,12 @@ class TableCache {
   // descriptor is closed then.
   void Evict(uint64_t number);
 
+  // The DB starts closing: a read short of file descriptors held outside the pool fails at
+  // once from now on instead of waiting for them (TableFilePool::CancelWaits), so Close does
+  // not wait that long for a compaction. Call before waiting for background work, and Close()
+  // after it.
+  void CancelWaits() { pool_->CancelWaits(); }
+
   // The DB is closing: drops every table and refuses new ones from now on (see above). The
   // tables readers hold keep their descriptors until their last holder lets go.
   void Close();
@@ -137,6 +143,11 @@ class TableCache {
   void set_max_descriptor_wait(std::chrono::milliseconds wait) {
     pool_->set_max_descriptor_wait(wait);
   }
+  // How long the pool's capacity, cut when the descriptor limit was hit, grows back only up to
+  // the cut's level (keeping the room it left for the DB's other files) after the limit was
+  // last hit. Default: 5 minutes (TableFilePool::kDefaultHeadroomHold).
+  std::chrono::milliseconds headroom_hold() const { return pool_->headroom_hold(); }
+  void set_headroom_hold(std::chrono::milliseconds hold) { pool_->set_headroom_hold(hold); }
 
  private:
   struct Entry {

@@ -73,7 +73,8 @@ class TableFilePool::PooledFile final : public RandomAccessFile {
 TableFilePool::TableFilePool(FileSystem* fs, size_t capacity)
     : fs_(fs),
       configured_capacity_(std::max<size_t>(capacity, 1)),
-      capacity_(configured_capacity_) {}
+      capacity_(configured_capacity_),
+      ceiling_(configured_capacity_) {}
 
 TableFilePool::~TableFilePool() = default;
 
@@ -119,6 +120,7 @@ void TableFilePool::Retire(uint64_t id) {
 
 std::unique_ptr<RandomAccessFile> TableFilePool::TakeFileLocked(Slot* slot) {
   std::unique_ptr<RandomAccessFile> file = std::move(slot->file);
+  if (draining_ == slot) draining_ = nullptr;
   lru_.erase(slot->lru_pos);
   open_--;
   slot->pinned = false;
@@ -128,6 +130,13 @@ std::unique_ptr<RandomAccessFile> TableFilePool::TakeFileLocked(Slot* slot) {
 void TableFilePool::MaybeFreeLocked(Slot* slot) {
   if (slot->holders > 0 || slot->opening || slot->file != nullptr || slot->users > 0) return;
   slots_.erase(slot);  // destroys *slot
+}
+
+TableFilePool::Slot* TableFilePool::BusyVictimLocked() {
+  for (auto it = lru_.rbegin(); it != lru_.rend(); ++it) {
+    if ((*it)->users > 0 && !(*it)->pinned) return *it;
+  }
+  return nullptr;
 }
 
 TableFilePool::Slot* TableFilePool::IdleVictimLocked() {
@@ -156,9 +165,17 @@ Status TableFilePool::OpenUnlocked(Slot* slot) {
   slot->lru_pos = lru_.begin();
   open_++;
   if (capacity_ < configured_capacity_ && ++opens_since_change_ >= kGrowthOpens) {
-    capacity_ = std::min(configured_capacity_, capacity_ + std::max<size_t>(capacity_ / 16, 1));
     opens_since_change_ = 0;
-    if (waiters_ > 0) cv_.SignalAll();
+    // Up to the ceiling left below the level where the limit was last hit; past it only once
+    // the limit has not been hit for headroom_hold_ (the outside use is taken to be over).
+    if (ceiling_ < configured_capacity_ &&
+        std::chrono::steady_clock::now() - last_limit_hit_ >= headroom_hold_) {
+      ceiling_ = configured_capacity_;
+    }
+    if (capacity_ < ceiling_) {
+      capacity_ = std::min(ceiling_, capacity_ + std::max<size_t>(capacity_ / 16, 1));
+      if (waiters_ > 0) cv_.SignalAll();
+    }
   }
   return s;
 }
@@ -183,11 +200,23 @@ Status TableFilePool::Acquire(Slot* slot) {
     waiters_--;
   };
   for (;;) {
-    if (slot->file != nullptr) {  // open: share it
-      leave_queue();
-      slot->users++;
-      lru_.splice(lru_.begin(), lru_, slot->lru_pos);
-      return Status::OK();
+    if (slot->file != nullptr) {
+      // Open: share it, unless it is being drained for a read waiting for room and such a
+      // read came before this one (then this one waits its turn, as for room).
+      const bool read_waits_ahead =
+          queued ? room_queue_.front() != &me : !room_queue_.empty();
+      if (slot != draining_ || !read_waits_ahead) {
+        leave_queue();
+        slot->users++;
+        lru_.splice(lru_.begin(), lru_, slot->lru_pos);
+        return Status::OK();
+      }
+      if (!queued) {
+        my_pos = room_queue_.insert(room_queue_.end(), &me);
+        queued = true;
+      }
+      wait();
+      continue;
     }
     if (slot->opening) {  // another thread is opening it: wait for that open to end
       wait();
@@ -204,6 +233,12 @@ Status TableFilePool::Acquire(Slot* slot) {
             MaybeFreeLocked(victim);
             CloseUnlocked(&closing);
             continue;
+          }
+          // Every descriptor is in a read. Reads sharing one could keep it in use for ever
+          // (each starts before the last ends): drain the least recently used one, so that
+          // its reads end and Release closes it for this read.
+          if (draining_ == nullptr && OccupancyLocked() >= capacity_) {
+            draining_ = BusyVictimLocked();
           }
         }
         // Every descriptor is in a read (or being closed), or reads that came first wait: a
@@ -231,15 +266,21 @@ Status TableFilePool::Acquire(Slot* slot) {
 
     // The process (or system) is out of descriptors.
     too_many_open_files_hits_++;
-    if (deadline == Clock::time_point{}) deadline = Clock::now() + max_descriptor_wait_;
+    last_limit_hit_ = Clock::now();
+    if (deadline == Clock::time_point{}) deadline = last_limit_hit_ + max_descriptor_wait_;
     // The descriptors the pool has open evidently fit (opens under way do not count: they
     // may fail as well); keep one fewer, and 1/16 fewer again, as room for the DB's other
     // files. With none open, the limit says nothing about the pool's share: keep the
     // capacity. One cut per spike: an open that began before the last cut failed in the
     // spike that made it, so it does not cut again (several reads failing at once cut once).
+    // The cut level is also the ceiling of the growth back until the limit has not been hit
+    // for headroom_hold_, so the growth leaves the DB's other files their room.
     const size_t fits = open_ + closing_;
     if (cuts_ == cuts_before && fits > 1) {
-      capacity_ = std::min(capacity_, std::max<size_t>(fits - 1 - fits / 16, 1));
+      const size_t level =
+          std::min(configured_capacity_, std::max<size_t>(fits - 1 - fits / 16, 1));
+      capacity_ = std::min(capacity_, level);
+      ceiling_ = level;
       cuts_++;
       opens_since_change_ = 0;
     }
@@ -255,6 +296,11 @@ Status TableFilePool::Acquire(Slot* slot) {
     if (!closing.empty()) {
       CloseUnlocked(&closing);
       continue;  // a descriptor is free now: retry at once
+    }
+    if (waits_cancelled_) {
+      // The DB is closing: no waiting for descriptors held outside the pool.
+      return Status::IOError(s.message(), absl::StrCat(kShortageText,
+                                                       ": the DB is closing, not waiting"));
     }
     if (Clock::now() >= deadline) {
       // The message ends with our words, so IsTooManyOpenFiles() does not match it again.
@@ -282,6 +328,9 @@ void TableFilePool::CloseUnlocked(std::vector<std::unique_ptr<RandomAccessFile>>
 void TableFilePool::Release(Slot* slot) {
   MutexLock lock(&mu_);
   if (--slot->users > 0) return;
+  // Drained: closed below if the first read waiting for room still needs the room, else kept
+  // (and shared again).
+  if (draining_ == slot) draining_ = nullptr;
   bool close = false;
   if (!slot->pinned) {
     // After Shutdown only pinned descriptors stay; over capacity: it was lowered while the
@@ -298,11 +347,17 @@ void TableFilePool::Release(Slot* slot) {
   }
 }
 
+void TableFilePool::CancelWaits() {
+  MutexLock lock(&mu_);
+  waits_cancelled_ = true;
+}
+
 void TableFilePool::Shutdown() {
   std::vector<Slot*> to_open;
   MutexLock lock(&mu_);
   if (shut_down_) return;
   shut_down_ = true;
+  draining_ = nullptr;                // nothing waits for room from now on
   if (waiters_ > 0) cv_.SignalAll();  // reads waiting for room stop waiting
   // Every slot has holders (Unhold closes the descriptor of one that has none).
   size_t pinned = 0;
@@ -362,6 +417,16 @@ std::chrono::milliseconds TableFilePool::max_descriptor_wait() const {
 void TableFilePool::set_max_descriptor_wait(std::chrono::milliseconds wait) {
   MutexLock lock(&mu_);
   max_descriptor_wait_ = wait;
+}
+
+std::chrono::milliseconds TableFilePool::headroom_hold() const {
+  MutexLock lock(&mu_);
+  return headroom_hold_;
+}
+
+void TableFilePool::set_headroom_hold(std::chrono::milliseconds hold) {
+  MutexLock lock(&mu_);
+  headroom_hold_ = hold;
 }
 
 }  // namespace shale

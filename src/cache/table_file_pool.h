@@ -21,6 +21,13 @@
 // that is open needs no room and does not queue), and a descriptor handed back while reads
 // wait for room is closed for the first of them, so a thread reading in a loop cannot take the
 // room again and again ahead of a waiting one (issue 19, pool review finding 3).
+// A descriptor is handed back only when its last read ends, and reads sharing it overlap: a
+// table read by several threads in a loop could keep its descriptor in use for ever, and the
+// first waiting read would wait for ever. So when the first waiting read finds every descriptor
+// in a read, it marks the least recently used one as draining: a read of that table that
+// arrives while a read waits for room ahead of it does not share it but queues for room like
+// the others; the reads under way end, the descriptor is handed back and closed for the first
+// waiting read (issue 19, pool review 2, finding 3). No descriptor is closed under a read.
 //
 // Descriptor lifetime: a descriptor belongs to one incarnation of a file id (a Slot), shared by
 // every pooled file made for that id until Retire(id) (the file is being deleted: later pooled
@@ -36,6 +43,14 @@
 // pinned descriptor is closed when the last pooled file of its table is destroyed. After
 // Shutdown nothing waits for room: a read of a table not pinned opens its descriptor directly.
 //
+// Cancelling waits (the DB starts closing, issue 19, pool review 2, finding 2): from
+// CancelWaits on, a read short of descriptors held outside the pool (step 3 below) fails at
+// once instead of polling, and one polling then fails at its next retry (within 50 ms), so
+// Close does not wait max_descriptor_wait() for each input of a compaction it waits for.
+// Waits for room (for a descriptor in a read to be handed back) and for an open under way are
+// not cancelled: they end as reads end. Reads of tables whose descriptor is open, or that get
+// one, are unaffected (a reader that goes on after Close keeps its pinned descriptors).
+//
 // Running out of descriptors anyway (the process or the system limit, EMFILE/ENFILE, hit
 // because of files outside the pool): the pool
 //   1. lowers its capacity to what evidently fits: one less than the descriptors it had open
@@ -50,12 +65,18 @@
 //      attempt; then the read fails with an IOError (not matched by IsTooManyOpenFiles, matched
 //      by IsDescriptorShortage) saying the pool could not get a file descriptor.
 // The capacity grows back while it is below the configured one: after every kGrowthOpens
-// successful opens since the last cut or growth, by 1/16 (at least 1), up to the configured
-// capacity. Opens happen only while the tables read do not all fit, so the pool grows exactly
-// when it is short; when the outside use persists, the growth meets the limit again and is
-// cut again (one EMFILE per kGrowthOpens opens at most). (Before, capacity only ever shrank,
-// and each of N reads failing at once cut it again, counting the others' opens in flight as
-// fitting: one short spike could leave it at 1 for good; issue 19, pool review finding 2.)
+// successful opens since the last cut or growth, by 1/16 (at least 1). Opens happen only while
+// the tables read do not all fit, so the pool grows exactly when it is short. (Before, capacity
+// only ever shrank, and each of N reads failing at once cut it again, counting the others'
+// opens in flight as fitting: one short spike could leave it at 1 for good; issue 19, pool
+// review finding 2.) The growth stops at the ceiling: the level of the last cut, which leaves
+// the DB's other files their room below the level where the limit was hit; the ceiling is
+// lifted (to the configured capacity) only once the limit has not been hit for headroom_hold()
+// (5 minutes by default), the evidence that the outside use that hit it is over. (Before, the
+// growth went on to the configured capacity within a few hundred opens, took back the room
+// the cut had left, and the DB's next WAL, MANIFEST or flush output failed with EMFILE, a
+// background error; issue 19, pool review 2, finding 1.) When the outside use does last past
+// the hold, the growth meets the limit again and is cut again: one EMFILE per hold at most.
 //
 // Result data: a pooled Read always returns its bytes in the caller's scratch (a file system
 // that returns its own memory has it copied), since the descriptor may be closed as soon as
@@ -91,6 +112,8 @@ class TableFilePool {
  public:
   // Successful opens after which a lowered capacity grows again (see above).
   static constexpr uint64_t kGrowthOpens = 64;
+  // How long without hitting the descriptor limit lifts the growth's ceiling (see above).
+  static constexpr std::chrono::milliseconds kDefaultHeadroomHold{5 * 60 * 1000};
 
   // At most `capacity` descriptors open at once (0 is taken as 1).
   TableFilePool(FileSystem* fs, size_t capacity);
@@ -109,6 +132,12 @@ class TableFilePool {
   // for `id` get a descriptor of their own; those made before keep theirs (open or not) until
   // they are destroyed.
   void Retire(uint64_t id);
+
+  // The DB starts closing (see above): from now on a read short of descriptors held outside
+  // the pool does not wait for them; it fails at once with the shortage error
+  // (IsDescriptorShortage). Called before the DB waits for its background work, so that a
+  // compaction polling for descriptors ends promptly. Later calls do nothing more.
+  void CancelWaits();
 
   // The DB is closing (see above): pins the descriptors of the pooled files that still exist,
   // opening them if needed (up to the configured capacity), and stops waiting for room.
@@ -130,6 +159,11 @@ class TableFilePool {
   // to close. Default: 3 s.
   std::chrono::milliseconds max_descriptor_wait() const;
   void set_max_descriptor_wait(std::chrono::milliseconds wait);
+
+  // How long the growth back after a cut stays below the cut's level (the room left for the
+  // DB's other files) since the limit was last hit. Default: kDefaultHeadroomHold.
+  std::chrono::milliseconds headroom_hold() const;
+  void set_headroom_hold(std::chrono::milliseconds hold);
 
  private:
   class PooledFile;
@@ -167,6 +201,8 @@ class TableFilePool {
   void MaybeFreeLocked(Slot* slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The least recently used idle, unpinned slot, or null.
   Slot* IdleVictimLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The least recently used unpinned slot whose descriptor is in a read, or null.
+  Slot* BusyVictimLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Descriptors counted against capacity_: open, being opened, being closed.
   size_t OccupancyLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return open_ + opening_ + closing_;
@@ -194,10 +230,20 @@ class TableFilePool {
   // Reads waiting for room, first come first; only the front may take room while it is
   // non-empty (newcomers queue behind).
   std::list<RoomWaiter*> room_queue_ ABSL_GUARDED_BY(mu_);
-  // Invariant: 1 <= capacity_ <= configured_capacity_; and OccupancyLocked() <= capacity_
-  // whenever mu_ is released, except right after capacity_ was lowered, until the in-use
-  // descriptors over it are handed back (Release then closes them), and after Shutdown.
+  // The slot whose descriptor is drained for the first read waiting for room (see above), or
+  // null. Invariant: when set, its descriptor is open, in a read and not pinned; cleared when
+  // its last read ends (Release), when it is closed, and at Shutdown.
+  Slot* draining_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // Invariant: 1 <= capacity_ <= ceiling_ <= configured_capacity_; and OccupancyLocked() <=
+  // capacity_ whenever mu_ is released, except right after capacity_ was lowered, until the
+  // in-use descriptors over it are handed back (Release then closes them), and after Shutdown.
   size_t capacity_ ABSL_GUARDED_BY(mu_);
+  // The most the capacity grows back to: the level of the last cut, until the limit has not
+  // been hit for headroom_hold_; the configured capacity otherwise.
+  size_t ceiling_ ABSL_GUARDED_BY(mu_);
+  // When an open last failed with "Too many open files".
+  std::chrono::steady_clock::time_point last_limit_hit_ ABSL_GUARDED_BY(mu_){};
+  std::chrono::milliseconds headroom_hold_ ABSL_GUARDED_BY(mu_){kDefaultHeadroomHold};
   size_t open_ ABSL_GUARDED_BY(mu_) = 0;     // slots with `file` open (== lru_.size())
   size_t opening_ ABSL_GUARDED_BY(mu_) = 0;  // opens under way
   size_t closing_ ABSL_GUARDED_BY(mu_) = 0;  // descriptors being closed (still open)
@@ -206,6 +252,7 @@ class TableFilePool {
   // Successful opens since the last cut or growth (counts only while capacity_ is lowered).
   uint64_t opens_since_change_ ABSL_GUARDED_BY(mu_) = 0;
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+  bool waits_cancelled_ ABSL_GUARDED_BY(mu_) = false;  // CancelWaits() was called
   size_t peak_open_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t too_many_open_files_hits_ ABSL_GUARDED_BY(mu_) = 0;
   std::chrono::milliseconds max_descriptor_wait_ ABSL_GUARDED_BY(mu_){3000};

@@ -189,6 +189,10 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
     // for a backlog.
     shutting_down_ = true;
     stop_compactions_.store(true, std::memory_order_relaxed);
+    // A compaction whose input reads wait for file descriptors held outside the table file
+    // pool (up to 3 s for each input) fails at once instead, as a descriptor shortage, which
+    // is no background error (issue 19, pool review 2, finding 2).
+    table_cache_->CancelWaits();
     bg_cv_.SignalAll();
     while (calls_in_flight_ > 0 || flush_scheduled_ || bg_compactions_scheduled_ > 0 ||
            manual_compactions_ > 0) {
