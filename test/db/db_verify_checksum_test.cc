@@ -1,6 +1,7 @@
 // DB::VerifyChecksum: a clean DB verifies with progress growing to the live files' total and
 // one final report; a damaged data block is Corruption naming the file; a bad progress
 // interval is InvalidArgument; after Close the call is refused.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -203,6 +204,64 @@ TEST_F(DBVerifyChecksumTest, VerifiesWhileCompacting) {
   EXPECT_OK(compact);
   EXPECT_TRUE(compacted);
   EXPECT_OK(db_->VerifyChecksum(ReadOptions()));
+  ASSERT_NO_FATAL_FAILURE(Close());
+}
+
+// The Version being verified is pinned: a compaction that replaces its files between two files
+// of the verification (run from the progress callback, which comes after each file, on
+// another thread that the callback waits for) does not delete them under it.
+TEST_F(DBVerifyChecksumTest, FilesReplacedMeanwhileStayReadable) {
+  options_.disable_auto_compactions = true;
+  ASSERT_NO_FATAL_FAILURE(Open());
+  // Four tables over the same keys, so that the compaction rewrites them all (no trivial move).
+  for (int t = 0; t < 4; t++) {
+    for (int j = 0; j < 100; j++) {
+      ASSERT_OK(db_->Put(WriteOptions(), std::to_string(j), std::string(200, 'a' + t)));
+    }
+    ASSERT_OK(db_->Flush(FlushOptions()));
+  }
+  uint64_t total_bytes = 0;
+  const std::vector<std::string> before = Tables(&total_bytes);
+  ASSERT_EQ(before.size(), 4u);
+  Status compact = Status::Incomplete("not run");
+  VerifyChecksumOptions options;
+  options.progress_interval_seconds = 0;
+  options.progress = [&](const Progress& p) {
+    if (p.finished || p.entries_done != 1) return;
+    CompactRangeOptions everything;
+    everything.bottommost_level_compaction = BottommostLevelCompaction::kForce;
+    std::thread t([&] { compact = db_->CompactRange(everything, nullptr, nullptr); });
+    t.join();
+  };
+  EXPECT_OK(db_->VerifyChecksum(options));
+  ASSERT_OK(compact);
+  // The compaction replaced every file; once the verification let go, they were deleted.
+  const std::vector<std::string> after = Tables(&total_bytes);
+  for (const std::string& path : before) {
+    EXPECT_EQ(std::find(after.begin(), after.end(), path), after.end()) << path;
+  }
+  EXPECT_OK(db_->VerifyChecksum(ReadOptions()));
+  ASSERT_NO_FATAL_FAILURE(Close());
+}
+
+// Verification reads the files, not the block cache, and leaves nothing in it.
+TEST_F(DBVerifyChecksumTest, DoesNotFillTheBlockCache) {
+  ASSERT_NO_FATAL_FAILURE(Open());
+  ASSERT_NO_FATAL_FAILURE(Fill(3));
+  ASSERT_NO_FATAL_FAILURE(Close());
+  ASSERT_NO_FATAL_FAILURE(Open());
+  uint64_t before = 0, after = 0;
+  ASSERT_TRUE(db_->GetIntProperty(DB::Properties::kBlockCacheUsage, &before));
+  ReadOptions fill;
+  fill.fill_cache = true;
+  ASSERT_OK(db_->VerifyChecksum(fill));
+  ASSERT_TRUE(db_->GetIntProperty(DB::Properties::kBlockCacheUsage, &after));
+  EXPECT_EQ(after, before);
+  // The property does show reads that fill the cache.
+  std::string value;
+  ASSERT_OK(db_->Get(ReadOptions(), "1-50", &value));
+  ASSERT_TRUE(db_->GetIntProperty(DB::Properties::kBlockCacheUsage, &after));
+  EXPECT_GT(after, before);
   ASSERT_NO_FATAL_FAILURE(Close());
 }
 
