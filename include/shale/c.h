@@ -544,6 +544,17 @@ extern SHALE_LIBRARY_API int shale_property_int(shale_t* db, const char* propnam
                                                 uint64_t* out_val);
 /* The sequence number of the most recent write (DB::GetLatestSequenceNumber). */
 extern SHALE_LIBRARY_API uint64_t shale_get_latest_sequence_number(shale_t* db);
+/* Reads every block of every live table file and checks its checksum (DB::VerifyChecksum;
+ * RocksDB's rocksdb_verify_checksum): an error ("Corruption: ...") naming the file on the first
+ * bad block. Blocks are read from the files, never through the block cache. */
+extern SHALE_LIBRARY_API void shale_verify_checksum(shale_t* db, char** errptr);
+/* shale_verify_checksum, reporting its progress (operation "verify"; bytes of the live table
+ * files verified of their total, entries = files) to callback(arg, ...) at most every
+ * interval_seconds (0: after every file); an error for a negative interval. A NULL callback
+ * reports nothing. */
+extern SHALE_LIBRARY_API void shale_verify_checksum_with_progress(
+    shale_t* db, shale_progress_callback callback, void* arg, double interval_seconds,
+    char** errptr);
 
 /* ---------------------------------------------------------------- External table files */
 

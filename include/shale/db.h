@@ -149,6 +149,17 @@ class SHALE_EXPORT DB {
   // writes and background work go on while the file is written.
   virtual Status SetOptions(const std::unordered_map<std::string, std::string>& options) = 0;
 
+  // Reads every block of every live table file (those of the current version) and checks
+  // its checksum and that it parses, as RocksDB's VerifyChecksum does: Corruption naming the
+  // file on the first bad block. The files stay live while they are read (a compaction that
+  // replaces them meanwhile does not delete them); the memtables and WALs are not checked.
+  // Blocks are read from the files, never from or into the block cache. ShutdownInProgress
+  // after Close, or when Close starts meanwhile (it stops at the next file).
+  virtual Status VerifyChecksum(const ReadOptions& options) = 0;
+  // The same, reporting progress (operation "verify"; see VerifyChecksumOptions).
+  // InvalidArgument for a bad progress_interval_seconds.
+  virtual Status VerifyChecksum(const VerifyChecksumOptions& options) = 0;
+
   // Clears the background error after its cause is fixed (space freed, device back) and
   // resumes background work: OK when the DB is writable again, else the error that remains.
   // OK when there was no error.

@@ -480,6 +480,20 @@ struct CompactRangeOptions {
   double progress_interval_seconds = 1.0;
 };
 
+// Options of DB::VerifyChecksum(const VerifyChecksumOptions&).
+struct VerifyChecksumOptions {
+  // The read options of DB::VerifyChecksum(const ReadOptions&). Blocks are read straight from
+  // the files (a cached copy could hide a block that went bad on disk), so they never go
+  // into the block cache, whatever fill_cache says; checksums are always verified.
+  ReadOptions read_options;
+  // Called with the verification's progress (shale/progress.h): operation "verify"; bytes of
+  // the live table files verified of their total size, entries = files. Empty: no reports.
+  // Default: empty.
+  ProgressCallback progress;
+  // At most one report per this many seconds (0: after every file). Must be >= 0. Default: 1.
+  double progress_interval_seconds = 1.0;
+};
+
 struct IngestExternalFileOptions {
   // Move (rename) the files into the DB instead of copying them; falls back to a copy across
   // file systems. A moved file is synced before the ingestion commits (whatever wrote it may

@@ -1,6 +1,7 @@
 // Progress of a long operation, reported to a callback the caller gives in the operation's
 // options: BulkLoaderOptions (Finish), CompactRangeOptions (DB::CompactRange),
-// IngestExternalFileOptions (bringing the files in) and CheckpointOptions. A load or a manual
+// IngestExternalFileOptions (bringing the files in), CheckpointOptions and
+// VerifyChecksumOptions (DB::VerifyChecksum). A load or a manual
 // compaction of a large DB runs for minutes to hours; the callback says how far it has got,
 // how fast it goes and when it should end.
 //
@@ -42,7 +43,8 @@ struct SHALE_EXPORT Progress {
   const char* stage = "";
   // Work done and the total expected, in bytes (of input: table files a compaction reads, key
   // and value bytes a bulk load merges, file bytes an ingestion or a checkpoint copies or
-  // links) and in entries (files, for an ingestion and a checkpoint). A total is an estimate
+  // links, live table file bytes a verification reads) and in entries (files, for an
+  // ingestion, a checkpoint and a verification). A total is an estimate
   // made at the start (a compaction drops overwritten entries, a load drops duplicates):
   // *_done may end below it; a total the work outgrows is reported as the done count, so
   // *_done never exceeds *_total. 0 when not known.

@@ -135,6 +135,22 @@ void shale_flush(shale_t* db, const shale_flushoptions_t* options, char** errptr
   SaveError(errptr, db->rep->Flush(options->rep));
 }
 
+void shale_verify_checksum(shale_t* db, char** errptr) {
+  SaveError(errptr, db->rep->VerifyChecksum(shale::ReadOptions()));
+}
+
+void shale_verify_checksum_with_progress(shale_t* db, shale_progress_callback callback,
+                                         void* arg, double interval_seconds, char** errptr) {
+  shale::VerifyChecksumOptions options;
+  options.progress_interval_seconds = interval_seconds;
+  if (SaveError(errptr, shale::capi::MakeProgressCallback(
+                            callback, arg, interval_seconds,
+                            "shale_verify_checksum_with_progress", &options.progress))) {
+    return;
+  }
+  SaveError(errptr, db->rep->VerifyChecksum(options));
+}
+
 char* shale_property_value(shale_t* db, const char* propname) {
   std::string value;
   if (!db->rep->GetProperty(propname, &value)) return nullptr;

@@ -100,6 +100,9 @@ class DBImpl final : public DB {
                             const IngestExternalFileOptions& options) override;
   Status SetOptions(const std::unordered_map<std::string, std::string>& options) override;
   Status Resume() override;
+  // db_impl_verify.cc.
+  Status VerifyChecksum(const ReadOptions& options) override ABSL_LOCKS_EXCLUDED(mu_);
+  Status VerifyChecksum(const VerifyChecksumOptions& options) override ABSL_LOCKS_EXCLUDED(mu_);
   Status Close() override;
   bool GetProperty(std::string_view property, std::string* value) override;
   bool GetIntProperty(std::string_view property, uint64_t* value) override;

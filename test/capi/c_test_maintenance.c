@@ -1,5 +1,5 @@
-/* Flush, manual compaction, properties, statistics, and how read errors reach C callers
- * (a damaged table file). */
+/* Flush, manual compaction, properties, statistics, and how read errors and checksum
+ * verification reach C callers (a damaged table file). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
@@ -135,10 +135,29 @@ void TestCorruption(void) {
   shale_t* db = OpenOrFail(options, "db_corrupt");
   PutKeys(db, 200, 100);
   FlushOrFail(db);
+  /* Intact: verification passes, with progress over the one table file. */
+  char* err = NULL;
+  shale_verify_checksum(db, &err);
+  CHECK_OK(err);
+  ProgressLog log;
+  memset(&log, 0, sizeof(log));
+  shale_verify_checksum_with_progress(db, RecordProgress, &log, -1.0, &err);
+  CHECK_ERROR(err, "progress interval");
+  CHECK(log.reports == 0);
+  shale_verify_checksum_with_progress(db, RecordProgress, &log, 0.0, &err);
+  CHECK_OK(err);
+  CheckProgressLog(&log, "verify");
+  CHECK(log.last_entries_done == 1);
+  shale_verify_checksum_with_progress(db, NULL, NULL, 1.0, &err);
+  CHECK_OK(err);
   shale_close(db);
 
   /* Damage the first data block (which holds k0000). */
-  FILE* f = fopen(OnlyTableFile("db_corrupt"), "r+b");
+  const char* table = OnlyTableFile("db_corrupt");
+  const char* table_name = strrchr(table, '/') + 1;
+  char table_name_copy[256];
+  snprintf(table_name_copy, sizeof(table_name_copy), "%s", table_name);
+  FILE* f = fopen(table, "r+b");
   CHECK(f != NULL);
   CHECK(fseek(f, 100, SEEK_SET) == 0);
   CHECK(fwrite("XXXXXXXX", 1, 8, f) == 8);
@@ -147,8 +166,17 @@ void TestCorruption(void) {
   /* Tables are opened lazily, so the DB opens and the damage shows when it is read. */
   shale_options_set_paranoid_checks(options, 0);
   db = OpenOrFail(options, "db_corrupt");
+  /* Verification finds it, naming the file. */
+  shale_verify_checksum(db, &err);
+  CHECK(err != NULL && strstr(err, "Corruption") != NULL && strstr(err, table_name_copy) != NULL);
+  shale_free(err);
+  err = NULL;
+  memset(&log, 0, sizeof(log));
+  shale_verify_checksum_with_progress(db, RecordProgress, &log, 0.0, &err);
+  CHECK_ERROR(err, "Corruption");
+  CHECK(log.finished_reports == 1 && log.reports_after_finished == 0);  /* the final report */
+  CHECK(strcmp(log.operation, "verify") == 0);
   shale_readoptions_t* ro = shale_readoptions_create();
-  char* err = NULL;
   size_t len = 5;
   CHECK(shale_get(db, ro, STR("k0000"), &len, &err) == NULL);
   CHECK(len == 0);

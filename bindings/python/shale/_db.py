@@ -428,6 +428,29 @@ class DB:
         finally:
             destroy(checkpoint)
 
+    def verify_checksum(self, *, progress: Optional[ProgressCallback] = None,
+                        progress_interval: float = _progress.DEFAULT_INTERVAL) -> None:
+        """Reads every block of every live table file and checks its checksum (RocksDB's
+        VerifyChecksum); raises shale.Corruption naming the file on the first bad block.
+        Blocks are read from the files, never through the block cache.
+
+        progress: called with a shale.Progress (operation "verify"; bytes of the live table
+        files verified of their total, entries = files) at most every progress_interval
+        seconds (0: after every file) and once at the end with finished=True; see
+        shale.Progress."""
+        rep = _progress.reporter(progress, progress_interval, "DB.verify_checksum")
+        if rep is None:
+            verify = _errors.need("shale_verify_checksum", "DB.verify_checksum")
+        else:
+            verify = _errors.need("shale_verify_checksum_with_progress",
+                                  "DB.verify_checksum(progress=...)")
+        handle = self._checked_handle()
+        with _progress.Reporting(rep):
+            if rep is None:
+                _errors.call(verify, handle)
+            else:
+                _errors.call(verify, handle, rep.thunk, None, rep.interval)
+
     def set_options(self, options: Mapping[str, _options.OptionValue]) -> None:
         """Changes dynamic options of the open DB, all or none: a dict of RocksDB names to
         values ({"disable_auto_compactions": False, "write_buffer_size": "8M"}); values are

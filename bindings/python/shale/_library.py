@@ -262,6 +262,9 @@ _OPTIONAL_PROTOTYPES: _Prototypes = {
                                                      _errptr]),
     "shale_checkpoint_create_with_progress": (None, [_handle, _bytes, _u64, PROGRESS_FN,
                                                      _void_p, _double, _errptr]),
+    "shale_verify_checksum": (None, [_handle, _errptr]),
+    "shale_verify_checksum_with_progress": (None, [_handle, PROGRESS_FN, _void_p, _double,
+                                                   _errptr]),
 }
 
 _lock = threading.Lock()

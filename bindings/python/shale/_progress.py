@@ -45,13 +45,13 @@ class Progress:
     """How far a long operation has got, as reported to a `progress=` callback (a copy of the
     engine's shale::Progress; immutable, safe to keep after the callback returns).
 
-    operation: what runs: "compact_range", "ingest", "checkpoint" or "bulk_load".
+    operation: what runs: "compact_range", "ingest", "checkpoint", "bulk_load" or "verify".
     stage: the step it is in where it has several ("merge_runs", "write_tables", "ingest" for
     a bulk load; "copy" or "link" for an ingestion and a checkpoint), else "".
     bytes_done / bytes_total, entries_done / entries_total: work done and the total expected
-    (bytes of input; entries, or files for an ingestion and a checkpoint). A total is an
-    estimate made at the start and may not be reached (a compaction drops overwritten entries);
-    0 when not known.
+    (bytes of input; entries, or files for an ingestion, a checkpoint and a verification). A
+    total is an estimate made at the start and may not be reached (a compaction drops
+    overwritten entries); 0 when not known.
     elapsed_seconds: wall-clock seconds since the operation started.
     bytes_per_second: bytes_done / elapsed_seconds.
     eta_seconds: estimated seconds left at the rate so far; None when not known yet (nothing
