@@ -166,11 +166,17 @@ Status TableFilePool::OpenUnlocked(Slot* slot) {
   open_++;
   if (capacity_ < configured_capacity_ && ++opens_since_change_ >= kGrowthOpens) {
     opens_since_change_ = 0;
-    // Up to the ceiling left below the level where the limit was last hit; past it only once
-    // the limit has not been hit for headroom_hold_ (the outside use is taken to be over).
-    if (ceiling_ < configured_capacity_ &&
+    // Up to the ceiling left below the level where the limit was last hit. Past it only when
+    // the limit has not been hit for headroom_hold_ AND a probe shows the room is there: a
+    // quiet period alone proves nothing (at the ceiling the pool cannot hit the limit, however
+    // long the outside use lasts), so the ceiling rises one step at a time, each time the
+    // process can still open the step plus the reserve a cut keeps (see ProbeRoomLocked).
+    if (ceiling_ < configured_capacity_ && capacity_ >= ceiling_ && !probing_ &&
         std::chrono::steady_clock::now() - last_limit_hit_ >= headroom_hold_) {
-      ceiling_ = configured_capacity_;
+      const size_t step = std::max<size_t>(ceiling_ / 16, 1);
+      if (ProbeRoomLocked(slot->path, step + 1 + (ceiling_ + step) / 16)) {
+        ceiling_ = std::min(configured_capacity_, ceiling_ + step);
+      }
     }
     if (capacity_ < ceiling_) {
       capacity_ = std::min(ceiling_, capacity_ + std::max<size_t>(capacity_ / 16, 1));
@@ -178,6 +184,28 @@ Status TableFilePool::OpenUnlocked(Slot* slot) {
     }
   }
   return s;
+}
+
+bool TableFilePool::ProbeRoomLocked(const std::string& path, size_t n) {
+  probing_ = true;
+  std::vector<std::unique_ptr<RandomAccessFile>> probes;
+  mu_.Unlock();
+  bool room = true;
+  for (size_t i = 0; i < n && room; i++) {
+    std::unique_ptr<RandomAccessFile> file;
+    Status s = fs_->NewRandomAccessFile(path, &file);
+    if (s.ok()) {
+      probes.push_back(std::move(file));
+    } else {
+      room = false;
+      s.PermitUncheckedError();
+    }
+  }
+  probes.clear();  // closed without the lock
+  mu_.Lock();
+  probing_ = false;
+  if (!room) last_limit_hit_ = std::chrono::steady_clock::now();  // the hold starts again
+  return room;
 }
 
 Status TableFilePool::Acquire(Slot* slot) {

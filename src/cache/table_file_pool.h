@@ -71,12 +71,15 @@
 // opens in flight as fitting: one short spike could leave it at 1 for good; issue 19, pool
 // review finding 2.) The growth stops at the ceiling: the level of the last cut, which leaves
 // the DB's other files their room below the level where the limit was hit; the ceiling is
-// lifted (to the configured capacity) only once the limit has not been hit for headroom_hold()
-// (5 minutes by default), the evidence that the outside use that hit it is over. (Before, the
-// growth went on to the configured capacity within a few hundred opens, took back the room
-// the cut had left, and the DB's next WAL, MANIFEST or flush output failed with EMFILE, a
-// background error; issue 19, pool review 2, finding 1.) When the outside use does last past
-// the hold, the growth meets the limit again and is cut again: one EMFILE per hold at most.
+// raised (a step at a time, toward the configured capacity) only once the limit has not been
+// hit for headroom_hold() (5 minutes by default) and a probe then finds the step plus the
+// reserve a cut keeps free in the process: the quiet period alone proves nothing, as at the
+// ceiling the pool cannot hit the limit however long the outside use lasts. (Before, the growth
+// went on to the configured capacity within a few hundred opens, took back the room the cut
+// had left, and the DB's next WAL, MANIFEST or flush output failed with EMFILE, a background
+// error; issue 19, pool review 2, finding 1; and a first fix lifting the ceiling after the
+// quiet period alone did the same 5 minutes later, review 3.) The probe holds its descriptors
+// for the instant of the probe, once per hold at most.
 //
 // Result data: a pooled Read always returns its bytes in the caller's scratch (a file system
 // that returns its own memory has it copied), since the descriptor may be closed as soon as
@@ -195,6 +198,10 @@ class TableFilePool {
   // Opens `slot`'s descriptor with mu_ released (slot->opening set meanwhile, counted in
   // opening_); on success the descriptor is open and in lru_. Returns with mu_ held again.
   Status OpenUnlocked(Slot* slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether the process can open `n` more descriptors now: opens `path` n times with mu_
+  // released and closes them at once (probing_ set meanwhile). A failure counts as a limit
+  // hit (last_limit_hit_). Returns with mu_ held again.
+  bool ProbeRoomLocked(const std::string& path, size_t n) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Takes the slot's descriptor out of lru_; returns it, to be closed after mu_ is released.
   std::unique_ptr<RandomAccessFile> TakeFileLocked(Slot* slot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Frees the slot if nothing refers to it any more (no holders, no open, no descriptor).
@@ -238,9 +245,11 @@ class TableFilePool {
   // capacity_ whenever mu_ is released, except right after capacity_ was lowered, until the
   // in-use descriptors over it are handed back (Release then closes them), and after Shutdown.
   size_t capacity_ ABSL_GUARDED_BY(mu_);
-  // The most the capacity grows back to: the level of the last cut, until the limit has not
-  // been hit for headroom_hold_; the configured capacity otherwise.
+  // The most the capacity grows back to: the level of the last cut, raised one step at a time
+  // (up to the configured capacity) once the limit has not been hit for headroom_hold_ and a
+  // probe finds the step and the reserve free (OpenUnlocked).
   size_t ceiling_ ABSL_GUARDED_BY(mu_);
+  bool probing_ ABSL_GUARDED_BY(mu_) = false;  // a ProbeRoomLocked is under way
   // When an open last failed with "Too many open files".
   std::chrono::steady_clock::time_point last_limit_hit_ ABSL_GUARDED_BY(mu_){};
   std::chrono::milliseconds headroom_hold_ ABSL_GUARDED_BY(mu_){kDefaultHeadroomHold};

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <memory>
 #include <string>
@@ -122,6 +123,61 @@ TEST(TableFilePoolHeadroomTest, GrowthBackKeepsTheRoomLeftForTheDbsOtherFiles) {
   Status ws = fs.NewWritableFile("/db/000999.log", &wal);
   EXPECT_TRUE(ws.ok()) << ws.ToString() << ":"
       << "the pool grew back into the room the cut left for the DB's own files";
+}
+
+// The ceiling is raised after the quiet period only when a probe finds the room: a quiet period
+// alone proves nothing (at its ceiling the pool cannot hit the limit), and lifting the ceiling
+// on it brought the EMFILE back (pool review 3). Here the hold is 0 (the quiet period is always
+// over) and an outside file stays open the whole time.
+TEST(TableFilePoolHeadroomTest, TheCeilingRisesOnlyWhenAProbeFindsTheRoom) {
+  constexpr int kLimit = 20;
+  constexpr uint64_t kTables = 30;
+  const InternalKeyComparator icmp(BytewiseComparator());
+  std::shared_ptr<FileSystem> mem = NewMemFileSystem();
+  ASSERT_OK(mem->CreateDirIfMissing(kDb));
+  std::vector<uint64_t> sizes;
+  for (uint64_t t = 1; t <= kTables; t++) {
+    std::vector<Entry> entries;
+    for (int i = 0; i < kKeysPerTable; i++) {
+      entries.emplace_back(MakeInternalKey(UserKey(t, i), 10, kTypeValue), ValueOf(t, i));
+    }
+    const std::string path = TableFileName(kDb, t);
+    ASSERT_OK(BuildTable(mem.get(), path, TableOptions(), kNoCompression, &icmp, entries));
+    uint64_t size = 0;
+    ASSERT_OK(mem->GetFileSize(path, &size));
+    sizes.push_back(size);
+  }
+  LimitFileSystem fs(mem, kLimit);
+  TableCache cache(kDb, &fs, &icmp, UncachedBlockSource(), TableReaderOptions(),
+                   TableCache::kUnlimited, 0, false, /*max_open_files=*/64);
+  cache.set_headroom_hold(std::chrono::milliseconds(0));
+  auto read = [&](uint64_t t, int i) {
+    std::shared_ptr<const CachedTable> table;
+    Status s = cache.Find(t, sizes[t - 1], &table);
+    if (!s.ok()) return s.ToString();
+    std::vector<Entry> got;
+    s = GetAll(*table->reader, UserKey(t, i), kMaxSequenceNumber, &got);
+    if (!s.ok()) return s.ToString();
+    return std::string(got.size() == 1 && got[0].second == ValueOf(t, i) ? "" : "wrong");
+  };
+  // The DB's WAL, open all along: the outside use.
+  std::unique_ptr<RandomAccessFile> outside;
+  ASSERT_OK(fs.NewRandomAccessFile(TableFileName(kDb, kTables), &outside));
+  for (uint64_t t = 1; t <= kTables; t++) ASSERT_EQ(read(t, 0), "");
+  ASSERT_GE(cache.TooManyOpenFilesHits(), 1u);
+  const size_t cut = cache.file_capacity();
+  ASSERT_LT(cut, 19u);
+  for (int n = 0; n < 2000; n++) ASSERT_EQ(read(1 + n % 20, n % kKeysPerTable), "");
+  EXPECT_EQ(cache.file_capacity(), cut) << "the ceiling rose with the outside use still there";
+  std::unique_ptr<WritableFile> wal;
+  Status ws = fs.NewWritableFile("/db/000999.log", &wal);
+  EXPECT_TRUE(ws.ok()) << ws.ToString() << ": the pool took the room left for the DB's files";
+  // The outside use ends: the probe finds room for a step and the reserve, the ceiling rises.
+  outside.reset();
+  for (int n = 0; n < 2000; n++) ASSERT_EQ(read(1 + n % 20, n % kKeysPerTable), "");
+  EXPECT_GT(cache.file_capacity(), cut) << "the ceiling never rose after the outside use ended";
+  ws = fs.NewWritableFile("/db/000998.log", &wal);
+  EXPECT_TRUE(ws.ok()) << ws.ToString() << ": the pool took the room left for the DB's files";
 }
 
 }  // namespace
