@@ -449,6 +449,8 @@ class AdminCliTest(unittest.TestCase):
         self.assertIn("Level", stats)
         self.assertIn("Compaction debt:", stats)
         self.assertIn("shale.estimate-compaction-seconds-left: ", stats)
+        # Freshly opened: nothing timed yet, so the rates are unknown rather than 0.
+        self.assertIn("shale.compaction-rate: unknown", stats)
         self.assertIn("write_buffer_size=", self.shale("options", self.db).stdout)
 
     def test_compact_and_ingest(self):

@@ -122,13 +122,18 @@ int StatsCommand(const CliArgs& args) {
   }
   // The compaction debt as numbers (shale.stats has them in its "Compaction debt:" line).
   std::printf("** Compaction debt **\n");
+  // The rates are measured from the compactions (and flushes) timed since this Open: a DB just
+  // opened here has none, and 0 then means unknown, not "no compaction possible".
   for (std::string_view property :
        {DB::Properties::kEstimatePendingCompactionBytes, DB::Properties::kCompactionRate,
         DB::Properties::kEstimateCompactionSecondsLeft, DB::Properties::kSustainableWriteRate}) {
     uint64_t value = 0;
+    const bool known = db->GetIntProperty(property, &value) &&
+                       (value > 0 || (property != DB::Properties::kCompactionRate &&
+                                      property != DB::Properties::kSustainableWriteRate));
     std::printf("%.*s: %s\n", static_cast<int>(property.size()), property.data(),
-                db->GetIntProperty(property, &value) ? std::to_string(value).c_str()
-                                                     : "unknown");
+                known ? std::to_string(value).c_str()
+                      : "unknown (measured while the DB runs; nothing timed since this open)");
   }
   s = db->Close();
   return s.ok() ? kExitOk : ReportError("stats", s);
