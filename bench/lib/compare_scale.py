@@ -15,14 +15,15 @@ dumps) and --report_interval_seconds=--interval (the throughput CSV). The parts,
               replay, as shale_bench's waitforcompaction, which flushes first, would anyway). Timed from the spawn until the background work was
               done (shale_bench's waitforcompaction done-at time; RocksDB's last flush or
               compaction event in its LOG). Write amplification: bytes the tool wrote to storage
-              (/proc/<pid>/io write_bytes, at exit) over num x 144 user bytes; beside it the
-              whole device's (/sys/block/<dev>/stat sectors written, from the spawn until a sync
-              after the exit: every process's writes, so exact only on an idle machine). Space
-              amplification: bytes allocated under the DB directory after the run over the live
-              user bytes (the expected distinct keys of num uniform draws from num, num x
+              (/proc/<pid>/io write_bytes less cancelled_write_bytes, at exit) over num x 144
+              user bytes; beside it the whole device's (/sys/block/<dev>/stat sectors written,
+              from the spawn until a sync after the exit: every process's writes, so exact only
+              on an idle machine). Space amplification: bytes allocated under the DB directory
+              after the run (info LOGs left out) over the live user bytes (the expected distinct keys of num uniform draws from num, num x
               (1 - (1 - 1/num)^num), x 144). Close time: the close after the wait, at the exit.
   close_open  three processes on the loaded DB (--use_existing_db=1), each after a page-cache drop
-              when --drop_caches=1 (sync, then 3 > /proc/sys/vm/drop_caches; needs root):
+              when --drop_caches=1 (sync, then 3 > /proc/sys/vm/drop_caches; needs root; then
+              `<tool> --version` under /usr/bin/time puts the executables back in the cache):
                 open         `stats` only: open time, bytes open read (/proc/<pid>/io read_bytes:
                              from the device; rchar: through read calls, cached or not), RSS
                              after open (the process's peak RSS: it does nothing else), and the
@@ -178,11 +179,14 @@ def _read(path):
         return ""
 
 
-def allocated_bytes(path):
-    """Bytes allocated to the files under `path` (st_blocks x 512), 0 when it is absent."""
+def allocated_bytes(path, skip_prefix=None):
+    """Bytes allocated to the files under `path` (st_blocks x 512), those whose names start
+    with skip_prefix left out; 0 when it is absent."""
     total = 0
     for root, _, files in os.walk(path):
         for name in files:
+            if skip_prefix and name.startswith(skip_prefix):
+                continue
             try:
                 total += os.lstat(os.path.join(root, name)).st_blocks * 512
             except OSError:
@@ -258,7 +262,9 @@ class Sampler:
 
 def build_series(samples, throughput, dumps, spawned_at, bench_start_at, interval):
     """The run's time series on the sampler's grid: per sample, seconds since the spawn, the
-    throughput CSV's interval covering it (ops/s and MB/s; None outside the benchmark), RSS,
+    throughput CSV's interval that ended at that time (ops/s and MB/s over the interval before
+    the sample: the CSV line whose time, on the benchmark's clock started at bench_start_at, is
+    within half an interval of the sample; None outside the benchmark), RSS,
     the tool's and the device's bytes written, and the last stats dump at or before it (L0
     files, pending compaction bytes, cumulative stall seconds; None before the first)."""
     rows = []
@@ -266,10 +272,9 @@ def build_series(samples, throughput, dumps, spawned_at, bench_start_at, interva
         ops = None
         if throughput and bench_start_at is not None:
             rel = s["at"] - bench_start_at
-            for c in throughput:
-                if c["seconds"] - interval < rel <= c["seconds"]:
-                    ops = c["ops_per_sec"]
-                    break
+            nearest = min(throughput, key=lambda c: abs(c["seconds"] - rel))
+            if abs(nearest["seconds"] - rel) <= interval / 2:
+                ops = nearest["ops_per_sec"]
         dump = None
         for d in dumps:
             if d["at"] <= s["at"]:
@@ -331,7 +336,7 @@ def scale_figures(engine, step, record, sampler, runner, num, interval):
                if io.get("write_bytes") else None)
     device_written = (dev["write_bytes"] - sampler.device_start["write_bytes"]
                       if dev and sampler.device_start else None)
-    on_disk = allocated_bytes(db)
+    on_disk = allocated_bytes(db, skip_prefix="LOG")
     live = expected_distinct(num) * ENTRY_BYTES
     series = build_series(sampler.samples, record.get("throughput") or [], dumps, spawned_at,
                           oc["open_done_at"], interval)
@@ -653,6 +658,11 @@ def _run_step(args, runner, engine, step, part, stat_path, num, work_dir):
     dropped = None
     if args.drop_caches and part in ("close_open", "read"):
         dropped = drop_caches() or "dropped"
+        # The tool (and /usr/bin/time) back in the page cache, so that the run's read_bytes
+        # are the DB's, not the executable's and its libraries'.
+        warm = [runner.binary(engine, step), "--version"]
+        subprocess.run(([compare_run.TIME_BIN] if runner.use_time else []) + warm,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     sampler = Sampler(args.interval, stat_path, runner.use_time)
     record = runner.run(engine, step, 0, monitor=sampler)
     record["page_cache"] = dropped or "kept"
@@ -673,8 +683,8 @@ def scale_notes(args, stat_path):
         "its exit, children and threads included) over num x 144 bytes; the device figure is the whole device's "
         f"sectors written ({stat_path or 'no block device found'}) from the spawn to a sync "
         "after the exit: other processes' writes count too.",
-        "Space-amp: bytes allocated under the DB directory (tables, WAL, MANIFEST, LOG) after "
-        "the run over the expected live bytes: num x (1 - (1 - 1/num)^num) distinct keys x 144 "
+        "Space-amp: bytes allocated under the DB directory (tables, WAL, MANIFEST; not the "
+        "info LOGs, which the stats dumps fill) after the run over the expected live bytes: num x (1 - (1 - 1/num)^num) distinct keys x 144 "
         "(readseq's key count, in the read table, is the exact one).",
         "Open and close times: RocksDB's info LOG (first line to 'DB pointer'; 'Shutdown: "
         "canceling all background work' to 'Shutdown complete'); ShaleDB's LOG ('opened in') "

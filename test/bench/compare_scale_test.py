@@ -204,21 +204,25 @@ class ScaleSuiteTest(unittest.TestCase):
 
     def test_series_join(self):
         spawned = 1000.0
-        samples = [{"at": spawned + t, "rss_bytes": 100 * t, "write_bytes": 7} for t in (1, 2, 3)]
+        samples = [{"at": spawned + t, "rss_bytes": int(100 * t), "write_bytes": 7}
+                   for t in (0.2, 1, 2, 3)]
         throughput = [{"seconds": 1.0, "ops_per_sec": 100.0},
                       {"seconds": 2.0, "ops_per_sec": 200.0}]
         dumps = [{"at": spawned + 1.5, "l0_files": 3, "pending_compaction_bytes": 9,
                   "stall_seconds": 0.5}]
-        rows = self.scale.build_series(samples, throughput, dumps, spawned, spawned + 0.5, 1)
-        self.assertEqual([r["seconds"] for r in rows], [1.0, 2.0, 3.0])
-        self.assertEqual([r["ops_per_sec"] for r in rows], [100.0, 200.0, None])
-        self.assertAlmostEqual(rows[0]["mb_per_sec"], 100 * 144 / 1048576.0)
-        self.assertEqual([r["l0_files"] for r in rows], [None, 3, 3])
-        self.assertEqual([r["rss_bytes"] for r in rows], [100, 200, 300])
+        # The benchmark's clock starts 0.1 s after the spawn: its lines end at 1.1 and 2.1 s;
+        # each sample takes the line that ended within half an interval of it.
+        rows = self.scale.build_series(samples, throughput, dumps, spawned, spawned + 0.1, 1)
+        self.assertEqual([r["seconds"] for r in rows], [0.2, 1.0, 2.0, 3.0])
+        # At 0.2 s the first line (ops over 0.1..1.1 s) has not ended yet: no rate to give.
+        self.assertEqual([r["ops_per_sec"] for r in rows], [None, 100.0, 200.0, None])
+        self.assertAlmostEqual(rows[1]["mb_per_sec"], 100 * 144 / 1048576.0)
+        self.assertEqual([r["l0_files"] for r in rows], [None, None, 3, 3])
+        self.assertEqual([r["rss_bytes"] for r in rows], [20, 100, 200, 300])
         csv = self.scale.series_csv(rows).splitlines()
         self.assertEqual(csv[0].split(",")[:5],
                          ["seconds", "ops_per_sec", "mb_per_sec", "rss_bytes", "l0_files"])
-        self.assertEqual(csv[3].split(",")[1], "")  # no throughput: an empty cell
+        self.assertEqual(csv[4].split(",")[1], "")  # no throughput: an empty cell
 
     def test_part_table(self):
         engines = [self.runlib.Engine("RocksDB", "rocksdb", "/x"),
