@@ -13,6 +13,15 @@
 //   2. write: the distinct pairs split into --threads contiguous key ranges, each written by its
 //      own thread with rocksdb::SstFileWriter into files cut at --target_file_size_base.
 //   3. ingest: DB::IngestExternalFile(move_files=true) into an empty DB at --db.
+// bulkload_runs does the same load at a scale where the pairs do not fit in memory (bench/compare's
+// scale suite), the way a RocksDB user must, as RocksDB 11.8.1 ships no external sort: the
+// pairs are generated in runs of as many as --bulkload_memory_budget holds (records and index
+// entries, key_size + value_size + 16 bytes a pair), each run sorted and deduplicated as above,
+// written with SstFileWriter on --threads threads into files cut at --target_file_size_base
+// and ingested (move_files; each run overlaps the ones before, so RocksDB places it above them,
+// down to L0); auto compactions run meanwhile unless --disable_auto_compactions=1; at the end
+// CompactRange over the whole key space merges the runs into one sorted level. Of equal keys
+// the last generated wins (a later run is ingested later, with a newer sequence number).
 // Report lines, in db_bench's format (bench/compare reads them):
 //   bulkload_external.prepare   num pairs over prepare (generate + sort + dedup)
 //   bulkload_external.write     distinct pairs over write; MB/s of their user bytes
@@ -21,6 +30,13 @@
 //                               the pairs are given sorted, so prepare is not part of it)
 //   bulkload_sorted             num pairs over prepare + write + ingest: the whole load from
 //                               random-order input, what ShaleDB's bulk loader does
+// and for bulkload_runs (times summed over the runs):
+//   bulkload_runs.prepare       num pairs over generate + sort + dedup
+//   bulkload_runs.write         pairs written over write; MB/s of their user bytes
+//   bulkload_runs.ingest        files over ingest
+//   bulkload_runs.compact       one operation: the final CompactRange
+//   bulkload_runs               num pairs over the whole load (prepare + write + ingest +
+//                               compact); MB/s of num x (key_size + value_size)
 // Exit status: 0 on success, 1 when RocksDB fails, 2 on a usage error.
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
@@ -65,6 +81,9 @@ struct Flags {
   std::string compression_type = "snappy";
   std::string db = "/tmp/rocksdb_ingest_bench";
   std::string benchmarks = "bulkload_external";
+  uint64_t bulkload_memory_budget = 512ull << 20;  // bulkload_runs: bytes a run may hold
+  bool disable_auto_compactions = false;           // bulkload_runs: until the final CompactRange
+  int stats_dump_period_sec = 600;                 // Options::stats_dump_period_sec (the LOG)
 };
 
 constexpr char kUsage[] =
@@ -78,6 +97,10 @@ constexpr char kUsage[] =
     "  --db=DIR                   the DB, destroyed first (default /tmp/rocksdb_ingest_bench)\n"
     "  --benchmarks=bulkload_external|bulkload_sorted  (either runs the same load and prints\n"
     "                             every line; default bulkload_external)\n"
+    "             |bulkload_runs  (the load in runs under a memory budget, then CompactRange)\n"
+    "  --bulkload_memory_budget=N bulkload_runs: bytes of pairs and index a run holds (512 MiB)\n"
+    "  --disable_auto_compactions=0|1  bulkload_runs: no auto compaction until the end (0)\n"
+    "  --stats_dump_period_sec=N  seconds between the stats dumps to the DB's LOG (600)\n"
     "Accepted and ignored (bench/compare passes them to every tool): --write_buffer_size,\n"
     "--max_write_buffer_number, --cache_size, --histogram, --statistics,\n"
     "--report_interval_seconds, --report_file; --use_existing_db must be 0.\n";
@@ -142,7 +165,14 @@ bool SetFlag(const std::string& name, const std::string& value, Flags* f) {
     ok = !value.empty();
   } else if (name == "benchmarks") {
     f->benchmarks = value;
-    ok = value == "bulkload_external" || value == "bulkload_sorted";
+    ok = value == "bulkload_external" || value == "bulkload_sorted" || value == "bulkload_runs";
+  } else if (name == "bulkload_memory_budget") {
+    ok = ParseInt(value, 65536, UINT64_MAX, &f->bulkload_memory_budget);
+  } else if (name == "disable_auto_compactions") {
+    ok = value == "0" || value == "1" || value == "false" || value == "true";
+    f->disable_auto_compactions = value == "1" || value == "true";
+  } else if (name == "stats_dump_period_sec") {
+    ok = ParseInt(value, 0, INT32_MAX, &f->stats_dump_period_sec);
   } else if (name == "use_existing_db") {
     ok = value == "0" || value == "false";
   } else if (std::find(std::begin(kIgnoredFlags), std::end(kIgnoredFlags), name) ==
@@ -234,23 +264,33 @@ class ValueSource {
 // KeyFormatter layout. Filled once by Generate(); then read-only, shared by the threads.
 class PairArena {
  public:
-  PairArena(int key_size, int value_size, size_t count)
+  // Room for `capacity` records.
+  PairArena(int key_size, int value_size, size_t capacity)
       : key_size_(static_cast<size_t>(key_size)),
         record_(static_cast<size_t>(key_size) + static_cast<size_t>(value_size)),
-        count_(count) {}
+        capacity_(capacity) {}
 
   // Allocates and fills the records: key numbers uniform in [0, count) (db_bench's fillrandom:
   // duplicates included), values from `values`.
   void Generate(uint64_t seed, const ValueSource& values) {
-    data_ = std::make_unique_for_overwrite<char[]>(record_ * count_);
     std::mt19937_64 rng(seed);
-    std::uniform_int_distribution<uint64_t> number(0, count_ - 1);
+    std::uniform_int_distribution<uint64_t> number(0, capacity_ - 1);
+    GenerateRun(&rng, &number, values, 0, capacity_);
+  }
+
+  // Fills the first `count` (<= capacity) records with the next `count` pairs of the stream
+  // `rng` and `number` draw key numbers from; `first` is the place of the first of them in the
+  // whole stream (it picks the value). The buffer is allocated on the first call.
+  void GenerateRun(std::mt19937_64* rng, std::uniform_int_distribution<uint64_t>* number,
+                   const ValueSource& values, uint64_t first, size_t count) {
+    if (data_ == nullptr) data_ = std::make_unique_for_overwrite<char[]>(record_ * capacity_);
+    count_ = std::min(count, capacity_);
     for (size_t i = 0; i < count_; i++) {
       char* record = data_.get() + i * record_;
-      const uint64_t v = number(rng);
+      const uint64_t v = (*number)(*rng);
       for (size_t b = 0; b < 8; b++) record[b] = static_cast<char>((v >> ((7 - b) * 8)) & 0xff);
       std::memset(record + 8, '0', key_size_ - 8);
-      std::memcpy(record + key_size_, values.Value(i), record_ - key_size_);
+      std::memcpy(record + key_size_, values.Value(first + i), record_ - key_size_);
     }
   }
 
@@ -265,7 +305,8 @@ class PairArena {
  private:
   const size_t key_size_;
   const size_t record_;
-  const size_t count_;
+  const size_t capacity_;
+  size_t count_ = 0;  // records filled by the last Generate / GenerateRun
   std::unique_ptr<char[]> data_;
 };
 
@@ -453,11 +494,23 @@ rocksdb::Options MakeOptions(const Flags& f, rocksdb::CompressionType compressio
   o.error_if_exists = true;
   o.compression = compression;
   o.target_file_size_base = f.target_file_size_base;
+  o.stats_dump_period_sec = static_cast<unsigned int>(f.stats_dump_period_sec);
   rocksdb::BlockBasedTableOptions t;
   t.block_size = f.block_size;
   if (f.bloom_bits >= 0) t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(f.bloom_bits));
   o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
   return o;
+}
+
+// Sorts the index of the `arena`'s pairs and keeps the last of equal keys: the distinct pairs
+// in key order.
+std::vector<IndexEntry> SortedIndex(const Flags& f, const PairArena& arena) {
+  std::vector<IndexEntry> index(arena.count());
+  for (uint32_t i = 0; i < index.size(); i++) index[i] = {BigEndian64(arena.KeyData(i)), i};
+  const IndexLess less(&arena);
+  ParallelSort(&index, less, f.threads);
+  KeepLastOfEqualKeys(less, &index);
+  return index;
 }
 
 // Generation (into `arena`), sort and dedup: the index of the distinct pairs in key order.
@@ -468,11 +521,7 @@ std::vector<IndexEntry> Prepare(const Flags& f, PairArena* arena, double* genera
   arena->Generate(f.seed, values);
   *generate_seconds = Since(start);
   start = Clock::now();
-  std::vector<IndexEntry> index(arena->count());
-  for (uint32_t i = 0; i < index.size(); i++) index[i] = {BigEndian64(arena->KeyData(i)), i};
-  const IndexLess less(arena);
-  ParallelSort(&index, less, f.threads);
-  KeepLastOfEqualKeys(less, &index);
+  std::vector<IndexEntry> index = SortedIndex(f, *arena);
   *sort_seconds = Since(start);
   return index;
 }
@@ -565,6 +614,89 @@ int Run(const Flags& f, const rocksdb::Options& options) {
   return 0;
 }
 
+// bulkload_runs (see the top of the file): the load in runs under --bulkload_memory_budget,
+// each ingested as it is written, then one CompactRange.
+int RunBudgeted(const Flags& f, rocksdb::Options options) {
+  options.disable_auto_compactions = f.disable_auto_compactions;
+  const std::string dir = f.db + "/external.tmp";
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);  // our own leftovers only
+  rocksdb::Status s = rocksdb::DestroyDB(f.db, options);
+  if (!s.ok()) return Fail("DestroyDB", s);
+  const uint64_t num = static_cast<uint64_t>(f.num);
+  const uint64_t entry_bytes = static_cast<uint64_t>(f.key_size) + f.value_size;
+  const uint64_t run_pairs = std::clamp<uint64_t>(
+      f.bulkload_memory_budget / (entry_bytes + sizeof(IndexEntry)), 1, num);
+
+  const Clock::time_point load_start = Clock::now();
+  std::unique_ptr<rocksdb::DB> db;
+  s = OpenDB(options, f.db, &db);
+  if (!s.ok()) return Fail("DB::Open", s);
+  const ValueSource values(f.value_size, f.compression_ratio, f.seed + 1);
+  std::mt19937_64 rng(f.seed);
+  std::uniform_int_distribution<uint64_t> number(0, num - 1);  // fillrandom's key space
+  PairArena arena(f.key_size, f.value_size, static_cast<size_t>(run_pairs));
+  LoadResult r;
+  size_t runs = 0, written = 0, files = 0;
+  for (uint64_t first = 0; first < num; first += run_pairs, runs++) {
+    Clock::time_point start = Clock::now();
+    arena.GenerateRun(&rng, &number, values, first,
+                      static_cast<size_t>(std::min(run_pairs, num - first)));
+    r.generate_seconds += Since(start);
+    start = Clock::now();
+    const std::vector<IndexEntry> index = SortedIndex(f, arena);
+    r.sort_seconds += Since(start);
+    written += index.size();
+    const std::string run_dir = dir + "/run" + std::to_string(runs);
+    std::filesystem::create_directories(run_dir, ignored);
+    LoadResult run;
+    start = Clock::now();
+    s = WriteFiles(f, options, arena, index, run_dir, &run);
+    r.write_seconds += Since(start);
+    if (!s.ok()) return Fail("SstFileWriter", s);
+    r.user_bytes += run.user_bytes;
+    r.file_bytes += run.file_bytes;
+    files += run.files.size();
+    start = Clock::now();
+    rocksdb::IngestExternalFileOptions io;
+    io.move_files = true;
+    s = db->IngestExternalFile(run.files, io);
+    r.ingest_seconds += Since(start);
+    if (!s.ok()) return Fail("IngestExternalFile", s);
+    std::fprintf(stderr, "bulkload_runs: run %zu: %zu pairs, %zu distinct, %zu files; %s\n",
+                 runs + 1, arena.count(), index.size(), run.files.size(),
+                 FilesPerLevel(db.get()).c_str());
+  }
+  std::filesystem::remove_all(dir, ignored);
+  const std::string before = FilesPerLevel(db.get());
+  Clock::time_point start = Clock::now();
+  s = db->CompactRange(rocksdb::CompactRangeOptions(), nullptr, nullptr);
+  const double compact_seconds = Since(start);
+  if (!s.ok()) return Fail("CompactRange", s);
+  const double total = Since(load_start);
+  r.levels = FilesPerLevel(db.get());
+
+  const double prepare = r.generate_seconds + r.sort_seconds;
+  char msg[512];
+  std::snprintf(msg, sizeof(msg), "(generate %.3f s, sort %.3f s; %zu runs of up to %" PRIu64
+                " pairs)", r.generate_seconds, r.sort_seconds, runs, run_pairs);
+  Report("bulkload_runs.prepare", num, 0, prepare, msg);
+  std::snprintf(msg, sizeof(msg), "(%zu files, %.1f MiB, %d threads)", files,
+                static_cast<double>(r.file_bytes) / 1048576.0, f.threads);
+  Report("bulkload_runs.write", written, r.user_bytes, r.write_seconds, msg);
+  std::snprintf(msg, sizeof(msg), "(files per level after: %s)", before.c_str());
+  Report("bulkload_runs.ingest", files, 0, r.ingest_seconds, msg);
+  std::snprintf(msg, sizeof(msg), "(files per level after: %s)", r.levels.c_str());
+  Report("bulkload_runs.compact", 1, 0, compact_seconds, msg);
+  std::snprintf(msg, sizeof(msg), "(%zu runs under a %" PRIu64 "-byte budget; prepare %.3f s, "
+                "write %.3f s, ingest %.3f s, compact %.3f s; auto compactions %s; files per "
+                "level %s)", runs, f.bulkload_memory_budget, prepare, r.write_seconds,
+                r.ingest_seconds, compact_seconds, f.disable_auto_compactions ? "off" : "on",
+                r.levels.c_str());
+  Report("bulkload_runs", num, num * entry_bytes, total, msg);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -578,5 +710,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   PrintHeader(flags);
+  if (flags.benchmarks == "bulkload_runs") {
+    return RunBudgeted(flags, MakeOptions(flags, compression));
+  }
   return Run(flags, MakeOptions(flags, compression));
 }

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import time
 
 _REPORT_LINE = re.compile(
     r"^(?P<name>\S+)\s+:\s+(?P<micros>[0-9.]+) micros/op (?P<ops_sec>[0-9.]+) ops/sec"
@@ -127,15 +128,18 @@ def parse_peak_rss_bytes(time_v_text):
     return int(m["kib"]) * 1024 if m else None
 
 
-def parse_series(csv_text):
-    """The --report_file CSV as [{"seconds": s, "ops_per_sec": q}, ...], bad lines skipped."""
+def parse_series(csv_text, interval=1):
+    """The --report_file CSV as [{"seconds": s, "ops_per_sec": q}, ...], bad lines skipped. Both
+    tools write the operations of each interval: ops/s is that over `interval` (the
+    --report_interval_seconds the run was given)."""
     series = []
     for line in (csv_text or "").splitlines()[1:]:
         parts = line.strip().split(",")
         if len(parts) < 2:
             continue
         try:
-            series.append({"seconds": float(parts[0]), "ops_per_sec": float(parts[1])})
+            series.append({"seconds": float(parts[0]),
+                           "ops_per_sec": float(parts[1]) / max(interval, 1)})
         except ValueError:
             continue
     return series
@@ -264,3 +268,154 @@ def parse_posting(text):
         elif current is not None and current["buckets"] and not line.startswith("  "):
             current = None  # the table ended
     return out
+
+
+# ------------------------------------------------------------------ The scale suite (issue 20)
+#
+# The scale suite's time series and open/close figures come from four more sources:
+#   - the DB's info LOG, whose stats dumps (Options::stats_dump_period_sec; both engines start
+#     one with "------- DUMPING STATS -------") carry the L0 file count, the pending
+#     compaction bytes and the cumulative write-stall time. RocksDB 11.8.1 writes the dump as
+#     one message: its first line has the LOG's time stamp, the rest none:
+#       2026/11/26-12:13:04.821422 28405 [db/db_impl/db_impl.cc:1532] ------- DUMPING STATS -------
+#       Cumulative stall: 00:00:0.006 H:M:S, 0.1 percent
+#         L0      5/4     32.55 MB   0.2 ...            (absent when L0 is empty)
+#       Estimated pending compaction bytes: 137724077
+#     ShaleDB writes it line by line, each stamped:
+#       2026/11/26-12:14:09.214544 92cfe3 Write stalls: 0, 0.000 s; memtable-limit 0 (...) ...
+#       2026/11/26-12:14:09.214545 92cfe3 Write controller: normal; pending compaction bytes 146335227; ...
+#       2026/11/26-12:14:09.214571 92cfe3 L0         5       29.2     0 ...
+#   - the LOG's open and close lines: RocksDB's first line ("RocksDB version: 11.8.1", where
+#     DB::Open starts), "DB pointer 0x..." (where it returns), "Shutdown: canceling all
+#     background work" and "Shutdown complete" (Close); ShaleDB's "opened in 0.027 s: files[...]";
+#   - shale_bench's close line "close(<db>): 0.123 seconds (done at unix time 1795272426.13)";
+#   - /proc/<pid>/status (VmRSS, VmHWM) and /sys/block/<dev>/stat (sectors read and written).
+# LOG time stamps are local time (as the engines write them); log_time() reads them so.
+
+_LOG_STAMP = re.compile(r"^(?P<y>\d{4})/(?P<mo>\d\d)/(?P<d>\d\d)-(?P<h>\d\d):(?P<mi>\d\d):"
+                        r"(?P<s>\d\d(?:\.\d+)?) \S+ (?:\[[^\]]*\] )?")
+_RDB_L0_ROW = re.compile(r"^\s*L0\s+(?P<files>\d+)/\d+\s")
+_RDB_PENDING = re.compile(r"^Estimated pending compaction bytes: (?P<bytes>\d+)")
+_RDB_STALL = re.compile(r"^Cumulative stall: (?P<h>\d+):(?P<m>\d+):(?P<s>[0-9.]+) H:M:S")
+_SHALE_L0_ROW = re.compile(r"^L0\s+(?P<files>\d+)\s+[0-9.]+\s")
+_SHALE_PENDING = re.compile(r"^Write controller: .*; pending compaction bytes (?P<bytes>\d+);")
+_SHALE_STALL = re.compile(r"^Write stalls: \d+, (?P<secs>[0-9.]+) s")
+_SHALE_OPENED = re.compile(r"opened in (?P<secs>[0-9.]+) s")
+_CLOSE_LINE = re.compile(r"^close\(.*\): (?P<secs>[0-9.]+) seconds \(done at unix time "
+                         r"(?P<at>[0-9.]+)\)\s*$", re.MULTILINE)
+
+
+def log_time(line):
+    """(unix seconds, the rest of the line) of a LOG line with a time stamp, else (None, line).
+    The stamp is read as local time, as both engines write it."""
+    m = _LOG_STAMP.match(line)
+    if not m:
+        return None, line
+    whole = float(m["s"])
+    stamp = time.mktime((int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]),
+                         int(whole), 0, 0, -1))
+    return stamp + (whole - int(whole)), line[m.end():]
+
+
+def parse_stats_dumps(log_text):
+    """The stats dumps of an info LOG of either engine, in order, as
+    [{"at": unix seconds, "l0_files": n, "pending_compaction_bytes": n or None,
+      "stall_seconds": s or None}, ...]. A dump whose level table has no L0 row has 0 L0 files;
+    a dump without a level table (RocksDB leaves its per-column-family part out when nothing
+    changed since the last dump) carries the previous dump's L0 files and pending bytes."""
+    dumps = []
+    current = None
+    for raw in (log_text or "").splitlines():
+        at, line = log_time(raw)
+        if "------- DUMPING STATS -------" in line:
+            current = {"at": at, "l0_files": None, "pending_compaction_bytes": None,
+                       "stall_seconds": None}
+            dumps.append(current)
+            continue
+        if current is None:
+            continue
+        line = line.rstrip()
+        if line.startswith("** Compaction Stats [") or line == "** Compaction **":
+            if current["l0_files"] is None:
+                current["l0_files"] = 0  # the level table; its L0 row, if any, follows
+            continue
+        m = _RDB_L0_ROW.match(line) or _SHALE_L0_ROW.match(line)
+        if m and current.get("_l0_seen") is None:
+            current["l0_files"] = int(m["files"])
+            current["_l0_seen"] = True  # RocksDB prints a second, per-priority table
+            continue
+        m = _RDB_PENDING.match(line) or _SHALE_PENDING.match(line)
+        if m and current["pending_compaction_bytes"] is None:
+            current["pending_compaction_bytes"] = int(m["bytes"])
+            continue
+        m = _RDB_STALL.match(line)
+        if m:
+            current["stall_seconds"] = int(m["h"]) * 3600 + int(m["m"]) * 60 + float(m["s"])
+            continue
+        m = _SHALE_STALL.match(line)
+        if m:
+            current["stall_seconds"] = float(m["secs"])
+    previous = None
+    for d in dumps:
+        d.pop("_l0_seen", None)
+        if previous is not None:
+            for key in ("l0_files", "pending_compaction_bytes"):
+                if d[key] is None:
+                    d[key] = previous[key]
+        previous = d
+    return [d for d in dumps if d["at"] is not None]
+
+
+def parse_open_close(log_text):
+    """Open and close times an info LOG shows for the last open in it: {"open_seconds",
+    "open_done_at" (unix), "close_seconds"}, each None where the LOG lacks it (ShaleDB's LOG
+    has no start of Close: shale_bench prints it, see parse_close_line)."""
+    out = {"open_seconds": None, "open_done_at": None, "close_seconds": None}
+    open_start = shutdown_start = None
+    for raw in (log_text or "").splitlines():
+        at, line = log_time(raw)
+        if at is None:
+            continue
+        if line.startswith("RocksDB version:"):
+            open_start, out = at, {"open_seconds": None, "open_done_at": None,
+                                   "close_seconds": None}
+        elif line.startswith("DB pointer ") and open_start is not None:
+            out["open_seconds"], out["open_done_at"] = at - open_start, at
+        elif line.startswith("Shutdown: canceling all background work"):
+            shutdown_start = at
+        elif line.startswith("Shutdown complete") and shutdown_start is not None:
+            out["close_seconds"] = at - shutdown_start
+        else:
+            m = _SHALE_OPENED.match(line)
+            if m:
+                out = {"open_seconds": float(m["secs"]), "open_done_at": at,
+                       "close_seconds": None}
+    return out
+
+
+def parse_close_line(text):
+    """shale_bench's last close line as (seconds, done at unix seconds), or None."""
+    matches = list(_CLOSE_LINE.finditer(text or ""))
+    return (float(matches[-1]["secs"]), float(matches[-1]["at"])) if matches else None
+
+
+def parse_proc_status(text):
+    """/proc/<pid>/status's memory figures in bytes: {"rss_bytes" (VmRSS), "hwm_bytes"
+    (VmHWM, the peak)}, the ones present."""
+    out = {}
+    for line in (text or "").splitlines():
+        name, _, value = line.partition(":")
+        key = {"VmRSS": "rss_bytes", "VmHWM": "hwm_bytes"}.get(name.strip())
+        parts = value.split()
+        if key and len(parts) == 2 and parts[1] == "kB" and parts[0].isdigit():
+            out[key] = int(parts[0]) * 1024
+    return out
+
+
+def parse_block_stat(text):
+    """/sys/block/<dev>/stat as {"read_bytes", "write_bytes"} (sectors of 512 bytes, fields 3
+    and 7), or {} when it is not one."""
+    fields = (text or "").split()
+    if len(fields) < 7 or not all(f.isdigit() for f in fields[:7]):
+        return {}
+    return {"read_bytes": int(fields[2]) * 512, "write_bytes": int(fields[6]) * 512}

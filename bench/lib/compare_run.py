@@ -56,13 +56,16 @@ def _read(path):
         return ""
 
 
-def _wait(pid, timeout):
-    """Waits for `pid`, killing its process group after `timeout` s.
+def _wait(pid, timeout, monitor=None):
+    """Waits for `pid`, killing its process group after `timeout` s; calls monitor(pid), when
+    given, every 20 ms while it runs (the scale suite's sampler).
 
     Returns (exit code, rusage, timed out, /proc/<pid>/io fields read before reaping it)."""
     deadline = time.monotonic() + timeout
     timed_out = False
     while os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is None:
+        if monitor is not None:
+            monitor(pid)
         if time.monotonic() > deadline:
             os.killpg(pid, signal.SIGKILL)  # the group this run started, by its id
             timed_out = True
@@ -77,12 +80,13 @@ def _wait(pid, timeout):
 class Runner:
     """Runs steps for a suite whose flags are `flags`, with files under `work_dir`."""
 
-    def __init__(self, work_dir, flags, timeout, tools=None):
+    def __init__(self, work_dir, flags, timeout, tools=None, report_interval=1, logs=None):
         self.work_dir = work_dir
+        self.report_interval = report_interval  # --report_interval_seconds of every run
         self.tools = tools or {}  # rocksdb_tool name -> binary path, or None when not built
         self.flags = flags
         self.timeout = timeout
-        self.logs = os.path.join(work_dir, "logs")
+        self.logs = logs or os.path.join(work_dir, "logs")
         self.use_time = os.access(TIME_BIN, os.X_OK)
         os.makedirs(self.logs, exist_ok=True)
 
@@ -102,13 +106,14 @@ class Runner:
             "benchmarks": ",".join(step.benchmarks_for(engine.key)),
             "db": self.db_path(engine, step),
             "use_existing_db": 1 if step.existing else 0,
-            "report_interval_seconds": 1,
+            "report_interval_seconds": self.report_interval,
             "report_file": stem + ".csv",
         })
         return [self.binary(engine, step)] + _flag_args(flags)
 
-    def run(self, engine, step, round_index):
-        """Runs `step` on `engine`; returns the run's record (a dict, see result())."""
+    def run(self, engine, step, round_index, monitor=None):
+        """Runs `step` on `engine`; returns the run's record (a dict, see result()). `monitor`,
+        when given, is called with the spawned pid while the run goes on (see _wait)."""
         if self.binary(engine, step) is None:
             return {"engine": engine.name, "step": step.name, "status": "n/a",
                     "reason": f"{step.rocksdb_tool} not built: run bench/rocksdb/build.sh, "
@@ -128,13 +133,13 @@ class Runner:
                 (os.POSIX_SPAWN_DUP2, devnull.fileno(), 0),
                 (os.POSIX_SPAWN_DUP2, out.fileno(), 1),
                 (os.POSIX_SPAWN_DUP2, err.fileno(), 2)], setpgroup=0)
-            code, rusage, timed_out, io = _wait(pid, self.timeout)
+            code, rusage, timed_out, io = _wait(pid, self.timeout, monitor)
         wall = time.monotonic() - start
         record = self.result(engine, step, stem, code, timed_out)
         if record["peak_rss_bytes"] is None:
             record["peak_rss_bytes"] = rusage.ru_maxrss * 1024  # KiB on Linux
         record.update({"round": round_index + 1, "wall_seconds": wall, "command": argv,
-                       "log": stem})
+                       "log": stem, "spawned_at": spawned_at, "io": io})
         self._disk_writes(record, io, step.entry_bytes)
         if step.until_compacted and record["status"] == "ok":
             self._until_compacted(engine, step, stem, spawned_at, wall, record)
@@ -184,7 +189,7 @@ class Runner:
             "benchmarks": list(step.benchmarks_for(engine.key)), "exit_code": code,
             "version": compare_parse.parse_version(err + out),
             "peak_rss_bytes": compare_parse.parse_peak_rss_bytes(_read(stem + ".time")),
-            "throughput": compare_parse.parse_series(_read(stem + ".csv")),
+            "throughput": compare_parse.parse_series(_read(stem + ".csv"), self.report_interval),
         }
         if step.until_compacted:
             # Only there is the series the fill's on both engines: db_bench's compact (in the
@@ -211,6 +216,9 @@ class Runner:
         elif not all(n in lines for n in timed):
             absent = [n for n in timed if n not in lines]
             record.update(status="error", reason=f"no report line for {', '.join(absent)}")
+        elif not timed:  # no timed benchmark (e.g. the scale suite's open): no figures here
+            record.update({"ops": None, "seconds": None, "ops_per_sec": None,
+                           "mb_per_sec": None, "p99_micros": None, "message": ""})
         else:
             record.update(_measures([lines[n] for n in timed]))
             if step.posting_figures:

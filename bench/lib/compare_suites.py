@@ -350,6 +350,12 @@ SUITES = {
     "ingest": (20_000_000, "issue 9: bulk load of 20M random-order pairs (bulk loader, "
                            "SstFileWriter + ingest) beside fillseq, RocksDB's fillrandom + "
                            "compact, and dd", _ingest_steps),
+    # Issue 20: run by compare_scale.py (parts, engines one at a time, time series), not by
+    # bench/compare's step loop; its steps are compare_scale.steps_for()'s.
+    "scale": (250_000_000, "issue 20: 250M random keys x 144 bytes (36 GB), one engine at a "
+                           "time: load until compacted, close and open, reads, bulk load "
+                           "(hours; --parts, --engines, --num=28000000 for the 4 GB point)",
+              lambda num: []),
     "merge": (1_000_000, "issue 11: mergerandom and readrandommergerandom (uint64add), then "
                          "ShaleDB's posting-list workload: merges vs read-modify-write and Get "
                          "of a 1M-id list", _merge_steps),

@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 BENCH = SHALE = None
@@ -190,6 +191,18 @@ class BenchTest(unittest.TestCase):
         files = self.level_files(p.stdout)
         self.assertLess(files[0], 2, p.stdout)  # the L0 trigger is no longer reached
         self.assertGreater(sum(files.values()), 0, p.stdout)
+
+    def test_close_is_timed(self):
+        # The DB's Close at the end of the run is timed on a line of its own, after the last
+        # benchmark (bench/compare's scale suite reads it).
+        p = self.bench("--benchmarks=fillrandom", "--num=20000")
+        m = re.search(r"(?m)^close\((?P<db>.+)\): (?P<secs>\d+\.\d{3}) seconds \(done at unix "
+                      r"time (?P<at>\d+\.\d{6})\)$", p.stdout)
+        self.assertIsNotNone(m, p.stdout)
+        self.assertEqual(m.group("db"), self.db)
+        self.assertLess(float(m.group("secs")), 30)
+        self.assertLess(abs(float(m.group("at")) - time.time()), 600)
+        self.assertLess(p.stdout.index("fillrandom   :"), m.start())
 
     def bulkload(self, *flags):
         json_path = os.path.join(self.tmp, "bulk.json")

@@ -73,6 +73,20 @@ Status Benchmark::OpenDb(const Options& options) {
   return s;
 }
 
+Status Benchmark::CloseDbTimed() {
+  const auto start = std::chrono::steady_clock::now();
+  Status s = db_->Close();
+  const auto end = std::chrono::steady_clock::now();
+  const double done_at =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  db_.reset();
+  if (s.ok()) {
+    std::fprintf(stdout, "close(%s): %.3f seconds (done at unix time %.6f)\n", db_path_.c_str(),
+                 std::chrono::duration<double>(end - start).count(), done_at);
+  }
+  return s;
+}
+
 Status Benchmark::RecreateDb(const Options& options) {
   if (db_ != nullptr) {
     Status s = db_->Close();
@@ -101,10 +115,7 @@ int Benchmark::Run(const std::vector<std::string>& names) {
     json_.SetString("compression_type", absl::GetFlag(FLAGS_compression_type));
   }
   for (size_t i = 0; s.ok() && i < names.size(); i++) s = RunOne(*FindBenchmark(names[i]));
-  if (s.ok() && db_ != nullptr) {
-    s = db_->Close();
-    db_.reset();
-  }
+  if (s.ok() && db_ != nullptr) s = CloseDbTimed();
   if (s.ok()) s = WriteJson();
   if (s.ok() && absl::GetFlag(FLAGS_statistics) && options_.statistics != nullptr) {
     std::fprintf(stdout, "\nSTATISTICS:\n%s", options_.statistics->ToString().c_str());
