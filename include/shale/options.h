@@ -2,9 +2,11 @@
 // otherwise) RocksDB's defaults, plus the per-call options of reads, writes, flushes, manual
 // compactions and ingestion.
 //
-// Options is flat, like rocksdb::Options (DBOptions and ColumnFamilyOptions in one struct, the
-// block-based table knobs in `table_options`). Each field documents its meaning, its default
-// with units, and whether DB::SetOptions can change it on an open DB ("Dynamic").
+// Options splits like RocksDB's: DBOptions (the DB as a whole) and ColumnFamilyOptions (one
+// keyspace: memtables, tree shape, compaction, the block-based table knobs in `table_options`);
+// Options is both in one value, for a DB opened without naming column families. Each field
+// documents its meaning, its default with units, and whether it can change on an open DB
+// ("Dynamic": DB::SetOptions for a family's options, DB::SetDBOptions for the DB's).
 //
 // DB::Open validates the options (Options::Validate) and fails with InvalidArgument naming the
 // first option that is out of range; it then writes them to an OPTIONS-<n> file in the DB
@@ -100,7 +102,10 @@ struct CompactionOptionsFIFO {
   bool operator==(const CompactionOptionsFIFO&) const = default;
 };
 
-struct SHALE_EXPORT Options {
+// The options of the DB as a whole: how it opens, its shared memory budget, its WAL, background
+// threads, files and observability (RocksDB's DBOptions). One value per DB, whatever its column
+// families.
+struct SHALE_EXPORT DBOptions {
   // ---------------------------------------------------------------- Opening the DB
 
   // Create the DB if it does not exist. Default: false. Dynamic: no.
@@ -109,21 +114,143 @@ struct SHALE_EXPORT Options {
   // Fail Open if the DB exists already. Default: false. Dynamic: no.
   bool error_if_exists = false;
 
+  // DB::Open with column families (shale/db.h) creates the families it names that the DB does
+  // not have yet; without it, naming one is InvalidArgument. Default: false. Dynamic: no.
+  bool create_missing_column_families = false;
+
   // Check aggressively: on Open, check that every table file the MANIFEST lists exists with
   // the size it records (a stat per file, no file is opened; see
   // skip_checking_sst_file_sizes_on_db_open), failing Open with Corruption otherwise.
   // Default: true. Dynamic: no.
   bool paranoid_checks = true;
 
-  // The order of user keys. Must outlive the DB; its Name() is recorded in the MANIFEST and a DB
-  // can only be reopened with a comparator of the same name. Must not be null.
-  // Default: BytewiseComparator(). Dynamic: no.
-  const Comparator* comparator = BytewiseComparator();
-
   // Every file operation goes through this. Null means FileSystem::Default() (POSIX).
   // Not printed by GetStringFromOptions or in OPTIONS files (it is a runtime object).
   // Default: FileSystem::Default(). Dynamic: no.
   std::shared_ptr<FileSystem> file_system = FileSystem::Default();
+
+  // ---------------------------------------------------------------- Memtables and the WAL
+
+  // Cap on the memory of all memtables together, in bytes; 0 means no cap (each memtable is
+  // bounded by write_buffer_size only). Reaching it retires the active memtable for a flush
+  // (writers wait only for a flush under way). A value below 64 KiB (RocksDB's smallest
+  // write_buffer_size) is raised to 64 KiB, and the info LOG says so. Default: 0. Dynamic: no.
+  size_t db_write_buffer_size = 0;
+
+  // Once the live WALs together hold more than this many bytes, the column families whose
+  // unflushed writes keep the oldest WAL alive are flushed, so that WAL can be deleted (one WAL
+  // serves every family, and a family that is rarely written would otherwise pin it). 0: four
+  // times the sum, over the families, of write_buffer_size * max_write_buffer_number (as
+  // RocksDB). With a single family the WAL follows its memtable and this has no effect.
+  // Default: 0 (bytes). Dynamic: yes (DB::SetDBOptions).
+  uint64_t max_total_wal_size = 0;
+
+  // Flush every column family together whenever one is flushed (a full memtable, DB::Flush,
+  // the WAL limit above), and record their new tables in one MANIFEST write: after a crash,
+  // writes made with WriteOptions::disableWAL are then present in all families or in none,
+  // up to the same point (as RocksDB). Default: false. Dynamic: no.
+  bool atomic_flush = false;
+
+  // ---------------------------------------------------------------- Background work
+
+  // Most flushes and compactions running at once: one flush thread, and max(1, this - 1)
+  // compaction threads. Values below 1 are raised to 1; above 1024 refused (a thread per
+  // job). Default: 2. Dynamic: yes.
+  int max_background_jobs = 2;
+
+  // Most threads one automatic compaction is split into (key-range subcompactions of about
+  // equal input bytes, run in parallel). DB::CompactRange uses at least min(cores,
+  // max_background_jobs). 0 is taken as 1 and values above kMaxSubcompactions (64) as 64
+  // (RocksDB accepts any value). Default: 1. Dynamic: yes.
+  uint32_t max_subcompactions = 1;
+
+  // The most subcompactions (threads) any one compaction runs, whatever max_subcompactions or
+  // CompactRangeOptions::max_subcompactions ask for.
+  static constexpr uint32_t kMaxSubcompactions = 64;
+
+  // The write rate while writes are slowed down, in bytes per second; 0 means 16 MiB/s
+  // (RocksDB's default is 0, sanitized to 16 MiB/s). Default: 16 MiB/s. Dynamic: yes.
+  uint64_t delayed_write_rate = 16ull << 20;
+
+  // ---------------------------------------------------------------- Files and recovery
+
+  // Bounds two things, less 10 for the DB's own files (as RocksDB):
+  // - the tables kept parsed (footer, index, filter, properties, range deletions), least
+  //   recently used first out, so it bounds the readers' memory; a table a Get or an iterator
+  //   is using stays parsed until they let go, so iterators over more tables still work, and
+  //   an evicted table is parsed again (index and filter re-read) on its next use. -1: every
+  //   live table stays parsed (with cache_index_and_filter_blocks, the index and filter live
+  //   in the block cache and are bounded by it instead);
+  // - the table file descriptors open, never more than half of RLIMIT_NOFILE as read at Open
+  //   (-1: that half). Only a block read holds a descriptor, so any number of tables is read,
+  //   scans included, within this budget; a read never fails with EMFILE while the DB can
+  //   close an idle descriptor.
+  // Tables are opened lazily, on first use; Open opens none. -1, or a value of at least 20:
+  // other values are raised to 20 (as RocksDB).
+  // Default: -1. Dynamic: no.
+  int max_open_files = -1;
+
+  // What recovery does with a damaged WAL. Default: kPointInTimeRecovery. Dynamic: no.
+  WALRecoveryMode wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
+
+  // Make data durable with fsync instead of fdatasync. Default: false. Dynamic: no.
+  bool use_fsync = false;
+
+  // A new MANIFEST is started once the current one exceeds this. Default: UINT64_MAX (bytes:
+  // never roll over). Dynamic: no.
+  uint64_t max_manifest_file_size = UINT64_MAX;
+
+  // Reserve the last level (num_levels - 1) for files ingested with
+  // IngestExternalFileOptions::ingest_behind. No flush, no automatic compaction of any style
+  // and no CompactRange writes there (the tree ends at num_levels - 2, which level targets and
+  // a full CompactRange treat as the bottom; CompactRange with change_level and target_level =
+  // num_levels - 1 is InvalidArgument), and no compaction reads its files: they stay as
+  // ingested (FIFO neither counts nor deletes them). No compaction is "bottommost" either:
+  // deletion tombstones are kept, so a key deleted now stays deleted when an older value is
+  // ingested behind later (RocksDB drops them, facebook/rocksdb#13571). The cost: tombstones
+  // are never reclaimed, and bottommost_compression applies to num_levels - 2. Works with every
+  // compaction style (RocksDB: universal only). Requires num_levels >= 3. RocksDB makes it a
+  // DB-creation-time choice; ShaleDB accepts it on any Open: files already in the last level
+  // then count as ingested behind (never compacted again). Default: false. Dynamic: no.
+  bool allow_ingest_behind = false;
+
+  // Skip checking, on Open, that each table's size matches the MANIFEST (the check that
+  // paranoid_checks turns on). Default: false.
+  // Dynamic: no.
+  bool skip_checking_sst_file_sizes_on_db_open = false;
+
+  // ---------------------------------------------------------------- Observability
+
+  // Where the DB counts its tickers and histograms (shale/statistics.h); null: nothing is
+  // measured. May be shared by several DBs. Create one with CreateDBStatistics(). Dynamic: no.
+  // Like file_system, not part of option strings or OPTIONS files.
+  std::shared_ptr<Statistics> statistics;
+
+  // Every this many seconds a background timer writes the DB's statistics (the shale.stats
+  // report, with the compaction debt: pending bytes, recent compaction rate, seconds of
+  // compaction left, sustainable write rate) to the info LOG. 0 disables; negative values are
+  // refused. Close stops the timer at once. Default: 600 (RocksDB's). Dynamic: no.
+  int stats_dump_period_sec = 600;
+
+  // ---------------------------------------------------------------- Presets
+
+  // Lets flushes and compactions use `total_threads` threads: max_background_jobs =
+  // total_threads (RocksDB also sizes its thread pools here; ShaleDB's pool follows
+  // max_background_jobs).
+  void IncreaseParallelism(int total_threads = 16);
+};
+
+// The options of one column family (a keyspace with its own memtables and LSM tree; see
+// shale/db.h): its comparator, memtables, compression, tree shape, compaction and table format
+// (RocksDB's ColumnFamilyOptions). Each family has its own; DB::Open with plain Options uses
+// them for the default family.
+struct SHALE_EXPORT ColumnFamilyOptions {
+  // ---------------------------------------------------------------- Keys
+
+  // The order of user keys. Must outlive the DB; its Name() is recorded in the MANIFEST and a DB
+  // can only be reopened with a comparator of the same name. Must not be null.
+  // Default: BytewiseComparator(). Dynamic: no.
+  const Comparator* comparator = BytewiseComparator();
 
   // ---------------------------------------------------------------- Memtables
 
@@ -143,12 +270,6 @@ struct SHALE_EXPORT Options {
   // - 1] (as RocksDB); only 1 is supported so far. Default: 1.
   // Dynamic: no.
   int min_write_buffer_number_to_merge = 1;
-
-  // Cap on the memory of all memtables together, in bytes; 0 means no cap (each memtable is
-  // bounded by write_buffer_size only). Reaching it retires the active memtable for a flush
-  // (writers wait only for a flush under way). A value below 64 KiB (RocksDB's smallest
-  // write_buffer_size) is raised to 64 KiB, and the info LOG says so. Default: 0. Dynamic: no.
-  size_t db_write_buffer_size = 0;
 
   // Combines the operands of DB::Merge with existing values (shale/merge_operator.h); null: no
   // operator, and Merge fails with InvalidArgument. The options-string form is the operator's
@@ -261,20 +382,6 @@ struct SHALE_EXPORT Options {
   // Universal and none reject a non-zero value. Default: 0 (seconds). Dynamic: yes.
   uint64_t ttl = 0;
 
-  // Most flushes and compactions running at once: one flush thread, and max(1, this - 1)
-  // compaction threads. Values below 1 are raised to 1; above 1024 refused (a thread per
-  // job). Default: 2. Dynamic: yes.
-  int max_background_jobs = 2;
-
-  // Most threads one automatic compaction is split into (key-range subcompactions of about
-  // equal input bytes, run in parallel). DB::CompactRange uses at least min(cores,
-  // max_background_jobs). 0 is taken as 1 and values above kMaxSubcompactions (64) as 64
-  // (RocksDB accepts any value). Default: 1. Dynamic: yes.
-  uint32_t max_subcompactions = 1;
-  // The most subcompactions (threads) any one compaction runs, whatever max_subcompactions or
-  // CompactRangeOptions::max_subcompactions ask for.
-  static constexpr uint32_t kMaxSubcompactions = 64;
-
   // Writes slow down (to delayed_write_rate) once compaction is estimated to owe this many
   // bytes; 0 disables. A value above a non-zero hard_pending_compaction_bytes_limit is lowered
   // to it (as RocksDB).
@@ -285,77 +392,30 @@ struct SHALE_EXPORT Options {
   // Default: 256 GiB (bytes). Dynamic: yes.
   uint64_t hard_pending_compaction_bytes_limit = 256ull << 30;
 
-  // The write rate while writes are slowed down, in bytes per second; 0 means 16 MiB/s
-  // (RocksDB's default is 0, sanitized to 16 MiB/s). Default: 16 MiB/s. Dynamic: yes.
-  uint64_t delayed_write_rate = 16ull << 20;
-
-  // ---------------------------------------------------------------- Files and recovery
-
-  // Bounds two things, less 10 for the DB's own files (as RocksDB):
-  // - the tables kept parsed (footer, index, filter, properties, range deletions), least
-  //   recently used first out, so it bounds the readers' memory; a table a Get or an iterator
-  //   is using stays parsed until they let go, so iterators over more tables still work, and
-  //   an evicted table is parsed again (index and filter re-read) on its next use. -1: every
-  //   live table stays parsed (with cache_index_and_filter_blocks, the index and filter live
-  //   in the block cache and are bounded by it instead);
-  // - the table file descriptors open, never more than half of RLIMIT_NOFILE as read at Open
-  //   (-1: that half). Only a block read holds a descriptor, so any number of tables is read,
-  //   scans included, within this budget; a read never fails with EMFILE while the DB can
-  //   close an idle descriptor.
-  // Tables are opened lazily, on first use; Open opens none. -1, or a value of at least 20:
-  // other values are raised to 20 (as RocksDB).
-  // Default: -1. Dynamic: no.
-  int max_open_files = -1;
-
-  // What recovery does with a damaged WAL. Default: kPointInTimeRecovery. Dynamic: no.
-  WALRecoveryMode wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
-
-  // Make data durable with fsync instead of fdatasync. Default: false. Dynamic: no.
-  bool use_fsync = false;
-
-  // A new MANIFEST is started once the current one exceeds this. Default: UINT64_MAX (bytes:
-  // never roll over). Dynamic: no.
-  uint64_t max_manifest_file_size = UINT64_MAX;
-
-  // Reserve the last level (num_levels - 1) for files ingested with
-  // IngestExternalFileOptions::ingest_behind. No flush, no automatic compaction of any style
-  // and no CompactRange writes there (the tree ends at num_levels - 2, which level targets and
-  // a full CompactRange treat as the bottom; CompactRange with change_level and target_level =
-  // num_levels - 1 is InvalidArgument), and no compaction reads its files: they stay as
-  // ingested (FIFO neither counts nor deletes them). No compaction is "bottommost" either:
-  // deletion tombstones are kept, so a key deleted now stays deleted when an older value is
-  // ingested behind later (RocksDB drops them, facebook/rocksdb#13571). The cost: tombstones
-  // are never reclaimed, and bottommost_compression applies to num_levels - 2. Works with every
-  // compaction style (RocksDB: universal only). Requires num_levels >= 3. RocksDB makes it a
-  // DB-creation-time choice; ShaleDB accepts it on any Open: files already in the last level
-  // then count as ingested behind (never compacted again). Default: false. Dynamic: no.
-  bool allow_ingest_behind = false;
-
-  // Skip checking, on Open, that each table's size matches the MANIFEST (the check that
-  // paranoid_checks turns on). Default: false.
-  // Dynamic: no.
-  bool skip_checking_sst_file_sizes_on_db_open = false;
-
   // ---------------------------------------------------------------- Tables
 
   // Block-based table knobs (block size, index and filter layout, the block cache, ...).
   // Dynamic: no.
   TableOptions table_options;
 
-  // ---------------------------------------------------------------- Observability
-
-  // Where the DB counts its tickers and histograms (shale/statistics.h); null: nothing is
-  // measured. May be shared by several DBs. Create one with CreateDBStatistics(). Dynamic: no.
-  // Like file_system, not part of option strings or OPTIONS files.
-  std::shared_ptr<Statistics> statistics;
-
-  // Every this many seconds a background timer writes the DB's statistics (the shale.stats
-  // report, with the compaction debt: pending bytes, recent compaction rate, seconds of
-  // compaction left, sustainable write rate) to the info LOG. 0 disables; negative values are
-  // refused. Close stops the timer at once. Default: 600 (RocksDB's). Dynamic: no.
-  int stats_dump_period_sec = 600;
-
   // ---------------------------------------------------------------- Presets
+
+  // Point lookups (Get) over keys that mostly exist or mostly do not: a 10 bits/key bloom
+  // filter, the data-block hash index (kDataBlockBinaryAndHash, util ratio 0.75), and a new
+  // LRU block cache of `block_cache_size_mb` MiB (0: the table options' cache is left as it
+  // is). Unlike RocksDB, which starts from fresh table options, every other table option
+  // (index partitioning, index compression, block size, cache_index_and_filter_blocks, ...) is
+  // kept: they have no bearing on point lookups that would justify undoing the caller's choice.
+  void OptimizeForPointLookup(uint64_t block_cache_size_mb);
+};
+
+// DBOptions and the default column family's ColumnFamilyOptions in one value, like
+// rocksdb::Options: what DB::Open(options, name, &db) takes, and what GetOptions(family)
+// returns (the DB's options with that family's).
+struct SHALE_EXPORT Options : public DBOptions, public ColumnFamilyOptions {
+  Options() = default;
+  Options(const DBOptions& db_options, const ColumnFamilyOptions& cf_options)
+      : DBOptions(db_options), ColumnFamilyOptions(cf_options) {}
 
   // The fast path for loading a lot of data, then compacting it once (RocksDB's preset, with
   // larger write buffers): no automatic compaction, L0 triggers and pending-compaction limits
@@ -367,19 +427,6 @@ struct SHALE_EXPORT Options {
   // load is done: it merges every L0 file and the bottom level in one pass, split into
   // subcompactions over min(cores, max_background_jobs) threads.
   void PrepareForBulkLoad();
-
-  // Point lookups (Get) over keys that mostly exist or mostly do not: a 10 bits/key bloom
-  // filter, the data-block hash index (kDataBlockBinaryAndHash, util ratio 0.75), and a new
-  // LRU block cache of `block_cache_size_mb` MiB (0: the table options' cache is left as it
-  // is). Unlike RocksDB, which starts from fresh table options, every other table option
-  // (index partitioning, index compression, block size, cache_index_and_filter_blocks, ...) is
-  // kept: they have no bearing on point lookups that would justify undoing the caller's choice.
-  void OptimizeForPointLookup(uint64_t block_cache_size_mb);
-
-  // Lets flushes and compactions use `total_threads` threads: max_background_jobs =
-  // total_threads (RocksDB also sizes its thread pools here; ShaleDB's pool follows
-  // max_background_jobs).
-  void IncreaseParallelism(int total_threads = 16);
 
   // OK, or InvalidArgument naming the first option out of range and why, for the options as
   // DB::Open takes them: after the adjustments RocksDB makes too (write_buffer_size below
