@@ -10,8 +10,23 @@
 
 namespace shale {
 
+ColumnFamilyData* DBImpl::NextFamilyToFlushLocked() const {
+  // The family whose oldest immutable memtable started the earliest WAL: its flush frees the
+  // oldest WAL soonest.
+  ColumnFamilyData* next = nullptr;
+  for (const auto& [id, cfd] : column_families_) {
+    if (cfd->mems.NumImmutable() == 0) continue;
+    if (next == nullptr ||
+        cfd->mems.Oldest().next_log_number < next->mems.Oldest().next_log_number) {
+      next = cfd.get();
+    }
+  }
+  return next;
+}
+
 void DBImpl::MaybeScheduleFlushLocked() {
-  if (flush_scheduled_ || mems_.NumImmutable() == 0 || !bg_error_.ok() || shutting_down_) {
+  if (flush_scheduled_ || !bg_error_.ok() || shutting_down_ ||
+      NextFamilyToFlushLocked() == nullptr) {
     return;
   }
   flush_scheduled_ = true;
@@ -24,8 +39,9 @@ void DBImpl::BackgroundFlushCall() {
   bool flushed = false;
   {
     MutexLock lock(&mu_);
-    if (bg_error_.ok() && mems_.NumImmutable() > 0) {
-      Status s = FlushOldestLocked(&to_unref, &old_sv);
+    ColumnFamilyData* cfd = bg_error_.ok() ? NextFamilyToFlushLocked() : nullptr;
+    if (cfd != nullptr) {
+      Status s = FlushOldestLocked(cfd, &to_unref, &old_sv);
       if (!s.ok()) RecordBackgroundErrorLocked(s, "flush");
       flushed = s.ok();
     }
@@ -40,8 +56,13 @@ void DBImpl::BackgroundFlushCall() {
   if (flushed) DeleteObsoleteFiles();
 }
 
-Status DBImpl::FlushOldestLocked(std::vector<MemTable*>* to_unref, SuperVersion** old_sv) {
-  const MemTableSet::Immutable imm = mems_.Oldest();
+Status DBImpl::FlushOldestLocked(ColumnFamilyData* cfd, std::vector<MemTable*>* to_unref,
+                                 SuperVersion** old_sv) {
+  // The family stays alive (and listed: a drop waits for no flush, so check) while the mutex
+  // is released below.
+  std::shared_ptr<ColumnFamilyData> keep = column_families_.at(cfd->id());
+  const Options& options_ = cfd->options;
+  const MemTableSet::Immutable imm = cfd->mems.Oldest();
   const auto start = std::chrono::steady_clock::now();
   FileMetaData meta;
   meta.number = versions_->NewFileNumber();
@@ -51,7 +72,7 @@ Status DBImpl::FlushOldestLocked(std::vector<MemTable*>* to_unref, SuperVersion*
   bopts.compression = options_.compression;
   bopts.compression_level = options_.compression_level;
   bopts.snapshots = snapshots_.All();
-  bopts.merge_operator = merge_operator_.get();
+  bopts.merge_operator = cfd->merge_operator();
   const uint64_t entries = imm.mem->num_entries();
   Status s;
   {
@@ -68,18 +89,44 @@ Status DBImpl::FlushOldestLocked(std::vector<MemTable*>* to_unref, SuperVersion*
   if (s.ok() && meta.file_size > 0) {
     // The lowest level whose range, and every level above it, holds none of the file's keys:
     // sorted loads go straight to the bottom and are never rewritten.
-    level = PickFlushLevelLocked(ExtractUserKey(meta.smallest), ExtractUserKey(meta.largest));
+    level = PickFlushLevelLocked(*cfd, ExtractUserKey(meta.smallest),
+                                 ExtractUserKey(meta.largest));
     edit.AddFile(level, meta);
   }
-  if (s.ok()) {
+  if (s.ok() && !cfd->dropped) {
+    edit.SetColumnFamily(cfd->id());
     edit.SetLogNumber(imm.next_log_number);
+    // Families with nothing in memory need no WAL below the one being written: their log
+    // numbers move with this edit (one MANIFEST write), so an idle family does not keep old
+    // WALs alive.
+    std::vector<VersionEdit> idle(0);
+    for (const auto& [id, other] : column_families_) {
+      if (other.get() == cfd || other->mems.NumImmutable() > 0 ||
+          other->mems.mem()->num_entries() > 0 || other->mems.HasUnloggedWrites() ||
+          versions_->LogNumber(id) >= log_number_) {
+        continue;
+      }
+      idle.emplace_back();
+      idle.back().SetColumnFamily(id);
+      idle.back().SetLogNumber(log_number_);
+    }
+    std::vector<VersionEdit*> edits{&edit};
+    for (VersionEdit& e : idle) edits.push_back(&e);
     uint64_t range_id = 0;
     if (meta.file_size > 0) {
-      range_id = AddPendingRangeLocked(level, ExtractUserKey(meta.smallest),
+      range_id = AddPendingRangeLocked(cfd, level, ExtractUserKey(meta.smallest),
                                        ExtractUserKey(meta.largest));
     }
-    s = versions_->LogAndApply(&edit, &mu_);
-    if (range_id != 0) RemovePendingRangeLocked(range_id);
+    s = edits.size() == 1 ? versions_->LogAndApply(&edit, &mu_)
+                          : versions_->LogAndApply(edits, &mu_);
+    if (range_id != 0) RemovePendingRangeLocked(cfd, range_id);
+  }
+  if (cfd->dropped) {
+    // Dropped while its table was built or its edit waited for the MANIFEST (which then
+    // refused it): the table is obsolete, the memtable's data gone with the family.
+    pending_outputs_.erase(meta.number);
+    to_unref->push_back(cfd->mems.RemoveOldest(imm.mem));
+    return Status::OK();
   }
   pending_outputs_.erase(meta.number);
   const uint64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -94,37 +141,38 @@ Status DBImpl::FlushOldestLocked(std::vector<MemTable*>* to_unref, SuperVersion*
     return s;
   }
   // The memtable is the oldest, and nothing else removes from mems_.
-  to_unref->push_back(mems_.RemoveOldest(imm.mem));
-  *old_sv = InstallSuperVersionLocked();
-  flush_stats_.flushes++;
-  flush_stats_.bytes_written += meta.file_size;
-  flush_stats_.micros += micros;
-  if (level > 0) flush_stats_.files_to_lower_levels++;
+  to_unref->push_back(cfd->mems.RemoveOldest(imm.mem));
+  *old_sv = InstallSuperVersionLocked(cfd);
+  cfd->flush_stats.flushes++;
+  cfd->flush_stats.bytes_written += meta.file_size;
+  cfd->flush_stats.micros += micros;
+  if (level > 0) cfd->flush_stats.files_to_lower_levels++;
   RecordTick(FLUSH_WRITE_BYTES, meta.file_size);
   if (statistics_ != nullptr) statistics_->measureTime(FLUSH_TIME, micros);
   if (info_log_) {
-    info_log_->Log("flush: %llu entries -> table #%llu at L%d, %llu bytes, %.3f s; %s",
-                   static_cast<unsigned long long>(entries),
+    info_log_->Log("flush [%s]: %llu entries -> table #%llu at L%d, %llu bytes, %.3f s; %s",
+                   cfd->name().c_str(), static_cast<unsigned long long>(entries),
                    static_cast<unsigned long long>(meta.number), level,
                    static_cast<unsigned long long>(meta.file_size), micros / 1e6,
-                   versions_->LevelSummary().c_str());
+                   versions_->LevelSummary(cfd->id()).c_str());
   }
   return Status::OK();
 }
 
-Status DBImpl::WaitForFlushLocked(uint64_t up_to_log_number) {
+Status DBImpl::WaitForFlushLocked(ColumnFamilyData* cfd, uint64_t up_to_log_number) {
   // Memtables retired at or before `up_to_log_number` have next_log_number <= it.
   while (true) {
     if (!bg_error_.ok()) return bg_error_;
-    if (!mems_.HasImmutableUpTo(up_to_log_number)) return Status::OK();
+    if (cfd->dropped || !cfd->mems.HasImmutableUpTo(up_to_log_number)) return Status::OK();
     // Close schedules no more flushes.
     if (shutting_down_) return Status::ShutdownInProgress("the DB is closing");
     bg_cv_.Wait(&mu_);
   }
 }
 
-Status DBImpl::WaitUntilFlushWouldNotStallLocked(bool* flush_needed) {
+Status DBImpl::WaitUntilFlushWouldNotStallLocked(ColumnFamilyData* cfd, bool* flush_needed) {
   *flush_needed = true;
+  MemTableSet& mems_ = cfd->mems;
   // The active memtable now is the next to retire.
   const uint64_t active_retires_as = mems_.retired_count() + 1;
   while (true) {
@@ -134,7 +182,9 @@ Status DBImpl::WaitUntilFlushWouldNotStallLocked(bool* flush_needed) {
       *flush_needed = false;  // someone else's flush took it
       return Status::OK();
     }
-    Version* v = versions_->current();
+    if (cfd->dropped) return Status::InvalidArgument("Flush: the column family was dropped");
+    const Options& options_ = cfd->options;
+    Version* v = versions_->current(cfd->id());
     WriteController::TreeShape shape;
     shape.l0_files = v->NumFiles(0);
     shape.immutable_memtables = static_cast<int>(mems_.NumImmutable());
@@ -142,8 +192,8 @@ Status DBImpl::WaitUntilFlushWouldNotStallLocked(bool* flush_needed) {
         shape.l0_files < options_.level0_file_num_compaction_trigger) {
       return Status::OK();
     }
-    if (picker_ != nullptr) {
-      shape.pending_compaction_bytes = picker_->EstimatePendingCompactionBytes(*v, options_);
+    if (cfd->picker != nullptr) {
+      shape.pending_compaction_bytes = cfd->picker->EstimatePendingCompactionBytes(*v, options_);
     }
     // What the write controller would say after this flush: one more immutable memtable, then
     // one more L0 file.
@@ -202,12 +252,20 @@ Status DBImpl::ReplaceFailedWalLocked() {
   mu_.Lock();
   if (!s.ok()) return s;
   log_ = std::make_unique<log::Writer>(std::move(file), 0, log::Writer::FlushPolicy::kManual);
-  // Marked unlogged: only a flush saves its writes. Close flushes it when no background error
-  // stands; while one does (Resume's flush failed again), its writes are only in the old,
-  // unsynced WAL, which stays on disk (the log number never moved past it) for the next Open.
-  mems_.MarkUnloggedWrite();
-  mems_.Switch(NewMemTable(), number);
-  ReplaceSuperVersionLocked();
+  log_number_ = number;
+  // Every family's memtable is retired marked unlogged: only a flush saves its writes. Close
+  // flushes them when no background error stands; while one does (Resume's flush failed
+  // again), their writes are only in the old, unsynced WAL, which stays on disk (no log
+  // number moved past it) for the next Open.
+  std::vector<ColumnFamilyData*> families;
+  for (const auto& [id, cfd] : column_families_) families.push_back(cfd.get());
+  for (ColumnFamilyData* cfd : families) {
+    cfd->mems.MarkUnloggedWrite();
+    cfd->mems.Switch(NewMemTable(*cfd), number);
+  }
+  for (ColumnFamilyData* cfd : families) {
+    if (!cfd->dropped) ReplaceSuperVersionLocked(cfd);  // releases mu_ briefly
+  }
   return Status::OK();
 }
 
@@ -218,7 +276,7 @@ void DBImpl::DeleteObsoleteFiles() {
     MutexLock lock(&mu_);
     live = pending_outputs_;
     versions_->AddLiveFiles(&live);
-    log_number = versions_->LogNumber();
+    log_number = versions_->MinLogNumber();
     // WALs a checkpoint in progress copies.
     if (!checkpoint_wals_.empty()) log_number = std::min(log_number, *checkpoint_wals_.begin());
     manifest_number = versions_->ManifestFileNumber();

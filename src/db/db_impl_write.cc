@@ -16,10 +16,17 @@ namespace shale {
 
 namespace {
 
-// Checks that a batch parses, holds as many records as its header says, holds no merge without
-// a merge operator, and keeps the size limits of shale/limits.h as a whole and in every record
-// (a batch made from serialized contents was never checked record by record).
-Status ValidateBatch(const WriteBatch& batch, bool has_merge_operator) {
+// The column families a batch writes, and whether it merges in each.
+struct FamilyUse {
+  uint32_t id;
+  bool merges;
+};
+
+// Checks that a batch parses, holds as many records as its header says, and keeps the size
+// limits of shale/limits.h as a whole and in every record (a batch made from serialized
+// contents was never checked record by record); lists in *families the families it writes
+// (checked against the DB by the caller).
+Status ValidateBatch(const WriteBatch& batch, std::vector<FamilyUse>* families) {
   std::string_view contents = WriteBatchInternal::Contents(batch);
   if (contents.size() < WriteBatchInternal::kHeader) {
     return Status::Corruption("write batch: shorter than its header");
@@ -34,12 +41,18 @@ Status ValidateBatch(const WriteBatch& batch, bool has_merge_operator) {
     if (!s.ok()) return s;
     s = WriteBatchInternal::CheckRecordSizes("Write", record.type, record.key, record.value);
     if (!s.ok()) return s;
-    if (record.column_family != 0) {
-      return Status::NotSupported("write batch: column families are not supported yet");
-    }
-    if (record.type == kTypeMerge && !has_merge_operator) {
-      return Status::InvalidArgument(
-          "write batch: Merge needs a merge operator (Options::merge_operator is not set)");
+    const bool merges = record.type == kTypeMerge;
+    if (families->empty() || families->back().id != record.column_family) {
+      bool known = false;
+      for (FamilyUse& f : *families) {
+        if (f.id == record.column_family) {
+          f.merges = f.merges || merges;
+          known = true;
+        }
+      }
+      if (!known) families->push_back({record.column_family, merges});
+    } else {
+      families->back().merges = families->back().merges || merges;
     }
     found++;
   }
@@ -51,59 +64,78 @@ Status ValidateBatch(const WriteBatch& batch, bool has_merge_operator) {
 
 }  // namespace
 
-Status DBImpl::Put(const WriteOptions& options, std::string_view key, std::string_view value) {
+Status DBImpl::Put(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                   std::string_view key, std::string_view value) {
+  if (FamilyOf(column_family) == nullptr) {
+    return Status::InvalidArgument("Put: null or foreign column family handle");
+  }
   // Checked before the batch reserves room for the value.
   Status s = WriteBatchInternal::CheckRecordSizes("Put", kTypeValue, key, value);
   if (!s.ok()) return s;
   WriteBatch batch(key.size() + value.size() + 24);
-  s = batch.Put(key, value);
+  s = batch.Put(column_family, key, value);
   if (!s.ok()) return s;
   return Write(options, &batch);
 }
 
-Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
+Status DBImpl::Delete(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                      std::string_view key) {
+  if (FamilyOf(column_family) == nullptr) {
+    return Status::InvalidArgument("Delete: null or foreign column family handle");
+  }
   WriteBatch batch;
-  Status s = batch.Delete(key);
+  Status s = batch.Delete(column_family, key);
   if (!s.ok()) return s;
   return Write(options, &batch);
 }
 
-Status DBImpl::SingleDelete(const WriteOptions& options, std::string_view key) {
+Status DBImpl::SingleDelete(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                            std::string_view key) {
+  if (FamilyOf(column_family) == nullptr) {
+    return Status::InvalidArgument("SingleDelete: null or foreign column family handle");
+  }
   WriteBatch batch;
-  Status s = batch.SingleDelete(key);
+  Status s = batch.SingleDelete(column_family, key);
   if (!s.ok()) return s;
   return Write(options, &batch);
 }
 
-Status DBImpl::DeleteRange(const WriteOptions& options, std::string_view begin_key,
-                           std::string_view end_key) {
+Status DBImpl::DeleteRange(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                           std::string_view begin_key, std::string_view end_key) {
+  if (FamilyOf(column_family) == nullptr) {
+    return Status::InvalidArgument("DeleteRange: null or foreign column family handle");
+  }
   Status s = CheckRangeKeySizes("DeleteRange", begin_key.size(), end_key.size());
   if (!s.ok()) return s;
   const int c = icmp_.user_comparator()->Compare(begin_key, end_key);
   if (c > 0) return Status::InvalidArgument("DeleteRange: end key is before begin key");
   if (c == 0) return Status::OK();
   WriteBatch batch;
-  s = batch.DeleteRange(begin_key, end_key);
+  s = batch.DeleteRange(column_family, begin_key, end_key);
   if (!s.ok()) return s;
   return Write(options, &batch);
 }
 
-Status DBImpl::Merge(const WriteOptions& options, std::string_view key,
-                     std::string_view value) {
-  if (merge_operator_ == nullptr) {
+Status DBImpl::Merge(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                     std::string_view key, std::string_view value) {
+  ColumnFamilyData* cfd = FamilyOf(column_family);
+  if (cfd == nullptr) return Status::InvalidArgument("Merge: null or foreign column family handle");
+  if (cfd->merge_operator() == nullptr) {
     return Status::InvalidArgument(
-        "Merge: no merge operator is configured (Options::merge_operator)");
+        "Merge: no merge operator is configured (Options::merge_operator) for column family \"" +
+        cfd->name() + "\"");
   }
   Status s = WriteBatchInternal::CheckRecordSizes("Merge", kTypeMerge, key, value);
   if (!s.ok()) return s;
   WriteBatch batch(key.size() + value.size() + 24);
-  s = batch.Merge(key, value);
+  s = batch.Merge(column_family, key, value);
   if (!s.ok()) return s;
   return Write(options, &batch);
 }
 
-bool DBImpl::MergeAtWriteTime(MemTable* mem, size_t max_successive_merges,
-                              SequenceNumber sequence, std::string_view key,
+bool DBImpl::MergeAtWriteTime(ColumnFamilyData* cfd, MemTable* mem,
+                              size_t max_successive_merges, SequenceNumber sequence,
+                              std::string_view key,
                               std::string_view operand, std::string* value) {
   if (max_successive_merges == 0 ||
       mem->CountSuccessiveMerges(key, max_successive_merges) < max_successive_merges) {
@@ -112,13 +144,13 @@ bool DBImpl::MergeAtWriteTime(MemTable* mem, size_t max_successive_merges,
   // Everything before `sequence` is in `mem` or older sources (this writer is the memtable's
   // only writer, and the SuperVersion's active memtable is `mem`).
   ReadOptions ropts;
-  SuperVersion* sv = RefSuperVersion(ropts, nullptr);
+  SuperVersion* sv = RefSuperVersion(cfd, ropts, nullptr);
   std::string existing;
-  Status s = GetImpl(ropts, sv, sequence - 1, key, &existing);
+  Status s = GetImpl(ropts, *cfd, sv, sequence - 1, key, &existing);
   UnrefSuperVersion(sv);
   if (!s.ok() && !s.IsNotFound()) return false;  // keep the operand; the read will tell
   std::string_view existing_view(existing);
-  s = FullMerge(merge_operator_.get(), key, s.ok() ? &existing_view : nullptr, {operand}, value);
+  s = FullMerge(cfd->merge_operator(), key, s.ok() ? &existing_view : nullptr, {operand}, value);
   // A merged value over the value limit could not be flushed: keep the operand instead.
   return s.ok() && value->size() <= kMaxValueSize;
 }
@@ -128,13 +160,29 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
   if (options.sync && options.disableWAL) {
     return Status::InvalidArgument("Write: sync and disableWAL cannot both be set");
   }
-  Status s = ValidateBatch(*updates, merge_operator_ != nullptr);
+  std::vector<FamilyUse> uses;
+  Status s = ValidateBatch(*updates, &uses);
   if (!s.ok()) return s;
   if (updates->Count() == 0) return Status::OK();
 
   MutexLock lock(&mu_);
   InFlightCall call(this, /*mu_held=*/true);
   if (!call.status().ok()) return call.status();
+  // Checked before the batch is queued. A family dropped after this (DropColumnFamily waits
+  // for the write queue's front) still takes the write: the write is ordered before the drop.
+  for (const FamilyUse& use : uses) {
+    auto it = column_families_.find(use.id);
+    if (it == column_families_.end()) {
+      return Status::InvalidArgument("Write: the batch writes column family id " +
+                                     std::to_string(use.id) +
+                                     ", which this DB does not have (or has dropped)");
+    }
+    if (use.merges && it->second->merge_operator() == nullptr) {
+      return Status::InvalidArgument("write batch: Merge needs a merge operator "
+                                     "(Options::merge_operator is not set) in column family \"" +
+                                     it->second->name() + "\"");
+    }
+  }
   WriteQueue::Front front(&write_queue_, &mu_, updates, options);
   if (!front.held()) {
     RecordTick(WRITE_DONE_BY_OTHER);
@@ -142,7 +190,7 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
   }
   RecordTick(WRITE_DONE_BY_SELF);
 
-  s = MakeRoomForWrite(/*force=*/false);
+  s = MakeRoomForWrite(/*force=*/nullptr);
   if (s.ok()) {
     WriteBatch* group = front.BuildGroup();
     DelayWriteLocked(WriteBatchInternal::ByteSize(*group));
@@ -150,26 +198,53 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
     WriteBatchInternal::SetSequence(group, first);
     const uint32_t count = WriteBatchInternal::Count(*group);
     const size_t bytes = WriteBatchInternal::ByteSize(*group);
-    MemTable* mem = mems_.mem();
-    const size_t max_merges = options_.max_successive_merges;
+    // Each family's active memtable, and what merging at write time needs of it. Families
+    // are created and dropped at the write queue's front, so none changes while the group is
+    // inserted. A batch checked before a drop of its family was queued may come after it: its
+    // records go to the dropped family's memtable, which is discarded (the write is ordered
+    // before the drop; recovery skips a dropped family's records). The shared_ptrs keep the
+    // families (and so their memtables) alive while the mutex is released.
+    struct Target {
+      std::shared_ptr<ColumnFamilyData> cfd;
+      MemTable* mem;
+      size_t max_merges;
+    };
+    std::map<uint32_t, Target> targets;
+    bool any_merge_at_write = false;
+    auto add_target = [&](const std::shared_ptr<ColumnFamilyData>& cfd) {
+      if (cfd->mems.mem() == nullptr) return;  // a dropped family already released
+      targets[cfd->id()] = Target{cfd, cfd->mems.mem(), cfd->options.max_successive_merges};
+      any_merge_at_write = any_merge_at_write || (cfd->options.max_successive_merges > 0 &&
+                                                  cfd->merge_operator() != nullptr);
+    };
+    for (const auto& [id, cfd] : column_families_) add_target(cfd);
+    for (const auto& cfd : dropped_families_) add_target(cfd);
     const bool use_wal = !options.disableWAL;
-    if (!use_wal) mems_.MarkUnloggedWrite();
+    if (!use_wal) {
+      // Conservative: every family may hold writes no WAL holds (Close flushes them).
+      for (const auto& [id, cfd] : column_families_) cfd->mems.MarkUnloggedWrite();
+    }
     {
       mu_.Unlock();
       Status wal_status;
       if (use_wal) wal_status = WriteGroupToWal(*group, options.sync);
       if (use_wal && wal_status.ok()) SHALE_KILL_POINT("wal.written");
       if (wal_status.ok()) {
-        if (max_merges > 0 && merge_operator_ != nullptr && group->HasMerge()) {
-          s = WriteBatchInternal::InsertInto(
-              *group, mem,
-              [&](SequenceNumber seq, std::string_view key, std::string_view operand,
-                  std::string* value) {
-                return MergeAtWriteTime(mem, max_merges, seq, key, operand, value);
-              });
-        } else {
-          s = WriteBatchInternal::InsertInto(*group, mem);
-        }
+        auto mem_for = [&targets](uint32_t id) -> MemTable* {
+          auto it = targets.find(id);
+          return it == targets.end() ? nullptr : it->second.mem;
+        };
+        const bool merge_at_write = any_merge_at_write && group->HasMerge();
+        s = WriteBatchInternal::InsertInto(
+            *group, mem_for, /*skip_families_without_memtable=*/false,
+            [&](uint32_t id, SequenceNumber seq, std::string_view key, std::string_view operand,
+                std::string* value) {
+              if (!merge_at_write) return false;
+              const Target& t = targets.at(id);
+              if (t.max_merges == 0 || t.cfd->merge_operator() == nullptr) return false;
+              return MergeAtWriteTime(t.cfd.get(), t.mem, t.max_merges, seq, key, operand,
+                                      value);
+            });
       }
       mu_.Lock();
       if (!wal_status.ok()) {
@@ -225,11 +300,12 @@ Status DBImpl::WriteGroupToWal(const WriteBatch& group, bool sync) {
 }
 
 size_t DBImpl::MemTableBudgetLocked() const {
-  if (options_.db_write_buffer_size == 0) return 0;
-  return std::max(options_.db_write_buffer_size, kMinMemTableBudget);
+  if (db_options_.db_write_buffer_size == 0) return 0;
+  return std::max(db_options_.db_write_buffer_size, kMinMemTableBudget);
 }
 
-MemTable* DBImpl::NewMemTable() const {
+MemTable* DBImpl::NewMemTable(const ColumnFamilyData& cfd) const {
+  const Options& options_ = cfd.options;
   MemTable::Options mopts;
   mopts.allocator = MemtableAllocator::Get();
   // Blocks of 1/8 of the write buffer (RocksDB's choice), so a small buffer is not one block;
@@ -240,13 +316,14 @@ MemTable* DBImpl::NewMemTable() const {
   if (budget > 0) buffer = std::min(buffer, budget);
   mopts.arena_block_size = std::clamp<size_t>(buffer / 8, 4096, Arena::kDefaultBlockSize);
   mopts.earliest_sequence = versions_->LastSequence() + 1;
-  mopts.track_successive_merges = merge_operator_ != nullptr && options_.max_successive_merges > 0;
+  mopts.track_successive_merges =
+      cfd.merge_operator() != nullptr && options_.max_successive_merges > 0;
   auto* mem = new MemTable(icmp_, mopts);
   mem->Ref();
   return mem;
 }
 
-Status DBImpl::MakeRoomForWrite(bool force) {
+Status DBImpl::MakeRoomForWrite(ColumnFamilyData* force) {
   bool stalled = false;
   WriteController::Cause stall_cause = WriteController::Cause::kMemtableLimit;
   const auto stall_start = std::chrono::steady_clock::now();
@@ -261,21 +338,55 @@ Status DBImpl::MakeRoomForWrite(bool force) {
       s = Status::ShutdownInProgress("the DB is closing");
       break;
     }
-    // The global budget: over it, the active memtable is retired for flushing (a flush frees
-    // memory), or, when it is empty, writers wait for a flush under way. Nothing waits for
-    // memory no flush can free: an empty active memtable with nothing to flush goes ahead.
+    // The global budget spans every family: over it, the family with the largest active
+    // memtable is retired for flushing (a flush frees memory), or, when that one is empty,
+    // writers wait for a flush under way. Nothing waits for memory no flush can free: an
+    // empty active memtable with nothing to flush goes ahead.
     const size_t budget = MemTableBudgetLocked();
-    const bool over_total = budget > 0 && mems_.MemoryUsage() >= budget;
-    const MemTableSet::Room room =
-        mems_.RoomForWrite(options_.write_buffer_size, over_total, force);
-    if (room == MemTableSet::Room::kReady) break;  // room, or (force) nothing to flush
+    size_t total = 0;
+    ColumnFamilyData* largest = nullptr;
+    for (const auto& [id, cfd] : column_families_) {
+      total += cfd->mems.MemoryUsage();
+      if (largest == nullptr ||
+          cfd->mems.mem()->ApproximateMemoryUsage() > largest->mems.mem()->ApproximateMemoryUsage()) {
+        largest = cfd.get();
+      }
+    }
+    const bool over_total = budget > 0 && total >= budget;
+    // The first family that needs something done (families are checked in id order; each
+    // action releases the mutex, so everything is checked again after it).
+    ColumnFamilyData* cfd = nullptr;
+    MemTableSet::Room room = MemTableSet::Room::kReady;
+    for (const auto& [id, candidate] : column_families_) {
+      room = candidate->mems.RoomForWrite(candidate->options.write_buffer_size,
+                                          over_total && candidate.get() == largest,
+                                          candidate.get() == force);
+      if (room != MemTableSet::Room::kReady) {
+        cfd = candidate.get();
+        break;
+      }
+    }
+    if (cfd == nullptr) {
+      // max_total_wal_size: a family whose unflushed writes keep the oldest WAL alive.
+      cfd = FamilyPinningOldestWalLocked();
+      if (cfd != nullptr) {
+        room = MemTableSet::Room::kSwitch;
+        if (info_log_) {
+          info_log_->Log("live WALs over max_total_wal_size (%llu bytes): flushing column "
+                         "family \"%s\"",
+                         static_cast<unsigned long long>(MaxTotalWalSizeLocked()),
+                         cfd->name().c_str());
+        }
+      }
+    }
+    if (cfd == nullptr) break;  // room everywhere, or (force) nothing to flush
     if (room == MemTableSet::Room::kWaitForFlush) {
       RecordTick(STALL_MEMTABLE_LIMIT_COUNT, stalled ? 0 : 1);
       stalled = true;
       bg_cv_.Wait(&mu_);
       continue;
     }
-    if (!force && write_controller_.state() == WriteController::State::kStopped &&
+    if (cfd != force && write_controller_.state() == WriteController::State::kStopped &&
         write_controller_.cause() != WriteController::Cause::kMemtableLimit) {
       // Too many L0 files or too many pending compaction bytes: wait for compaction.
       const WriteController::Cause cause = write_controller_.cause();
@@ -291,20 +402,21 @@ Status DBImpl::MakeRoomForWrite(bool force) {
       bg_cv_.Wait(&mu_);
       continue;
     }
-    if (!mems_.CanSwitch(options_.max_write_buffer_number)) {
-      // Every memtable is full: wait for the oldest to be flushed.
+    if (!cfd->mems.CanSwitch(cfd->options.max_write_buffer_number)) {
+      // Every memtable of the family is full: wait for its oldest to be flushed.
       RecordTick(STALL_MEMTABLE_LIMIT_COUNT, stalled ? 0 : 1);
       if (!stalled && info_log_) {
-        info_log_->Log("write stall: %zu immutable memtables wait for flush",
-                       mems_.NumImmutable());
+        info_log_->Log("write stall: %zu immutable memtables of column family \"%s\" wait for "
+                       "flush",
+                       cfd->mems.NumImmutable(), cfd->name().c_str());
       }
       stalled = true;
       bg_cv_.Wait(&mu_);
       continue;
     }
-    s = SwitchMemTable();
+    if (cfd == force) force = nullptr;
+    s = SwitchMemTable(cfd);
     if (!s.ok()) break;
-    force = false;
   }
   if (stalled) {
     const uint64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -361,7 +473,7 @@ void DBImpl::DelayWriteLocked(size_t bytes) {
   if (statistics_ != nullptr) statistics_->measureTime(WRITE_STALL, delay);
 }
 
-Status DBImpl::SwitchMemTable() {
+Status DBImpl::SwitchMemTable(ColumnFamilyData* cfd) {
   // Called at the write queue's front, so no write touches log_ or the memtable meanwhile.
   const uint64_t new_number = versions_->NewFileNumber();
   std::unique_ptr<WritableFile> file;
@@ -370,6 +482,8 @@ Status DBImpl::SwitchMemTable() {
   // survive a crash that loses an earlier write in the old one, and a WAL that a newer one
   // follows thus ends in a complete record unless a write to it failed (ReplayWal relies on
   // this). It is closed only once the new one is created, so a failed create leaves it usable.
+  const uint64_t old_number = log_number_;
+  const uint64_t old_bytes = log_->length();
   Status old_log = log_->Sync();
   Status s;
   if (old_log.ok()) s = fs_->NewWritableFile(WalFileName(dbname_, new_number), &file);
@@ -392,10 +506,41 @@ Status DBImpl::SwitchMemTable() {
     return s;
   }
   log_ = std::make_unique<log::Writer>(std::move(file), 0, log::Writer::FlushPolicy::kManual);
-  mems_.Switch(NewMemTable(), new_number);
+  log_number_ = new_number;
+  closed_wal_bytes_[old_number] = old_bytes;
+  cfd->mems.Switch(NewMemTable(*cfd), new_number);
   MaybeScheduleFlushLocked();
-  ReplaceSuperVersionLocked();
+  ReplaceSuperVersionLocked(cfd);
   return Status::OK();
+}
+
+uint64_t DBImpl::MaxTotalWalSizeLocked() const {
+  if (db_options_.max_total_wal_size > 0) return db_options_.max_total_wal_size;
+  uint64_t sum = 0;
+  for (const auto& [id, cfd] : column_families_) {
+    sum += static_cast<uint64_t>(cfd->options.write_buffer_size) *
+           static_cast<uint64_t>(std::max(1, cfd->options.max_write_buffer_number));
+  }
+  return 4 * sum;
+}
+
+ColumnFamilyData* DBImpl::FamilyPinningOldestWalLocked() {
+  if (column_families_.size() < 2) return nullptr;  // the WAL follows the one memtable
+  const uint64_t oldest = versions_->MinLogNumber();
+  // Closed WALs that every family has flushed past are no longer counted.
+  closed_wal_bytes_.erase(closed_wal_bytes_.begin(), closed_wal_bytes_.lower_bound(oldest));
+  uint64_t total = log_ != nullptr ? log_->length() : 0;
+  for (const auto& [number, bytes] : closed_wal_bytes_) total += bytes;
+  if (total <= MaxTotalWalSizeLocked()) return nullptr;
+  for (const auto& [id, cfd] : column_families_) {
+    // Its tables end before the oldest WAL, and its active memtable holds writes from then:
+    // retiring it lets the flush move the family's log number on.
+    if (versions_->LogNumber(id) == oldest && cfd->mems.mem()->num_entries() > 0 &&
+        cfd->mems.log_number() < log_number_) {
+      return cfd.get();
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace shale
