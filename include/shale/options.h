@@ -32,6 +32,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "shale/comparator.h"
@@ -433,6 +434,19 @@ struct SHALE_EXPORT Options : public DBOptions, public ColumnFamilyOptions {
   // 64 KiB raised, max_write_buffer_number raised to 2, L0 triggers put in order, ...: the list
   // is in doc/options.md).
   Status Validate() const;
+};
+
+// The name of the column family every DB has (id 0), which cannot be dropped: "default".
+SHALE_EXPORT extern const std::string kDefaultColumnFamilyName;
+
+// A column family to open or create: its name and options (DB::Open, CreateColumnFamilies).
+// A plain value (thread-safety as Options).
+struct ColumnFamilyDescriptor {
+  std::string name;
+  ColumnFamilyOptions options;
+  ColumnFamilyDescriptor() : name(kDefaultColumnFamilyName) {}
+  ColumnFamilyDescriptor(std::string n, ColumnFamilyOptions o)
+      : name(std::move(n)), options(std::move(o)) {}
 };
 
 // A consistent read-only view of the DB as of one sequence number (DB::GetSnapshot). Opaque;
