@@ -610,21 +610,68 @@ struct IngestExternalFileOptions {
 SHALE_EXPORT Status GetOptionsFromString(const Options& base, const std::string& opts,
                                          Options* out);
 
-// Every option (except file_system) as "name=value;..." in a stable order, so that
+// Every option (except file_system and statistics) as "name=value;..." in a stable order (the
+// DB options, then the column-family options), so that
 // GetOptionsFromString(any base with the same comparator, result) gives equal options.
 SHALE_EXPORT std::string GetStringFromOptions(const Options& options);
 
-// Writes `options` to `path` in RocksDB's OPTIONS file layout (an INI file with [Version],
-// [DBOptions], [CFOptions "default"] and [TableOptions/BlockBasedTable "default"]) and syncs it.
+// The scoped forms (RocksDB's): DB options only, or one column family's options only. Same
+// syntax and rules as GetOptionsFromString; a name of the other scope fails with
+// InvalidArgument saying so ("max_open_files is a DB option, not a column family option",
+// "write_buffer_size is a column family option, not a DB option"). *new_options is left
+// untouched on error.
+SHALE_EXPORT Status GetDBOptionsFromString(const DBOptions& base, const std::string& opts,
+                                           DBOptions* new_options);
+SHALE_EXPORT Status GetColumnFamilyOptionsFromString(const ColumnFamilyOptions& base,
+                                                     const std::string& opts,
+                                                     ColumnFamilyOptions* new_options);
+
+// Every DB option (except file_system and statistics), or every column-family option, as
+// "name=value" entries joined by `delimiter`, in a stable order; with the default delimiter
+// (or any ';' with whitespace around it) the Get*FromString of the same scope reads it back to
+// equal options. Always OK (RocksDB's shape).
+SHALE_EXPORT Status GetStringFromDBOptions(std::string* opts_str, const DBOptions& db_options,
+                                           const std::string& delimiter = ";");
+SHALE_EXPORT Status GetStringFromColumnFamilyOptions(std::string* opts_str,
+                                                     const ColumnFamilyOptions& cf_options,
+                                                     const std::string& delimiter = ";");
+
+// Writes the DB's options and each column family's to `path` in RocksDB's OPTIONS file layout
+// (an INI file: [Version], [DBOptions], then for each family [CFOptions "<name>"] and
+// [TableOptions/BlockBasedTable "<name>"]) and syncs it. `column_families` must start with the
+// default family and name each family once (else InvalidArgument, nothing written); the
+// sections follow its order.
+SHALE_EXPORT Status WriteOptionsFile(FileSystem* fs, const std::string& path,
+                                     const DBOptions& db_options,
+                                     const std::vector<ColumnFamilyDescriptor>& column_families);
+
+// The same for a DB with the default family only: `options`' column-family options are the
+// default family's.
 SHALE_EXPORT Status WriteOptionsFile(FileSystem* fs, const std::string& path,
                                      const Options& options);
 
-// Reads an OPTIONS file written by WriteOptionsFile or by RocksDB onto *options: options the
-// file does not name keep their value in *options. Options, sections and column families
-// ShaleDB does not know are skipped, each with a note appended to *warnings (when not null);
-// a bad value of a known option fails with InvalidArgument naming the file, line and option.
-// A RocksDB file's table format_version is RocksDB's and is skipped with a note.
-// *options is left untouched on error.
+// Reads an OPTIONS file written by WriteOptionsFile or by RocksDB.
+//   - *db_options: the options the file's [DBOptions] names take the file's values; the others
+//     keep theirs.
+//   - *column_families: replaced by one descriptor per family the file has sections for, in the
+//     order of their first section. Each starts from the descriptor of the same name already in
+//     *column_families, if any (so runtime objects the file cannot hold, such as the comparator,
+//     merge operator or block cache, carry over when the file names the same ones), else from
+//     ColumnFamilyOptions(); the file's values go on top. A family named in several sections
+//     gets all of them.
+// Options, sections and table formats ShaleDB does not know are skipped, each with a note
+// appended to *warnings (when not null), as is an option in the other scope's section (a
+// column-family option under [DBOptions]). A bad value of a known option fails with
+// InvalidArgument naming the file, line and option. A RocksDB file's table format_version is
+// RocksDB's and is skipped with a note. On error no output is changed.
+SHALE_EXPORT Status LoadOptionsFromFile(FileSystem* fs, const std::string& path,
+                                        DBOptions* db_options,
+                                        std::vector<ColumnFamilyDescriptor>* column_families,
+                                        std::vector<std::string>* warnings = nullptr);
+
+// The same onto `options`: the DB options and the default family's options (the file's other
+// families are skipped, each section with a note). Options the file does not name keep their
+// value in *options. *options is left untouched on error.
 SHALE_EXPORT Status LoadOptionsFromFile(FileSystem* fs, const std::string& path,
                                         Options* options,
                                         std::vector<std::string>* warnings = nullptr);
