@@ -156,13 +156,13 @@ struct SHALE_EXPORT DBOptions {
 
   // Most flushes and compactions running at once: one flush thread, and max(1, this - 1)
   // compaction threads. Values below 1 are raised to 1; above 1024 refused (a thread per
-  // job). Default: 2. Dynamic: yes.
+  // job). Default: 2. Dynamic: yes (DB::SetDBOptions).
   int max_background_jobs = 2;
 
   // Most threads one automatic compaction is split into (key-range subcompactions of about
   // equal input bytes, run in parallel). DB::CompactRange uses at least min(cores,
   // max_background_jobs). 0 is taken as 1 and values above kMaxSubcompactions (64) as 64
-  // (RocksDB accepts any value). Default: 1. Dynamic: yes.
+  // (RocksDB accepts any value). Default: 1. Dynamic: yes (DB::SetDBOptions).
   uint32_t max_subcompactions = 1;
 
   // The most subcompactions (threads) any one compaction runs, whatever max_subcompactions or
@@ -170,7 +170,8 @@ struct SHALE_EXPORT DBOptions {
   static constexpr uint32_t kMaxSubcompactions = 64;
 
   // The write rate while writes are slowed down, in bytes per second; 0 means 16 MiB/s
-  // (RocksDB's default is 0, sanitized to 16 MiB/s). Default: 16 MiB/s. Dynamic: yes.
+  // (RocksDB's default is 0, sanitized to 16 MiB/s). Default: 16 MiB/s.
+  // Dynamic: yes (DB::SetDBOptions).
   uint64_t delayed_write_rate = 16ull << 20;
 
   // ---------------------------------------------------------------- Files and recovery
@@ -258,13 +259,13 @@ struct SHALE_EXPORT ColumnFamilyOptions {
   // Bytes a memtable holds before it becomes immutable and is flushed to a table. Larger
   // values mean fewer, larger L0 files and a longer recovery. Values outside [64 KiB, 64 GiB]
   // are clamped to it at Open and SetOptions (as RocksDB; noted in the info LOG).
-  // Default: 64 MiB (bytes). Dynamic: yes.
+  // Default: 64 MiB (bytes). Dynamic: yes (DB::SetOptions).
   size_t write_buffer_size = 64ull << 20;
 
   // Most memtables (the active one plus immutable ones waiting for flush) kept in memory;
   // once reached, writes stall until a flush completes. Values below 2 are raised to 2 (as
   // RocksDB; one memtable takes writes while another is flushed).
-  // Default: 2. Dynamic: yes.
+  // Default: 2. Dynamic: yes (DB::SetOptions).
   int max_write_buffer_number = 2;
 
   // Fewest immutable memtables merged into one flush. Clamped to [1, max_write_buffer_number
@@ -283,7 +284,7 @@ struct SHALE_EXPORT ColumnFamilyOptions {
   // many operands at the top of its key's history in the memtable, it reads the key, merges
   // and writes the result as a value instead. Bounds the operands a read must merge for hot
   // keys, at the cost of a read per such write. 0: never merge at write time. Default: 0.
-  // Dynamic: yes.
+  // Dynamic: yes (DB::SetOptions).
   size_t max_successive_merges = 0;
 
   // ---------------------------------------------------------------- Compression
@@ -292,12 +293,12 @@ struct SHALE_EXPORT ColumnFamilyOptions {
   // on every level but the bottommost. This build supports kNoCompression and kZSTD.
   // Default: kNoCompression. RocksDB defaults to kSnappyCompression, which ShaleDB does not
   // build: compression is the most expensive CPU in the engine (DESIGN.md section 5), so the
-  // upper levels, rewritten often, stay uncompressed unless asked. Dynamic: yes.
+  // upper levels, rewritten often, stay uncompressed unless asked. Dynamic: yes (DB::SetOptions).
   CompressionType compression = kNoCompression;
 
   // Compression of the bottommost level (where most data lives and is rewritten least).
   // kDisableCompressionOption means "same as `compression`".
-  // Default: kDisableCompressionOption. Dynamic: yes.
+  // Default: kDisableCompressionOption. Dynamic: yes (DB::SetOptions).
   CompressionType bottommost_compression = kDisableCompressionOption;
 
   // zstd compression level, for both `compression` and `bottommost_compression` when kZSTD:
@@ -307,7 +308,7 @@ struct SHALE_EXPORT ColumnFamilyOptions {
   // times more for a few percent of space. A level outside [-131072, 22] is clamped to it
   // (zstd does the same under RocksDB). RocksDB spells this compression_opts.level (and
   // bottommost_compression_opts.level): option strings and OPTIONS files accept both
-  // spellings, see doc/options.md. Dynamic: yes.
+  // spellings, see doc/options.md. Dynamic: yes (DB::SetOptions).
   int compression_level = 1;
 
   // ---------------------------------------------------------------- LSM shape
@@ -319,34 +320,35 @@ struct SHALE_EXPORT ColumnFamilyOptions {
   int num_levels = 7;
 
   // L0 files that trigger an L0 compaction. Must be at least 1 (0 is raised to 1, as RocksDB).
-  // Default: 4 (files). Dynamic: yes.
+  // Default: 4 (files). Dynamic: yes (DB::SetOptions).
   int level0_file_num_compaction_trigger = 4;
 
   // L0 files at which writes are slowed down (to delayed_write_rate). Must lie between the
   // compaction trigger and the stop trigger (a value below the compaction trigger is raised to
   // it, as RocksDB does). Not applied under kCompactionStyleFIFO, which never merges L0 files
-  // (as RocksDB). Default: 20 (files). Dynamic: yes.
+  // (as RocksDB). Default: 20 (files). Dynamic: yes (DB::SetOptions).
   int level0_slowdown_writes_trigger = 20;
 
   // L0 files at which writes stop until compaction catches up (a value below the slowdown
   // trigger is raised to it, as RocksDB does). Not applied under kCompactionStyleFIFO (as
-  // RocksDB). Default: 36 (files). Dynamic: yes.
+  // RocksDB). Default: 36 (files). Dynamic: yes (DB::SetOptions).
   int level0_stop_writes_trigger = 36;
 
   // Target size of a table written by compaction into level 1; level n's target is
   // target_file_size_base * target_file_size_multiplier^(n-1). Must be > 0.
-  // Default: 64 MiB (bytes). Dynamic: yes.
+  // Default: 64 MiB (bytes). Dynamic: yes (DB::SetOptions).
   uint64_t target_file_size_base = 64ull << 20;
 
-  // See target_file_size_base. Must be > 0. Default: 1. Dynamic: yes.
+  // See target_file_size_base. Must be > 0. Default: 1. Dynamic: yes (DB::SetOptions).
   int target_file_size_multiplier = 1;
 
   // Total size of the base level (the first non-empty level below L0). Must be > 0.
-  // Default: 256 MiB (bytes). Dynamic: yes.
+  // Default: 256 MiB (bytes). Dynamic: yes (DB::SetOptions).
   uint64_t max_bytes_for_level_base = 256ull << 20;
 
   // Each level below the base level may be this many times larger than the level above.
-  // Must be finite; a value not above 0 is taken as 1 (as RocksDB). Default: 10. Dynamic: yes.
+  // Must be finite; a value not above 0 is taken as 1 (as RocksDB). Default: 10.
+  // Dynamic: yes (DB::SetOptions).
   double max_bytes_for_level_multiplier = 10;
 
   // Size the levels from the bottom up: the last level holds what it holds, each level above
@@ -367,30 +369,32 @@ struct SHALE_EXPORT ColumnFamilyOptions {
 
   // Stop scheduling automatic compactions (the style stays; DB::CompactRange still works).
   // Lifts the L0 and pending-bytes write stalls like RocksDB does. Setting it back to false
-  // with DB::SetOptions schedules what is due at once. Default: false. Dynamic: yes.
+  // with DB::SetOptions schedules what is due at once. Default: false.
+  // Dynamic: yes (DB::SetOptions).
   bool disable_auto_compactions = false;
 
-  // Knobs of kCompactionStyleUniversal. Dynamic: yes.
+  // Knobs of kCompactionStyleUniversal. Dynamic: yes (DB::SetOptions).
   CompactionOptionsUniversal compaction_options_universal;
 
   // Knobs of kCompactionStyleFIFO. allow_compaction = true is not supported (rejected).
-  // Dynamic: yes.
+  // Dynamic: yes (DB::SetOptions).
   CompactionOptionsFIFO compaction_options_fifo;
 
   // Files written more than this many seconds ago: with kCompactionStyleFIFO they are dropped;
   // with kCompactionStyleLevel a file above the bottom level is compacted one level down (its
   // output gets a fresh time, so old data moves one level per ttl period). 0 disables.
-  // Universal and none reject a non-zero value. Default: 0 (seconds). Dynamic: yes.
+  // Universal and none reject a non-zero value. Default: 0 (seconds).
+  // Dynamic: yes (DB::SetOptions).
   uint64_t ttl = 0;
 
   // Writes slow down (to delayed_write_rate) once compaction is estimated to owe this many
   // bytes; 0 disables. A value above a non-zero hard_pending_compaction_bytes_limit is lowered
   // to it (as RocksDB).
-  // Default: 64 GiB (bytes). Dynamic: yes.
+  // Default: 64 GiB (bytes). Dynamic: yes (DB::SetOptions).
   uint64_t soft_pending_compaction_bytes_limit = 64ull << 30;
 
   // Writes stop once compaction is estimated to owe this many bytes; 0 disables.
-  // Default: 256 GiB (bytes). Dynamic: yes.
+  // Default: 256 GiB (bytes). Dynamic: yes (DB::SetOptions).
   uint64_t hard_pending_compaction_bytes_limit = 256ull << 30;
 
   // ---------------------------------------------------------------- Tables

@@ -128,7 +128,8 @@ TEST_F(OptionsFileColumnFamiliesTest, ThreeFamiliesRoundTrip) {
     ASSERT_OK(LoadOptionsFromFile(fs_.get(), "/OPTIONS", &db_loaded, &loaded, &warnings));
     EXPECT_TRUE(warnings.empty()) << testing::PrintToString(warnings);
     ASSERT_EQ(Names(loaded), Names(written));
-    ExpectOptionsEqual(Options(db_loaded, ColumnFamilyOptions()), Options(db, ColumnFamilyOptions()));
+    ExpectOptionsEqual(Options(db_loaded, ColumnFamilyOptions()),
+                       Options(db, ColumnFamilyOptions()));
     for (size_t f = 0; f < written.size(); f++) {
       SCOPED_TRACE(written[f].name);
       ExpectOptionsEqual(Options(DBOptions(), loaded[f].options),
