@@ -93,6 +93,11 @@ class VersionEdit {
     is_in_atomic_group_ = true;
     remaining_entries_ = remaining;
   }
+  // This edit is not part of an atomic group.
+  void ClearAtomicGroup() {
+    is_in_atomic_group_ = false;
+    remaining_entries_ = 0;
+  }
   // Where the next compaction of `level` should start (an internal key). A later pointer for the
   // same level in one edit replaces the earlier one.
   void SetCompactPointer(int level, std::string_view internal_key);
