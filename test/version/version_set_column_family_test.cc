@@ -5,13 +5,17 @@
 // every family.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "../db/gated_file_system.h"
 #include "base/filename.h"
 #include "shale/comparator.h"
 #include "shale/file_system.h"
@@ -411,6 +415,39 @@ TEST_F(VersionSetColumnFamilyTest, EditForADroppedFamilyIsRefused) {
   EXPECT_TRUE(LogAndApplyGroup({&d, &e}).IsInvalidArgument());
   MutexLock lock(&mu_);
   EXPECT_EQ(vs_->NumLevelFiles(1), 0);
+}
+
+// An edit queued behind the drop of its family is checked when its turn comes, after the drop:
+// it fails instead of reviving the family or writing a record Recover would reject.
+TEST_F(VersionSetColumnFamilyTest, EditQueuedBehindTheDropOfItsFamilyFails) {
+  auto gated = std::make_shared<GatedFileSystem>(fs_);
+  fs_ = gated;
+  CreateDb();
+  const uint32_t a = MustCreate("a");
+  gated->Arm(GatedFileSystem::Op::kSync, "MANIFEST");
+  std::thread drop([&] { EXPECT_OK(Drop(a)); });
+  ASSERT_TRUE(gated->WaitUntilHeld(std::chrono::seconds(10)));  // the drop is at the front
+  std::atomic<bool> started{false};
+  Status queued;
+  std::thread edit([&] {
+    VersionEdit e;
+    e.SetColumnFamily(a);
+    e.AddFile(1, MakeFile(vs_->NewFileNumber(), "a", "b", 1, 1));
+    started = true;
+    queued = LogAndApply(&e);
+  });
+  while (!started) std::this_thread::yield();
+  // Give the edit time to queue behind the drop. The outcome is the same if it has not yet:
+  // this only makes the queued interleaving the one that is tested nearly always.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  gated->Release();
+  drop.join();
+  edit.join();
+  EXPECT_TRUE(queued.IsInvalidArgument()) << queued.ToString();
+  EXPECT_EQ(List(), std::vector<std::string>{"default"});
+  ASSERT_OK(Reopen());
+  MutexLock lock(&mu_);
+  EXPECT_EQ(vs_->ColumnFamilyIds(), std::vector<uint32_t>{0});
 }
 
 TEST_F(VersionSetColumnFamilyTest, LogNumbersArePerFamily) {
