@@ -117,8 +117,10 @@ class VersionSet {
   //  - I/O errors are returned as they are.
   // On success *save_manifest is true: the next LogAndApply writes a new MANIFEST (the DB calls
   // LogAndApply while opening so the new one is in place before it relies on it). On error the
-  // VersionSet is unchanged (empty).
-  // REQUIRES: called once, before any LogAndApply; the DB directory has a CURRENT file.
+  // VersionSet is unchanged (empty), so Recover may be called again (e.g. with the families
+  // the error named).
+  // REQUIRES: no successful Recover and no LogAndApply before; the DB directory has a CURRENT
+  // file.
   [[nodiscard]] Status Recover(const std::vector<ColumnFamilyConfig>& families,
                                bool* save_manifest);
   // Recover({{"default", num_levels given to the constructor}}, save_manifest).
