@@ -508,9 +508,21 @@ Status DBImpl::SwitchMemTable(ColumnFamilyData* cfd) {
   log_ = std::make_unique<log::Writer>(std::move(file), 0, log::Writer::FlushPolicy::kManual);
   log_number_ = new_number;
   closed_wal_bytes_[old_number] = old_bytes;
-  cfd->mems.Switch(NewMemTable(*cfd), new_number);
+  // With atomic_flush every family holding writes is retired with this one, into the same
+  // flush (FlushGroupLocked).
+  std::vector<std::shared_ptr<ColumnFamilyData>> switched;
+  if (db_options_.atomic_flush) {
+    for (const auto& [id, other] : column_families_) {
+      if (other.get() == cfd || other->mems.mem()->num_entries() > 0) switched.push_back(other);
+    }
+  } else {
+    switched.push_back(column_families_.at(cfd->id()));
+  }
+  for (const auto& family : switched) family->mems.Switch(NewMemTable(*family), new_number);
   MaybeScheduleFlushLocked();
-  ReplaceSuperVersionLocked(cfd);
+  for (const auto& family : switched) {
+    if (!family->dropped) ReplaceSuperVersionLocked(family.get());  // releases mu_ briefly
+  }
   return Status::OK();
 }
 
