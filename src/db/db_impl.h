@@ -410,7 +410,8 @@ class DBImpl final : public DB {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- db_impl_column_family.cc
-  // The family of a handle of this DB: null for a null handle or one of another DB. Live or
+  // The family of a handle (one this DB handed out; a handle of another DB is not detected
+  // here: LiveFamilyLocked does). Null for a null handle. Live or
   // dropped (cfd->dropped says).
   static ColumnFamilyData* FamilyOf(ColumnFamilyHandle* column_family);
   static std::shared_ptr<ColumnFamilyData> SharedFamilyOf(ColumnFamilyHandle* column_family);
