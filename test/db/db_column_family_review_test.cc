@@ -265,5 +265,103 @@ TEST(ColumnFamilyReviewTest, FailedDropThenResumeLosesAcknowledgedWrites) {
   }
 }
 
+
+// Finding 4. A flush of family A also raises the log number of every idle family in the same
+// atomic MANIFEST group (db_impl_background.cc:144-160). If an idle family B is dropped while
+// that group waits in the VersionSet's queue behind the drop's MANIFEST write, the group is
+// refused ("LogAndApply: column family 1 does not exist", version_set.cc:163) and, since the
+// dropped family is not one of the flushed parts, any_dropped is false
+// (db_impl_background.cc:167-183): the refusal is recorded as a background error and the DB
+// goes read-only -- from a drop of an idle family racing any flush.
+// Interleaving: the flush of the default family is held at its table Sync; the drop of cf1 is
+// held at its MANIFEST Sync (the VersionSet queue's front, mu_ released); the flush goes on,
+// computes its edits with cf1 still live and idle, and queues behind the drop; the drop ends.
+TEST(ColumnFamilyReviewTest, DropOfIdleFamilyRacingAFlushStopsTheDB) {
+  auto gated = std::make_shared<MultiGateFileSystem>(NewMemFileSystem());
+  Options options;
+  options.file_system = gated;
+  options.create_if_missing = true;
+  options.create_missing_column_families = true;
+  options.disable_auto_compactions = true;
+  std::vector<ColumnFamilyHandle*> handles;
+  std::unique_ptr<DB> db;
+  ASSERT_OK(OpenFamilies(options, {"cf1"}, &handles, &db));
+  // cf1 is idle: nothing in memory, its log number is the WAL Open started (below the one the
+  // flush's switch starts).
+  ASSERT_OK(db->Put(WriteOptions(), handles[0], "a", "1"));
+  gated->Arm(1, ".sst");
+  FlushOptions no_wait;
+  no_wait.wait = false;
+  ASSERT_OK(db->Flush(no_wait, handles[0]));
+  ASSERT_TRUE(gated->WaitUntilHeld(1));
+  gated->Arm(2, "MANIFEST");
+  Status drop_status;
+  std::thread dropper([&] { drop_status = db->DropColumnFamily(handles[1]); });
+  ASSERT_TRUE(gated->WaitUntilHeld(2));
+  gated->Release(1);  // the flush builds its table, computes its edits, queues behind the drop
+  std::this_thread::sleep_for(300ms);  // no signal for "queued in the VersionSet"
+  gated->Release(2);
+  dropper.join();
+  ASSERT_OK(drop_status);
+  // Waits for the held flush to end (its memtable flushed, or the background error).
+  Status flushed = db->Flush(FlushOptions(), handles[0]);
+  std::printf("flush after the drop: %s\n", flushed.ToString().c_str());
+  Status after = db->Put(WriteOptions(), handles[0], "b", "2");
+  EXPECT_TRUE(after.ok()) << "a flush racing the drop of an idle family stopped the DB: "
+                          << after.ToString();
+  DestroyHandles(db.get(), &handles);
+  db->Close().PermitUncheckedError();
+}
+
+// Finding 5 (performance trap). max_total_wal_size: FamilyPinningOldestWalLocked
+// (db_impl_write.cc:560) switches every family whose log number is the oldest and whose active
+// memtable holds writes that began before the current WAL. It has no memory that the oldest
+// WAL's flush was already requested (RocksDB marks the WAL getting_flushed), and its test
+// `mems.log_number() < log_number_` becomes true again as soon as ANOTHER family switches (a
+// switch starts a new WAL). So until the first flush lands, with two families written in turn
+// every write group switches a memtable and starts a WAL: tiny memtables, tiny L0 files, and
+// stalls at max_write_buffer_number. Here the flush is held at its table Sync and 40 small
+// writes alternate between the two families.
+TEST(ColumnFamilyReviewTest, MaxTotalWalSizeSwitchStorm) {
+  auto gated = std::make_shared<MultiGateFileSystem>(NewMemFileSystem());
+  Options options;
+  options.file_system = gated;
+  options.create_if_missing = true;
+  options.create_missing_column_families = true;
+  options.disable_auto_compactions = true;
+  options.max_write_buffer_number = 64;
+  options.max_total_wal_size = 1024;
+  std::vector<ColumnFamilyHandle*> handles;
+  std::unique_ptr<DB> db;
+  ASSERT_OK(OpenFamilies(options, {"cf1"}, &handles, &db));
+  const std::string value(600, 'v');
+  ASSERT_OK(db->Put(WriteOptions(), handles[0], "a", value));
+  ASSERT_OK(db->Put(WriteOptions(), handles[1], "a", value));
+  gated->Arm(1, ".sst");
+  FlushOptions no_wait;
+  no_wait.wait = false;
+  ASSERT_OK(db->Flush(no_wait, handles[0]));  // held: the oldest WAL cannot go yet
+  ASSERT_TRUE(gated->WaitUntilHeld(1));
+  auto wals = [&] {
+    std::vector<std::string> children;
+    EXPECT_OK(gated->GetChildren(kDB, &children));
+    int n = 0;
+    for (const std::string& c : children) n += c.size() > 4 && c.substr(c.size() - 4) == ".log";
+    return n;
+  };
+  const int before = wals();
+  for (int i = 0; i < 40; i++) {
+    ASSERT_OK(db->Put(WriteOptions(), handles[i % 2], "k" + std::to_string(i), value));
+  }
+  const int made = wals() - before;
+  std::printf("WALs started by 40 small writes while the first flush is pending: %d\n", made);
+  // Once each family pinning the oldest WAL was switched, nothing more can be gained before
+  // the flushes land: at most one switch per family.
+  EXPECT_LE(made, 2) << "every write group switched a memtable (switch storm)";
+  gated->Release(1);
+  DestroyHandles(db.get(), &handles);
+  db->Close().PermitUncheckedError();
+}
+
 }  // namespace
 }  // namespace shale
