@@ -386,10 +386,22 @@ Status VersionSet::ListColumnFamilies(FileSystem* fs, const std::string& dbname,
   names->clear();
   std::string path;
   uint64_t number = 0;
-  Status s = ReadCurrentFile(fs, dbname, &path, &number);
-  if (!s.ok()) return s;
   std::unique_ptr<SequentialFile> file;
-  s = OpenManifest(fs, path, &file);
+  Status s;
+  // The DB may be open (ListColumnFamilies takes no LOCK): between reading CURRENT and opening
+  // the MANIFEST it names, the DB may start a new MANIFEST, switch CURRENT and delete the old
+  // one. Then CURRENT names another MANIFEST: read that one instead (a few times at most).
+  for (int attempt = 0;; attempt++) {
+    s = ReadCurrentFile(fs, dbname, &path, &number);
+    if (!s.ok()) return s;
+    s = OpenManifest(fs, path, &file);
+    if (s.ok() || attempt == 9) break;
+    std::string again;
+    uint64_t again_number = 0;
+    if (!ReadCurrentFile(fs, dbname, &again, &again_number).ok() || again_number == number) {
+      break;
+    }
+  }
   if (!s.ok()) return s;
   ColumnFamilyTracker tracker;
   GlobalFields globals;
