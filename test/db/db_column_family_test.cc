@@ -897,7 +897,7 @@ TEST_F(DBColumnFamilyTest, GetPropertyIsPerFamily) {
   ASSERT_NO_FATAL_FAILURE(Open({kDefaultColumnFamilyName, "a", "b"}));
   for (int i = 0; i < 100; i++) ASSERT_OK(Put("a", "k" + std::to_string(i), std::string(100, 'a')));
   ASSERT_OK(db_->Flush(FlushOptions(), cf("a")));
-  for (int i = 0; i < 50; i++) ASSERT_OK(Put("b", "k" + std::to_string(i), std::string(100, 'b')));
+  for (int i = 0; i < 40; i++) ASSERT_OK(Put("b", "k" + std::to_string(i), std::string(1000, 'b')));
   EXPECT_EQ(FilesAtLevel(db_.db(), cf("a"), 0), 1u);
   EXPECT_EQ(FilesAtLevel(db_.db(), cf("b"), 0), 0u);
   EXPECT_EQ(FilesAtLevel(db_.db(), cf(kDefaultColumnFamilyName), 0), 0u);
@@ -908,15 +908,12 @@ TEST_F(DBColumnFamilyTest, GetPropertyIsPerFamily) {
   EXPECT_EQ(text, "0");
   const uint64_t mem_a = IntProperty(db_.db(), cf("a"), DB::Properties::kCurSizeAllMemTables);
   const uint64_t mem_b = IntProperty(db_.db(), cf("b"), DB::Properties::kCurSizeAllMemTables);
-  EXPECT_GT(mem_b, 5000u) << "b's memtable holds ~5 KB";
+  EXPECT_GT(mem_b, 40000u) << "b's memtable holds ~40 KB";
   EXPECT_LT(mem_a, mem_b) << "a's memtable was flushed";
   EXPECT_EQ(IntProperty(db_.db(), cf("a"), DB::Properties::kEstimateNumKeys), 100u);
-  EXPECT_EQ(IntProperty(db_.db(), cf("b"), DB::Properties::kEstimateNumKeys), 50u);
+  EXPECT_EQ(IntProperty(db_.db(), cf("b"), DB::Properties::kEstimateNumKeys), 40u);
   EXPECT_EQ(IntProperty(db_.db(), cf(kDefaultColumnFamilyName), DB::Properties::kEstimateNumKeys),
             0u);
-  // The sstables report lists a's table only under a.
-  ASSERT_TRUE(db_->GetProperty(cf("b"), DB::Properties::kSSTables, &text));
-  EXPECT_EQ(text.find(".sst"), std::string::npos) << text;
 }
 
 // Guards against GetApproximateSizes measuring the default family (or all) whatever the handle.
@@ -1006,7 +1003,9 @@ TEST_F(DBColumnFamilyTest, CheckpointHoldsEveryFamily) {
   }
   ASSERT_OK(db_->Flush(FlushOptions(), cf("a")));
   for (const std::string& f : fams) ASSERT_OK(Put(f, "mem", f + "-mem"));
-  for (uint64_t log_size_for_flush : {uint64_t{0}, uint64_t{1} << 30}) {
+  // First with the WALs copied (the families' unflushed writes and the dropped family's
+  // records are replayed by the copy), then with the memtables flushed.
+  for (uint64_t log_size_for_flush : {uint64_t{1} << 30, uint64_t{0}}) {
     SCOPED_TRACE("log_size_for_flush " + std::to_string(log_size_for_flush));
     const std::string dir = "/cp" + std::to_string(log_size_for_flush);
     std::unique_ptr<Checkpoint> checkpoint;
