@@ -405,6 +405,163 @@ TEST_F(DBColumnFamilyTest, DroppedFamilyStillReadsThroughItsHandle) {
   db_.Release("a");
 }
 
+// Guards against an iterator over a dropped family losing its tables when the last handle
+// goes (the iterator pins the family's memtables and version, not the handle).
+TEST_F(DBColumnFamilyTest, IteratorOnADroppedFamilyOutlivesItsHandle) {
+  cf_options_.disable_auto_compactions = true;
+  ASSERT_NO_FATAL_FAILURE(Open({kDefaultColumnFamilyName, "a"}));
+  for (int round = 0; round < 3; round++) {
+    for (int i = 0; i < 50; i++) ASSERT_OK(Put("a", "k" + std::to_string(round * 50 + i), "t"));
+    ASSERT_OK(db_->Flush(FlushOptions(), cf("a")));
+  }
+  ASSERT_OK(Put("a", "mem", "m"));
+  std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions(), cf("a"));
+  ASSERT_OK(db_.Drop("a"));
+  db_.Release("a");
+  ASSERT_OK(Put(kDefaultColumnFamilyName, "x", "1"));
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  ASSERT_OK(db_->CompactRange(CompactRangeOptions(), nullptr, nullptr));
+  int n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) n++;
+  ASSERT_OK(it->status());
+  EXPECT_EQ(n, 151) << "an iterator over a dropped family lost data after its handle went";
+  it.reset();
+  ASSERT_OK(db_.Close());
+  EXPECT_EQ(List(), std::vector<std::string>{kDefaultColumnFamilyName});
+}
+
+// Guards against a drop racing writes to the family: each write either lands before the drop
+// (OK, and readable through the handle afterwards) or is refused (InvalidArgument); none is
+// acknowledged and lost, none refused and applied, and no other error appears.
+TEST_F(DBColumnFamilyTest, DropRacingWritesLinearizes) {
+  for (int round = 0; round < 10; round++) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const std::string name = "racy" + std::to_string(round);
+    if (round == 0) {
+      ASSERT_NO_FATAL_FAILURE(Open({kDefaultColumnFamilyName}));
+    }
+    ASSERT_OK(db_.Create(cf_options_, name));
+    ColumnFamilyHandle* h = cf(name);
+    constexpr int kThreads = 3;
+    std::vector<std::vector<Status>> results(kThreads);
+    std::atomic<int> started{0};
+    std::vector<std::thread> writers;
+    for (int t = 0; t < kThreads; t++) {
+      writers.emplace_back([&, t] {
+        started++;
+        for (int i = 0; i < 400; i++) {
+          WriteBatch batch;
+          EXPECT_OK(batch.Put(h, "t" + std::to_string(t) + "-" + std::to_string(i), "v"));
+          // Half the batches also write the default family: all or nothing with it.
+          if (i % 2 == 0) {
+            EXPECT_OK(batch.Put("d" + std::to_string(round) + "-" + std::to_string(t) + "-" +
+                                    std::to_string(i),
+                                "v"));
+          }
+          results[t].push_back(db_->Write(WriteOptions(), &batch));
+        }
+      });
+    }
+    while (started.load() < kThreads) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::microseconds(200 * round));
+    ASSERT_OK(db_.Drop(name));
+    for (std::thread& w : writers) w.join();
+    std::map<std::string, std::string> seen = ReadFamily(db_.db(), h);
+    for (int t = 0; t < kThreads; t++) {
+      bool refused = false;
+      for (int i = 0; i < static_cast<int>(results[t].size()); i++) {
+        const Status& s = results[t][i];
+        const std::string key = "t" + std::to_string(t) + "-" + std::to_string(i);
+        const std::string dkey =
+            "d" + std::to_string(round) + "-" + std::to_string(t) + "-" + std::to_string(i);
+        if (s.ok()) {
+          EXPECT_FALSE(refused) << key << " acknowledged after an earlier write was refused";
+          EXPECT_TRUE(seen.count(key)) << key << " acknowledged, then lost by the drop";
+          if (i % 2 == 0) {
+            EXPECT_EQ(Get(kDefaultColumnFamilyName, dkey), "v");
+          }
+        } else {
+          EXPECT_TRUE(s.IsInvalidArgument()) << key << ": " << s.ToString();
+          refused = true;
+          EXPECT_FALSE(seen.count(key)) << key << " refused, yet applied";
+          if (i % 2 == 0) {
+            EXPECT_EQ(Get(kDefaultColumnFamilyName, dkey), "NOT_FOUND")
+                << "part of a refused batch applied";
+          }
+        }
+      }
+    }
+    db_.Release(name);
+    if (::testing::Test::HasFailure()) break;
+  }
+  ASSERT_OK(db_.Close());
+  EXPECT_EQ(List(), std::vector<std::string>{kDefaultColumnFamilyName});
+}
+
+// Guards against families created concurrently getting one id, or one of them missing from
+// the MANIFEST.
+TEST_F(DBColumnFamilyTest, ConcurrentCreatesGetDistinctIdsAndAllPersist) {
+  ASSERT_NO_FATAL_FAILURE(Open({kDefaultColumnFamilyName}));
+  constexpr int kThreads = 4, kEach = 8;
+  std::vector<std::vector<ColumnFamilyHandle*>> made(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; t++) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; i++) {
+        ColumnFamilyHandle* h = nullptr;
+        EXPECT_OK(db_->CreateColumnFamily(cf_options_,
+                                          "c" + std::to_string(t) + "-" + std::to_string(i), &h));
+        if (h != nullptr) {
+          EXPECT_OK(db_->Put(WriteOptions(), h, "k", h->GetName()));
+          made[t].push_back(h);
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  std::set<uint32_t> ids;
+  std::vector<std::string> names = {kDefaultColumnFamilyName};
+  for (auto& list : made) {
+    for (ColumnFamilyHandle* h : list) {
+      ids.insert(h->GetID());
+      names.push_back(h->GetName());
+      ASSERT_OK(db_->DestroyColumnFamilyHandle(h));
+    }
+  }
+  EXPECT_EQ(ids.size(), size_t{kThreads * kEach});
+  EXPECT_FALSE(ids.count(0));
+  ASSERT_OK(db_.Close());
+  db_options_.create_missing_column_families = false;
+  ASSERT_NO_FATAL_FAILURE(Open(names));
+  for (size_t i = 1; i < names.size(); i++) EXPECT_EQ(Get(names[i], "k"), names[i]);
+}
+
+// Guards against a null handle crashing the DB (RocksDB's API takes raw pointers) and against
+// DestroyColumnFamilyHandle freeing the DB-owned default handle.
+TEST_F(DBColumnFamilyTest, NullAndDefaultHandles) {
+  ASSERT_NO_FATAL_FAILURE(Open({kDefaultColumnFamilyName}));
+  std::string value;
+  Status s = db_->Get(ReadOptions(), nullptr, "k", &value);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions(), nullptr);
+  ASSERT_NE(it, nullptr);
+  EXPECT_TRUE(it->status().IsInvalidArgument()) << it->status().ToString();
+  it.reset();
+  std::vector<std::unique_ptr<Iterator>> its;
+  s = db_->NewIterators(ReadOptions(), {db_->DefaultColumnFamily(), nullptr}, &its);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_TRUE(its.empty());
+  EXPECT_OK(db_->DestroyColumnFamilyHandle(nullptr));
+  EXPECT_OK(db_->DestroyColumnFamilyHandle(db_->DefaultColumnFamily()));
+  ASSERT_OK(db_->Put(WriteOptions(), db_->DefaultColumnFamily(), "k", "still-there"));
+  EXPECT_EQ(db_->DefaultColumnFamily()->GetName(), kDefaultColumnFamilyName);
+  EXPECT_EQ(Get(kDefaultColumnFamilyName, "k"), "still-there");
+  s = db_->Flush(FlushOptions(), static_cast<ColumnFamilyHandle*>(nullptr));
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  s = db_->CompactRange(CompactRangeOptions(), nullptr, nullptr, nullptr);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+}
+
 // Guards against a dropped family's table files staying on disk forever (space leak) or
 // being deleted while a handle still reads them; against the family coming back at reopen;
 // and against a re-created family of the same name inheriting the old one's data or id (its

@@ -166,6 +166,72 @@ TEST_F(DBColumnFamilyWalTest, MaxTotalWalSizeFlushesTheFamilyPinningTheOldestWal
   EXPECT_EQ(ReadFamily(db_.db(), db_.cf("a")).size(), 500u);
 }
 
+// ---------------------------------------------------------------- atomic_flush
+
+// Guards against atomic_flush being ignored: a flush of one family flushes every family that
+// holds writes (DBOptions::atomic_flush, DB::Flush), in one go.
+TEST_F(DBColumnFamilyWalTest, AtomicFlushFlushesEveryNonEmptyFamilyTogether) {
+  db_options_.atomic_flush = true;
+  ASSERT_NO_FATAL_FAILURE(Open({kDefaultColumnFamilyName, "a", "b", "empty"}));
+  ASSERT_OK(db_->Put(WriteOptions(), db_.cf("a"), "k", "a"));
+  ASSERT_OK(db_->Put(WriteOptions(), db_.cf("b"), "k", "b"));
+  ASSERT_OK(db_->Flush(FlushOptions(), db_.cf("a")));
+  EXPECT_EQ(FilesAtLevel(db_.db(), db_.cf("a"), 0), 1u);
+  EXPECT_EQ(FilesAtLevel(db_.db(), db_.cf("b"), 0), 1u) << "b was not flushed with a";
+  EXPECT_EQ(FilesAtLevel(db_.db(), db_.cf("empty"), 0), 0u);
+  EXPECT_EQ(FilesAtLevel(db_.db(), db_.cf(kDefaultColumnFamilyName), 0), 0u);
+  // Every WAL before the flush is obsolete: all families flushed together.
+  EXPECT_TRUE(WaitFor([&] { return Wals().size() <= 1; })) << Wals().size() << " WALs";
+}
+
+// Guards against a flush of one family (its memtable full) persisting its part of batches
+// written with disableWAL while the other family's part stays in memory only: with
+// atomic_flush, after a power loss both families hold the same batches. (Without
+// atomic_flush this is not promised: the small-buffer family flushes alone.)
+TEST(DBColumnFamilyAtomicFlushTest, UnloggedBatchesStayWholeAcrossAPowerLoss) {
+  auto fault = std::make_shared<FaultInjectionFileSystem>(NewMemFileSystem());
+  DBOptions db_options;
+  db_options.file_system = fault;
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  db_options.atomic_flush = true;
+  ColumnFamilyOptions small;
+  small.write_buffer_size = 64 << 10;
+  ColumnFamilyOptions large;
+  large.write_buffer_size = 16 << 20;
+  const std::vector<ColumnFamilyDescriptor> families = {
+      ColumnFamilyDescriptor(kDefaultColumnFamilyName, large),
+      ColumnFamilyDescriptor("small", small), ColumnFamilyDescriptor("large", large)};
+  FamilyDB db;
+  ASSERT_OK(db.Open(db_options, "/atomic", families));
+  WriteOptions unlogged;
+  unlogged.disableWAL = true;
+  const std::string filler(500, 'f');
+  for (int i = 0; i < 1000; i++) {  // ~500 KB into "small": several flushes
+    WriteBatch batch;
+    ASSERT_OK(batch.Put(db.cf("small"), "n", std::to_string(i)));
+    ASSERT_OK(batch.Put(db.cf("small"), "k" + std::to_string(i), filler));
+    ASSERT_OK(batch.Put(db.cf("large"), "n", std::to_string(i)));
+    ASSERT_OK(db->Write(unlogged, &batch));
+  }
+  ASSERT_TRUE(WaitFor([&] {
+    return test::IntProperty(db.db(), db.cf("small"), DB::Properties::kNumRunningFlushes) == 0;
+  }));
+  uint64_t small_files = 0;
+  for (int level = 0; level < 7; level++) small_files += FilesAtLevel(db.db(), db.cf("small"), level);
+  ASSERT_GE(small_files, 1u)
+      << "the small family never flushed: the test proves nothing";
+  fault->SetFilesystemActive(false);
+  db.Abandon();
+  ASSERT_OK(fault->DropUnsyncedData());
+  fault->SetFilesystemActive(true);
+  ASSERT_OK(db.Open(db_options, "/atomic", families));
+  const std::string small_n = GetText(db.db(), db.cf("small"), "n");
+  const std::string large_n = GetText(db.db(), db.cf("large"), "n");
+  EXPECT_NE(small_n, "NOT_FOUND");
+  EXPECT_EQ(small_n, large_n) << "the families recovered different prefixes of the batches";
+}
+
 // ---------------------------------------------------------------- power loss
 
 // A power-loss driver over the fault-injecting file system. Each batch i puts "b<i>" and
