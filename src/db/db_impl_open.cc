@@ -124,7 +124,7 @@ Status DB::ListColumnFamilies(const DBOptions& db_options, const std::string& na
 }
 
 Status DBImpl::CheckOrCreateDir() {
-  if (GetOptions().create_if_missing) {
+  if (GetDBOptions().create_if_missing) {
     const bool existed = fs_->FileExists(dbname_).ok();
     Status s = fs_->CreateDirIfMissing(dbname_);
     if (!s.ok()) return Status::IOError("creating the DB directory " + dbname_, s.ToString());

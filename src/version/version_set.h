@@ -117,8 +117,10 @@ class VersionSet {
   //  - I/O errors are returned as they are.
   // On success *save_manifest is true: the next LogAndApply writes a new MANIFEST (the DB calls
   // LogAndApply while opening so the new one is in place before it relies on it). On error the
-  // VersionSet is unchanged (empty).
-  // REQUIRES: called once, before any LogAndApply; the DB directory has a CURRENT file.
+  // VersionSet is unchanged (empty), so Recover may be called again (e.g. with the families
+  // the error named).
+  // REQUIRES: no successful Recover and no LogAndApply before; the DB directory has a CURRENT
+  // file.
   [[nodiscard]] Status Recover(const std::vector<ColumnFamilyConfig>& families,
                                bool* save_manifest);
   // Recover({{"default", num_levels given to the constructor}}, save_manifest).
@@ -247,6 +249,10 @@ class VersionSet {
   void AddLiveFiles(std::set<uint64_t>* live) const;
   // "files[ 4 2 0 0 0 0 0 ]": the number of files per level of the family's current Version.
   std::string LevelSummary(uint32_t cf = kDefaultColumnFamilyId) const;
+  // Appends the whole current state, one MANIFEST record per live family (the default
+  // family's first, with the DB's counters): the start of a new MANIFEST, or a checkpoint's
+  // whole MANIFEST. REQUIRES: mu.
+  void EncodeSnapshot(std::vector<std::string>* records) const;
 
  private:
   // One column family's state. Live families are in column_families_; a dropped one moves to
@@ -307,8 +313,6 @@ class VersionSet {
   Status PrepareEdit(ColumnFamilyData* cfd, VersionEdit* edit);
   // Builds (and references) the Version that the edit makes of the family's current Version.
   Status BuildVersion(ColumnFamilyData* cfd, const VersionEdit& edit, Version** result);
-  // Encodes the whole current state, one record per live family.
-  void EncodeSnapshot(std::vector<std::string>* records) const;
   // The I/O of LogAndApply, run without the mutex.
   Status WriteManifest(const ManifestWrite& w);
   Status WriteNewManifest(const ManifestWrite& w);

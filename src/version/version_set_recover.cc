@@ -215,7 +215,8 @@ Status ReadManifestEdits(SequentialFile* file, const std::string& path,
 struct VersionSet::RecoveredState {
   struct Family {
     std::string name;
-    int num_levels = 0;
+    bool opened = false;  // named in the families Recover was given
+    int num_levels = 0;   // as opened, or kMaxNumLevels
     uint64_t log_number = 0;
     std::vector<std::string> compact_pointers;  // per level
     std::unique_ptr<VersionBuilder> builder;    // over an empty base of num_levels levels
@@ -286,11 +287,16 @@ Status VersionSet::ReplayManifest(const std::string& path, uint64_t manifest_num
   // so that damage in it is found; Recover then fails naming it.
   auto add_family = [&](uint32_t id, const std::string& name) {
     int levels = kMaxNumLevels;
+    bool opened = false;
     for (const ColumnFamilyConfig& config : families) {
-      if (config.name == name) levels = config.num_levels;
+      if (config.name == name) {
+        levels = config.num_levels;
+        opened = true;
+      }
     }
     RecoveredState::Family& family = state.families[id];
     family.name = name;
+    family.opened = opened;
     family.num_levels = levels;
     family.compact_pointers.resize(static_cast<size_t>(levels));
     // The builder takes the only reference to its empty base.
@@ -328,9 +334,7 @@ Status VersionSet::ReplayManifest(const std::string& path, uint64_t manifest_num
 
   std::vector<std::string> not_opened;
   for (const auto& [id, family] : state.families) {
-    const bool opened = std::any_of(families.begin(), families.end(),
-                                    [&](const ColumnFamilyConfig& c) { return c.name == family.name; });
-    if (!opened) not_opened.push_back(family.name);
+    if (!family.opened) not_opened.push_back(family.name);
   }
   if (!not_opened.empty()) {
     return Status::InvalidArgument(

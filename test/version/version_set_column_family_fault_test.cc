@@ -161,8 +161,12 @@ class ColumnFamilyFaultTest : public testing::Test {
           ASSERT_FALSE(HasFatalFailure());
           // Each path syncs at least once, and appending writes each record (a header and a
           // payload) with its own calls, so every record boundary was a point of failure.
-          if (kind == OpKind::kSync) EXPECT_GT(nth, 1u);
-          if (kind == OpKind::kWrite) EXPECT_GE(nth - 1, 2 * records) << new_manifest;
+          if (kind == OpKind::kSync) {
+            EXPECT_GT(nth, 1u);
+          }
+          if (kind == OpKind::kWrite) {
+            EXPECT_GE(nth - 1, 2 * records) << new_manifest;
+          }
         }
       }
     }

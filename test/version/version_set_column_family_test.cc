@@ -298,6 +298,11 @@ TEST_F(VersionSetColumnFamilyTest, RecoverRequiresEveryFamilyOfTheManifest) {
     EXPECT_EQ(vs_->ColumnFamilyIds(), std::vector<uint32_t>{0});
     EXPECT_EQ(vs_->PeekNextFileNumber(), 1u);
   }
+  // So the same VersionSet may recover again, with every family.
+  bool save = false;
+  ASSERT_OK(vs_->Recover({{"default", kLevels}, {"a", kLevels}, {"b", kLevels}, {"c", kLevels}},
+                         &save));
+  EXPECT_TRUE(save);
   // Opening more families than the MANIFEST has creates none of the extra ones.
   ASSERT_OK(Reopen({{"c", kLevels}, {"zz", kLevels}, {"a", kLevels}, {"b", kLevels}}));
   MutexLock lock(&mu_);
