@@ -76,6 +76,16 @@ inline uint64_t FilesAtLevel(DB* db, ColumnFamilyHandle* cf, int level) {
                      std::string(DB::Properties::kNumFilesAtLevelPrefix) + std::to_string(level));
 }
 
+// Table files of a family over all its levels. (A flush whose keys overlap nothing goes to
+// the lowest level that has room, not always to L0: count every level where the number of
+// flushes is what matters.)
+inline uint64_t TotalFiles(DB* db, ColumnFamilyHandle* cf) {
+  const int levels = db->GetOptions(cf).num_levels;
+  uint64_t n = 0;
+  for (int level = 0; level < levels; level++) n += FilesAtLevel(db, cf, level);
+  return n;
+}
+
 // A DB with its column families: owns the DB and one handle per family it opened or created,
 // by name. Close() (and the destructor) destroys the handles, then closes the DB.
 class FamilyDB {

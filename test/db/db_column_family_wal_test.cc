@@ -27,7 +27,7 @@ namespace {
 
 using test::Descriptors;
 using test::FamilyDB;
-using test::FilesAtLevel;
+using test::TotalFiles;
 using test::GetText;
 using test::ReadFamily;
 
@@ -83,7 +83,7 @@ TEST_F(DBColumnFamilyWalTest, UnflushedWritesOfOneFamilySurviveTheOthersFlushes)
     ASSERT_OK(db_->Put(WriteOptions(), "d" + std::to_string(round), "x"));
     ASSERT_OK(db_->Flush(FlushOptions()));
   }
-  EXPECT_EQ(FilesAtLevel(db_.db(), db_.cf("b"), 0), 0u) << "b was flushed";
+  EXPECT_EQ(TotalFiles(db_.db(), db_.cf("b")), 0u) << "b was flushed";
   EXPECT_TRUE(Wals().count(first_wal)) << "the WAL holding b's write was deleted";
   ASSERT_OK(db_.Close());
   ASSERT_NO_FATAL_FAILURE(Open({kDefaultColumnFamilyName, "a", "b"}));
@@ -153,9 +153,9 @@ TEST_F(DBColumnFamilyWalTest, MaxTotalWalSizeFlushesTheFamilyPinningTheOldestWal
     ASSERT_OK(db_->Put(WriteOptions(), db_.cf("a"), "k" + std::to_string(i % 500), value));
     if (i % 100 == 0) most = std::max(most, Wals().size());
   }
-  EXPECT_TRUE(WaitFor([&] { return FilesAtLevel(db_.db(), db_.cf("b"), 0) >= 1; }))
+  EXPECT_TRUE(WaitFor([&] { return TotalFiles(db_.db(), db_.cf("b")) >= 1; }))
       << "b was never flushed; WALs: " << Wals().size();
-  EXPECT_EQ(FilesAtLevel(db_.db(), db_.cf("b"), 0), 1u) << "b flushed more than its one write";
+  EXPECT_EQ(TotalFiles(db_.db(), db_.cf("b")), 1u) << "b flushed more than its one write";
   EXPECT_LE(most, 10u) << "the WALs grew past max_total_wal_size's bound";
   EXPECT_EQ(GetText(db_.db(), db_.cf("b"), "old"), "write");
   ASSERT_OK(db_.Close());
@@ -176,10 +176,10 @@ TEST_F(DBColumnFamilyWalTest, AtomicFlushFlushesEveryNonEmptyFamilyTogether) {
   ASSERT_OK(db_->Put(WriteOptions(), db_.cf("a"), "k", "a"));
   ASSERT_OK(db_->Put(WriteOptions(), db_.cf("b"), "k", "b"));
   ASSERT_OK(db_->Flush(FlushOptions(), db_.cf("a")));
-  EXPECT_EQ(FilesAtLevel(db_.db(), db_.cf("a"), 0), 1u);
-  EXPECT_EQ(FilesAtLevel(db_.db(), db_.cf("b"), 0), 1u) << "b was not flushed with a";
-  EXPECT_EQ(FilesAtLevel(db_.db(), db_.cf("empty"), 0), 0u);
-  EXPECT_EQ(FilesAtLevel(db_.db(), db_.cf(kDefaultColumnFamilyName), 0), 0u);
+  EXPECT_EQ(TotalFiles(db_.db(), db_.cf("a")), 1u);
+  EXPECT_EQ(TotalFiles(db_.db(), db_.cf("b")), 1u) << "b was not flushed with a";
+  EXPECT_EQ(TotalFiles(db_.db(), db_.cf("empty")), 0u);
+  EXPECT_EQ(TotalFiles(db_.db(), db_.cf(kDefaultColumnFamilyName)), 0u);
   // Every WAL before the flush is obsolete: all families flushed together.
   EXPECT_TRUE(WaitFor([&] { return Wals().size() <= 1; })) << Wals().size() << " WALs";
 }
@@ -217,9 +217,7 @@ TEST(DBColumnFamilyAtomicFlushTest, UnloggedBatchesStayWholeAcrossAPowerLoss) {
   ASSERT_TRUE(WaitFor([&] {
     return test::IntProperty(db.db(), db.cf("small"), DB::Properties::kNumRunningFlushes) == 0;
   }));
-  uint64_t small_files = 0;
-  for (int level = 0; level < 7; level++) small_files += FilesAtLevel(db.db(), db.cf("small"), level);
-  ASSERT_GE(small_files, 1u)
+  ASSERT_GE(TotalFiles(db.db(), db.cf("small")), 1u)
       << "the small family never flushed: the test proves nothing";
   fault->SetFilesystemActive(false);
   db.Abandon();
