@@ -39,6 +39,19 @@ using Model = std::map<std::string, std::string>;
 
 constexpr char kDBName[] = "/cfmodel";
 
+// How often the rarer operations ran, over every seed: the test checks at the end that each
+// ran at all, so that a change of the step mix cannot quietly make it vacuous.
+struct Coverage {
+  int drops = 0;
+  int recreated_now = 0;
+  int recreated_at_open = 0;
+  int dropped_handle_reads = 0;
+  int reopens = 0;
+  int snapshot_reads = 0;
+  int compactions = 0;
+  int multi_family_batches = 0;
+};
+
 // A snapshot and the model of every family when it was taken.
 struct HeldSnapshot {
   const Snapshot* snapshot;
@@ -47,7 +60,8 @@ struct HeldSnapshot {
 
 class ColumnFamilyModelTest {
  public:
-  explicit ColumnFamilyModelTest(uint32_t seed) : rnd_(seed), seed_(seed) {
+  ColumnFamilyModelTest(uint32_t seed, Coverage* coverage)
+      : rnd_(seed), seed_(seed), coverage_(coverage) {
     db_options_.file_system = NewMemFileSystem();
     db_options_.create_if_missing = true;
     db_options_.create_missing_column_families = true;
@@ -133,6 +147,7 @@ class ColumnFamilyModelTest {
       ASSERT_NO_FATAL_FAILURE(TakeOrReleaseSnapshot());
     } else if (r < 80) {
       if (!snapshots_.empty()) {
+        coverage_->snapshot_reads++;
         ASSERT_NO_FATAL_FAILURE(CheckAllIterators(&snapshots_[rnd_.Uniform(snapshots_.size())]));
       }
     } else if (r < 86) {
@@ -194,9 +209,13 @@ class ColumnFamilyModelTest {
   void WriteRandomBatch() {
     WriteBatch batch;
     const int n = 1 + static_cast<int>(rnd_.Uniform(rnd_.OneIn(10) ? 50 : 8));
+    std::set<std::string> families;
     for (int j = 0; j < n; j++) {
-      ASSERT_NO_FATAL_FAILURE(RandomUpdate(RandomFamily(), &batch, WriteOptions()));
+      const std::string& f = RandomFamily();
+      families.insert(f);
+      ASSERT_NO_FATAL_FAILURE(RandomUpdate(f, &batch, WriteOptions()));
     }
+    if (families.size() > 1) coverage_->multi_family_batches++;
     ASSERT_OK(db_->Write(RandomWriteOptions(), &batch));
   }
 
@@ -359,6 +378,7 @@ class ColumnFamilyModelTest {
   void CompactRange() {
     const std::string& f = RandomFamily();
     CompactRangeOptions co;
+    coverage_->compactions++;
     if (rnd_.OneIn(2)) {
       ASSERT_OK(db_->CompactRange(co, db_.cf(f), nullptr, nullptr));
       return;
@@ -375,6 +395,7 @@ class ColumnFamilyModelTest {
     if (live_.size() < 2) return;
     const std::string f = live_[1 + rnd_.Uniform(live_.size() - 1)];
     ASSERT_OK(db_.Drop(f));
+    coverage_->drops++;
     live_.erase(std::find(live_.begin(), live_.end(), f));
     const Model dropped = std::move(models_[f]);
     models_.erase(f);
@@ -387,10 +408,12 @@ class ColumnFamilyModelTest {
       ASSERT_OK(db_->Flush(FlushOptions(), db_.cf(RandomFamily())));
       ASSERT_EQ(ReadFamily(db_.db(), db_.cf(f)), dropped) << "dropped " << f
                                                           << " through its handle";
+      coverage_->dropped_handle_reads++;
     }
     db_.Release(f);
     options_[f] = RandomFamilyOptions(2);
     if (rnd_.OneIn(2)) {
+      coverage_->recreated_now++;
       ASSERT_NO_FATAL_FAILURE(Recreate(f));
     } else {
       pending_.push_back(f);  // created by the next Open (create_missing_column_families)
@@ -412,6 +435,8 @@ class ColumnFamilyModelTest {
   void Reopen() {
     ReleaseSnapshots();
     ASSERT_OK(db_.Close());
+    coverage_->reopens++;
+    coverage_->recreated_at_open += static_cast<int>(pending_.size());
     std::map<std::string, uint32_t> old_ids = ids_;
     for (const std::string& f : pending_) {
       live_.push_back(f);
@@ -458,6 +483,7 @@ class ColumnFamilyModelTest {
   static constexpr uint32_t kKeySpace = 200;
   Random rnd_;
   const uint32_t seed_;
+  Coverage* const coverage_;
   DBOptions db_options_;
   std::map<std::string, ColumnFamilyOptions> options_;  // by family name
   std::map<std::string, Model> models_;                 // live families
@@ -474,12 +500,27 @@ bool Stress() {
 }
 
 TEST(DBColumnFamilyModelTest, RandomOperationsAcrossFamiliesMatchTheModels) {
-  const uint32_t seeds = Stress() ? 200 : 10;
-  const int phases = Stress() ? 20 : 8;
+  const uint32_t seeds = Stress() ? 300 : 30;
+  const int phases = Stress() ? 20 : 10;
+  Coverage coverage;
   for (uint32_t seed = 1; seed <= seeds && !::testing::Test::HasFailure(); seed++) {
-    ColumnFamilyModelTest t(seed);
-    t.Run(phases, /*steps_per_phase=*/150);
+    ColumnFamilyModelTest t(seed, &coverage);
+    t.Run(phases, /*steps_per_phase=*/200);
   }
+  if (::testing::Test::HasFailure()) return;
+  EXPECT_GT(coverage.drops, 0);
+  EXPECT_GT(coverage.recreated_now, 0);
+  EXPECT_GT(coverage.recreated_at_open, 0);
+  EXPECT_GT(coverage.dropped_handle_reads, 0);
+  EXPECT_GT(coverage.reopens, 0);
+  EXPECT_GT(coverage.snapshot_reads, 0);
+  EXPECT_GT(coverage.compactions, 0);
+  EXPECT_GT(coverage.multi_family_batches, 0);
+  printf("coverage over %u seeds: %d drops (%d re-created at once, %d at Open, %d dropped-handle "
+         "reads), %d reopens, %d snapshot checks, %d compactions, %d multi-family batches\n",
+         seeds, coverage.drops, coverage.recreated_now, coverage.recreated_at_open,
+         coverage.dropped_handle_reads, coverage.reopens, coverage.snapshot_reads,
+         coverage.compactions, coverage.multi_family_batches);
 }
 
 }  // namespace
