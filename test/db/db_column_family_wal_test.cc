@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <set>
@@ -241,7 +242,11 @@ TEST(DBColumnFamilyAtomicFlushTest, UnloggedBatchesStayWholeAcrossAPowerLoss) {
 //  - m covers every batch acknowledged before the last synced one returned, and every batch
 //    written before a flush of any family returned;
 //  - c's "log" lists 0..m exactly once each (a flushed record replayed again at recovery
-//    would repeat an item; a WAL deleted while c still needed it would lose some).
+//    would repeat an item; a WAL deleted while c still needed it would lose some);
+//  - a fourth family "d" is dropped and created again now and then (both durable when they
+//    return): it is listed exactly when it is live, and holds exactly the surviving batches
+//    written since its latest creation (none of a dropped incarnation's WAL records come back
+//    into the new one, none of the live one's are skipped).
 class CrashDriver {
  public:
   explicit CrashDriver(uint64_t seed)
@@ -268,11 +273,40 @@ class CrashDriver {
 
  private:
   std::vector<ColumnFamilyDescriptor> Families() const {
-    return {ColumnFamilyDescriptor(kDefaultColumnFamilyName, plain_),
-            ColumnFamilyDescriptor("a", plain_), ColumnFamilyDescriptor("b", plain_),
-            ColumnFamilyDescriptor("c", merging_)};
+    std::vector<ColumnFamilyDescriptor> out = {
+        ColumnFamilyDescriptor(kDefaultColumnFamilyName, plain_),
+        ColumnFamilyDescriptor("a", plain_), ColumnFamilyDescriptor("b", plain_),
+        ColumnFamilyDescriptor("c", merging_)};
+    if (d_live_) out.emplace_back("d", plain_);
+    return out;
   }
-  void Open() { ASSERT_OK(db_.Open(db_options_, "/crash", Families())); }
+  void Open() {
+    // Every family created or dropped before the crash is as it was (both are durable).
+    std::vector<std::string> listed;
+    if (opened_) {
+      ASSERT_OK(DB::ListColumnFamilies(db_options_, "/crash", &listed));
+      std::vector<std::string> want;
+      for (const ColumnFamilyDescriptor& d : Families()) want.push_back(d.name);
+      std::sort(listed.begin(), listed.end());
+      std::sort(want.begin(), want.end());
+      ASSERT_EQ(listed, want) << "the families after the crash";
+    }
+    ASSERT_OK(db_.Open(db_options_, "/crash", Families()));
+    opened_ = true;
+  }
+
+  // Drops "d" or creates it again.
+  void ToggleD() {
+    if (d_live_) {
+      ASSERT_OK(db_.Drop("d"));
+      db_.Release("d");
+      d_live_ = false;
+    } else {
+      ASSERT_OK(db_.Create(plain_, "d"));
+      d_live_ = true;
+      d_from_ = next_;
+    }
+  }
 
   void WriteBatchAcrossFamilies() {
     const uint64_t i = next_++;
@@ -285,6 +319,7 @@ class CrashDriver {
       ASSERT_OK(batch.Put(db_.cf(f), "last", n));
     }
     ASSERT_OK(batch.Merge(db_.cf("c"), "log", n));
+    if (d_live_) ASSERT_OK(batch.Put(db_.cf("d"), "b" + n, n));
     WriteOptions wo;
     wo.sync = rnd_.OneIn(8);
     ASSERT_OK(db_->Write(wo, &batch));
@@ -297,6 +332,8 @@ class CrashDriver {
       // survive too (as RocksDB, which syncs the WALs before a flush when there are several
       // families), or a crash would leave them in f only.
       durable_ = next_;
+    } else if (r < 5) {
+      ASSERT_NO_FATAL_FAILURE(ToggleD());
     }
   }
 
@@ -335,6 +372,13 @@ class CrashDriver {
     }
     ASSERT_EQ(GetText(db_.db(), db_.cf("c"), "log"), m == 0 ? "NOT_FOUND" : want_log)
         << "c's merge list: an operand replayed twice or lost";
+    if (d_live_) {
+      std::map<std::string, std::string> want;
+      for (uint64_t i = d_from_; i < m; i++) want["b" + std::to_string(i)] = std::to_string(i);
+      ASSERT_EQ(ReadFamily(db_.db(), db_.cf("d")), want)
+          << "family d (created at batch " << d_from_ << ", " << m << " batches kept)";
+      d_from_ = std::min(d_from_, m);
+    }
     // The next round goes on from what survived.
     next_ = m;
     durable_ = m;
@@ -348,13 +392,20 @@ class CrashDriver {
   FamilyDB db_;
   uint64_t next_ = 0;     // the next batch's number
   uint64_t durable_ = 0;  // batches [0, durable_) must survive a crash
+  bool opened_ = false;   // the DB was opened once (it exists)
+  bool d_live_ = false;   // family "d" exists now
+  uint64_t d_from_ = 0;   // the first batch written to d since its latest creation
 };
 
 TEST(DBColumnFamilyCrashTest, BatchesAcrossFamiliesAreWholeAfterPowerLoss) {
-  for (uint64_t seed = 1; seed <= 8 && !::testing::Test::HasFailure(); seed++) {
+  // SHALE_STRESS=1: more seeds and rounds.
+  const char* stress = getenv("SHALE_STRESS");
+  const bool long_run = stress != nullptr && stress[0] != '\0' && stress[0] != '0';
+  const uint64_t seeds = long_run ? 300 : 12;
+  for (uint64_t seed = 1; seed <= seeds && !::testing::Test::HasFailure(); seed++) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     CrashDriver driver(seed);
-    driver.Run(/*rounds=*/5);
+    driver.Run(/*rounds=*/long_run ? 10 : 5);
   }
 }
 
