@@ -15,6 +15,7 @@
 
 #include "base/filename.h"
 #include "gtest/gtest.h"
+#include "shale/bulk_loader.h"
 #include "shale/cache.h"
 #include "shale/checkpoint.h"
 #include "shale/db.h"
@@ -1154,6 +1155,120 @@ TEST_F(DBColumnFamilyTest, IngestExternalFileLandsOnlyInItsFamily) {
   EXPECT_EQ(Get("a", "i3"), "ingested");
   EXPECT_EQ(Get(kDefaultColumnFamilyName, "i3"), "NOT_FOUND");
   EXPECT_EQ(Get("b", "i3"), "NOT_FOUND");
+}
+
+// Guards against the bulk loader writing into the default family (or shaping its files by the
+// default family's options) when BulkLoaderOptions::column_family names another.
+TEST_F(DBColumnFamilyTest, BulkLoaderLoadsIntoItsFamily) {
+  ColumnFamilyOptions small_files = cf_options_;
+  small_files.target_file_size_base = 64 << 10;
+  ASSERT_OK(db_.Open(db_options_, kDBName,
+                     {ColumnFamilyDescriptor(kDefaultColumnFamilyName, cf_options_),
+                      ColumnFamilyDescriptor("loaded", small_files),
+                      ColumnFamilyDescriptor("other", cf_options_)}));
+  ASSERT_OK(Put("loaded", "k00001", "old"));
+  ASSERT_OK(Put(kDefaultColumnFamilyName, "k00002", "default"));
+  BulkLoaderOptions lo;
+  lo.column_family = cf("loaded");
+  lo.memory_budget = 64 << 10;  // spills: the run files too must end up in the family
+  std::unique_ptr<BulkLoader> loader;
+  ASSERT_OK(BulkLoader::Open(db_.db(), lo, &loader));
+  // Keys in a scrambled order, each twice (the last Add wins).
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < 2000; i++) {
+      char key[16];
+      snprintf(key, sizeof(key), "k%05d", (i * 7919) % 2000);
+      ASSERT_OK(loader->Add(key, std::string(100, pass == 0 ? 'a' : 'b')));
+    }
+  }
+  BulkLoadResult result;
+  ASSERT_OK(loader->Finish(&result));
+  loader.reset();
+  EXPECT_EQ(result.entries_loaded, 2000u);
+  EXPECT_GE(result.files, 2u) << "the family's 64 KiB target file size should cut the output";
+  std::map<std::string, std::string> got = ReadFamily(db_.db(), cf("loaded"));
+  EXPECT_EQ(got.size(), 2000u);
+  EXPECT_EQ(got["k00001"], std::string(100, 'b'));
+  EXPECT_EQ(Get(kDefaultColumnFamilyName, "k00002"), "default");
+  EXPECT_EQ(Get(kDefaultColumnFamilyName, "k00003"), "NOT_FOUND");
+  EXPECT_TRUE(ReadFamily(db_.db(), cf("other")).empty());
+  EXPECT_GE(TotalFiles(db_.db(), cf("loaded")), 2u);
+  EXPECT_EQ(TotalFiles(db_.db(), cf(kDefaultColumnFamilyName)), 0u);
+  ASSERT_NO_FATAL_FAILURE(Reopen({kDefaultColumnFamilyName, "loaded", "other"}));
+  EXPECT_EQ(ReadFamily(db_.db(), cf("loaded")).size(), 2000u);
+  // A handle of another DB (a caller's mistake) is refused, at Open or at Finish, and nothing
+  // lands in either DB.
+  FamilyDB other;
+  ASSERT_OK(other.Open(db_options_, "/otherdb", Descriptors({kDefaultColumnFamilyName, "x"})));
+  lo.column_family = other.cf("x");
+  Status s = BulkLoader::Open(db_.db(), lo, &loader);
+  if (s.ok()) {
+    ASSERT_OK(loader->Add("foreign", "v"));
+    s = loader->Finish();
+    EXPECT_FALSE(s.ok()) << "a load into another DB's family";
+    loader.reset();
+  }
+  EXPECT_EQ(GetText(other.db(), other.cf("x"), "foreign"), "NOT_FOUND");
+  for (const char* f : {kDefaultColumnFamilyName.c_str(), "loaded", "other"}) {
+    EXPECT_EQ(Get(f, "foreign"), "NOT_FOUND") << f;
+  }
+}
+
+// Guards against a handle of another open DB (an easy mistake with two DBs and handles kept in
+// a map, or through the bindings) being used silently: a write would land in this DB's family
+// that has the same id, a read would read the other DB's family under this DB's locks. The
+// error text of the handle checks ("null or foreign column family handle") promises the
+// refusal; RocksDB leaves it undefined.
+TEST_F(DBColumnFamilyTest, ForeignHandleIsInvalidArgument) {
+  ASSERT_NO_FATAL_FAILURE(Open({kDefaultColumnFamilyName, "mine"}));
+  ASSERT_OK(Put("mine", "k", "mine"));
+  FamilyDB other;
+  ASSERT_OK(other.Open(db_options_, "/otherdb", Descriptors({kDefaultColumnFamilyName, "theirs"})));
+  ASSERT_OK(other->Put(WriteOptions(), other.cf("theirs"), "k", "theirs"));
+  ASSERT_EQ(cf("mine")->GetID(), other.cf("theirs")->GetID()) << "the test needs equal ids";
+  Status s = db_->Put(WriteOptions(), other.cf("theirs"), "foreign", "v");
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_EQ(Get("mine", "foreign"), "NOT_FOUND") << "a write through another DB's handle landed";
+  std::string value;
+  s = db_->Get(ReadOptions(), other.cf("theirs"), "k", &value);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString() << " value " << value;
+  std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions(), other.cf("theirs"));
+  EXPECT_TRUE(it->status().IsInvalidArgument()) << it->status().ToString();
+  it.reset();
+  s = db_->DropColumnFamily(other.cf("theirs"));
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_EQ(GetText(other.db(), other.cf("theirs"), "k"), "theirs");
+  ASSERT_OK(other.Close());
+}
+
+// Guards against Open accepting descriptors that do not describe the DB: without the default
+// family, with one name twice (a family created twice by create_missing), or with bad options
+// for a family (checked as Open checks Options).
+TEST_F(DBColumnFamilyTest, OpenRefusesBadDescriptors) {
+  Status s = TryOpen({"a", "b"});
+  EXPECT_TRUE(s.IsInvalidArgument()) << "no default family: " << s.ToString();
+  s = TryOpen({kDefaultColumnFamilyName, "x", "x"});
+  if (s.ok()) {
+    // Accepted (RocksDB gives two handles of the one family): then there is one "x".
+    EXPECT_EQ(cf("x")->GetID(), cf("x")->GetID());
+    ASSERT_OK(db_.Close());
+    EXPECT_EQ(List(), (std::vector<std::string>{kDefaultColumnFamilyName, "x"}));
+  } else {
+    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  }
+  ColumnFamilyOptions bad = cf_options_;
+  bad.num_levels = 100;  // above the 64 a MANIFEST records
+  s = db_.Open(db_options_, kDBName,
+               {ColumnFamilyDescriptor(kDefaultColumnFamilyName, cf_options_),
+                ColumnFamilyDescriptor("bad", bad)});
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  ASSERT_NO_FATAL_FAILURE(Open({kDefaultColumnFamilyName, "x"}));
+  ColumnFamilyHandle* handle = nullptr;
+  s = db_->CreateColumnFamily(bad, "bad", &handle);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_EQ(handle, nullptr);
+  ASSERT_OK(db_.Close());
+  EXPECT_EQ(List(), (std::vector<std::string>{kDefaultColumnFamilyName, "x"}));
 }
 
 // Guards against a checkpoint that copies the default family only (its MANIFEST or tables),
