@@ -167,6 +167,57 @@ TEST_F(DBColumnFamilyWalTest, MaxTotalWalSizeFlushesTheFamilyPinningTheOldestWal
   EXPECT_EQ(ReadFamily(db_.db(), db_.cf("a")).size(), 500u);
 }
 
+// Guards against max_total_wal_size read once at Open: lowered by SetDBOptions, it must start
+// flushing the family that pins the oldest WAL.
+TEST_F(DBColumnFamilyWalTest, MaxTotalWalSizeSetAtRunTimeTakesEffect) {
+  ColumnFamilyOptions a = cf_options_;
+  ColumnFamilyOptions b = cf_options_;
+  b.write_buffer_size = 32 << 20;
+  ASSERT_OK(db_.Open(db_options_, kDBName,
+                     {ColumnFamilyDescriptor(kDefaultColumnFamilyName, b),
+                      ColumnFamilyDescriptor("a", a), ColumnFamilyDescriptor("b", b)}));
+  ASSERT_OK(db_->Put(WriteOptions(), db_.cf("b"), "old", "write"));
+  const std::string value(1000, 'v');
+  auto write_a = [&](int n) {
+    for (int i = 0; i < n; i++) {
+      ASSERT_OK(db_->Put(WriteOptions(), db_.cf("a"), "k" + std::to_string(i % 500), value));
+    }
+  };
+  ASSERT_NO_FATAL_FAILURE(write_a(1000));  // ~1 MB: far below the default limit (~256 MiB)
+  EXPECT_EQ(TotalFiles(db_.db(), db_.cf("b")), 0u) << "b flushed under the default limit";
+  ASSERT_OK(db_->SetDBOptions({{"max_total_wal_size", "256K"}}));
+  ASSERT_NO_FATAL_FAILURE(write_a(1000));
+  EXPECT_TRUE(WaitFor([&] { return TotalFiles(db_.db(), db_.cf("b")) >= 1; }))
+      << "b was not flushed after max_total_wal_size was lowered; WALs: " << Wals().size();
+  EXPECT_LE(Wals().size(), 10u);
+}
+
+// Guards against db_write_buffer_size counted per family: four families whose own buffers are
+// large must together stay near the shared budget (flushing as they reach it).
+TEST_F(DBColumnFamilyWalTest, DBWriteBufferSizeIsSharedByTheFamilies) {
+  db_options_.db_write_buffer_size = 512 << 10;
+  cf_options_.write_buffer_size = 32 << 20;
+  const std::vector<std::string> fams = {kDefaultColumnFamilyName, "a", "b", "c"};
+  ASSERT_NO_FATAL_FAILURE(Open(fams));
+  const std::string value(1000, 'v');
+  uint64_t most = 0;
+  for (int i = 0; i < 4000; i++) {  // ~4 MB over the four families
+    const std::string& f = fams[i % 4];
+    ASSERT_OK(db_->Put(WriteOptions(), db_.cf(f), "k" + std::to_string(i), value));
+    if (i % 100 == 99) {
+      uint64_t total = 0;
+      for (const std::string& g : fams) {
+        total += test::IntProperty(db_.db(), db_.cf(g), DB::Properties::kCurSizeAllMemTables);
+      }
+      most = std::max(most, total);
+    }
+  }
+  EXPECT_LE(most, uint64_t{2} << 20) << "the memtables of all families grew past the budget";
+  uint64_t files = 0;
+  for (const std::string& g : fams) files += TotalFiles(db_.db(), db_.cf(g));
+  EXPECT_GE(files, 4u) << "nothing was flushed for the shared budget";
+}
+
 // ---------------------------------------------------------------- atomic_flush
 
 // Guards against atomic_flush being ignored: a flush of one family flushes every family that
