@@ -14,7 +14,10 @@
 // VersionSet).
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -205,6 +208,116 @@ TEST(DBColumnFamilyRaceTest, EveryCallOnADroppedFamilysHandle) {
   std::vector<std::string> names;
   ASSERT_OK(DB::ListColumnFamilies(db_options, "/dropped", &names));
   EXPECT_EQ(names, std::vector<std::string>{kDefaultColumnFamilyName});
+}
+
+// Writers putting the same counters into two families in each batch (and into a third,
+// transient family while it exists), a thread creating and dropping that family, a thread
+// flushing and compacting, and readers taking NewIterators over the two families, all at once.
+// Guards against a batch split across families under concurrent switches, flushes, drops and
+// creates (a reader sees the families disagree), against a drop or create disturbing writes to
+// other families, and against lost acknowledged writes. (The transient family has no automatic
+// compactions, so that the crash DropWhileACompactionOfTheFamilyInstalls covers does not hide
+// the rest.)
+TEST(DBColumnFamilyRaceTest, WritesReadsFlushesCreatesAndDropsTogether) {
+  DBOptions db_options;
+  db_options.file_system = NewMemFileSystem();
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  db_options.max_background_jobs = 4;
+  ColumnFamilyOptions cf_options;
+  cf_options.write_buffer_size = 64 << 10;
+  cf_options.level0_file_num_compaction_trigger = 2;
+  ColumnFamilyOptions transient = cf_options;
+  transient.disable_auto_compactions = true;
+  FamilyDB db;
+  ASSERT_OK(db.Open(db_options, "/together",
+                    test::Descriptors({kDefaultColumnFamilyName, "a", "b"}, cf_options)));
+  ColumnFamilyHandle* a = db.cf("a");
+  ColumnFamilyHandle* b = db.cf("b");
+  std::shared_mutex t_mu;              // guards t (the transient family's handle)
+  ColumnFamilyHandle* t = nullptr;
+  std::atomic<bool> stop{false};
+  std::atomic<int> disagreements{0}, unexpected{0};
+  constexpr int kWriters = 2;
+  std::atomic<uint64_t> acked[kWriters] = {};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; w++) {
+    threads.emplace_back([&, w] {
+      const std::string key = "w" + std::to_string(w);
+      for (uint64_t n = 1; !stop.load(); n++) {
+        WriteBatch batch;
+        const std::string v = std::to_string(n) + std::string(200, 'x');
+        EXPECT_OK(batch.Put(a, key, v));
+        EXPECT_OK(batch.Put(b, key, v));
+        EXPECT_OK(batch.Put(a, key + "-" + std::to_string(n % 100), v));
+        EXPECT_OK(batch.Put(b, key + "-" + std::to_string(n % 100), v));
+        std::shared_lock<std::shared_mutex> l(t_mu);
+        if (t != nullptr) EXPECT_OK(batch.Put(t, key, v));
+        Status s = db->Write(WriteOptions(), &batch);
+        if (s.ok()) {
+          acked[w].store(n);
+        } else if (!s.IsInvalidArgument()) {  // InvalidArgument: t was dropped meanwhile
+          ADD_FAILURE() << s.ToString();
+          unexpected++;
+          return;
+        }
+      }
+    });
+  }
+  threads.emplace_back([&] {  // creates and drops the transient family
+    for (int i = 0; !stop.load(); i++) {
+      ColumnFamilyHandle* h = nullptr;
+      EXPECT_OK(db->CreateColumnFamily(transient, "t", &h));
+      {
+        std::unique_lock<std::shared_mutex> l(t_mu);
+        t = h;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(3));
+      if (i % 2 == 0) EXPECT_OK(db->Flush(FlushOptions(), h));
+      EXPECT_OK(db->DropColumnFamily(h));
+      std::unique_lock<std::shared_mutex> l(t_mu);
+      t = nullptr;
+      EXPECT_OK(db->DestroyColumnFamilyHandle(h));
+    }
+  });
+  threads.emplace_back([&] {  // flushes and compacts
+    for (int i = 0; !stop.load(); i++) {
+      EXPECT_OK(db->Flush(FlushOptions(), i % 2 ? a : b));
+      if (i % 5 == 0) EXPECT_OK(db->CompactRange(CompactRangeOptions(), a, nullptr, nullptr));
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  threads.emplace_back([&] {  // reads both families at one point
+    while (!stop.load()) {
+      std::vector<std::unique_ptr<Iterator>> its;
+      Status s = db->NewIterators(ReadOptions(), {a, b}, &its);
+      EXPECT_OK(s);
+      if (!s.ok()) return;
+      std::map<std::string, std::string> seen[2];
+      for (int j = 0; j < 2; j++) {
+        for (its[j]->SeekToFirst(); its[j]->Valid(); its[j]->Next()) {
+          seen[j].emplace(std::string(its[j]->key()), std::string(its[j]->value()));
+        }
+        EXPECT_OK(its[j]->status());
+      }
+      if (seen[0] != seen[1]) disagreements++;
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  stop = true;
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(disagreements.load(), 0) << "NewIterators saw the families at different points";
+  EXPECT_EQ(unexpected.load(), 0);
+  EXPECT_EQ(test::ReadFamily(db.db(), a), test::ReadFamily(db.db(), b));
+  for (int w = 0; w < kWriters; w++) {
+    const std::string got = GetText(db.db(), a, "w" + std::to_string(w));
+    EXPECT_EQ(got.substr(0, got.find('x')), std::to_string(acked[w].load()))
+        << "writer " << w << "'s last acknowledged batch";
+  }
+  ASSERT_OK(db.Close());
+  ASSERT_OK(db.Open(db_options, "/together",
+                    test::Descriptors({kDefaultColumnFamilyName, "a", "b"}, cf_options)));
+  EXPECT_EQ(test::ReadFamily(db.db(), db.cf("a")), test::ReadFamily(db.db(), db.cf("b")));
 }
 
 }  // namespace
