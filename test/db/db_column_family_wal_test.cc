@@ -32,6 +32,8 @@ using test::TotalFiles;
 using test::GetText;
 using test::ReadFamily;
 
+using OpKind = FaultInjectionFileSystem::OpKind;
+
 constexpr char kDBName[] = "/cfwal";
 
 template <typename Pred>
@@ -300,8 +302,14 @@ TEST(DBColumnFamilyAtomicFlushTest, UnloggedBatchesStayWholeAcrossAPowerLoss) {
 //    into the new one, none of the live one's are skipped).
 class CrashDriver {
  public:
-  explicit CrashDriver(uint64_t seed)
-      : rnd_(seed), fault_(std::make_shared<FaultInjectionFileSystem>(NewMemFileSystem())) {
+  // inject_errors: calls that change files fail at random (rarely) until the crash; a write or
+  // flush that fails ends the round (the failed batch may survive, but only whole, in every
+  // family), and the transient family is left alone (a failed create or drop may or may not
+  // have happened).
+  CrashDriver(uint64_t seed, bool inject_errors)
+      : inject_errors_(inject_errors),
+        rnd_(seed),
+        fault_(std::make_shared<FaultInjectionFileSystem>(NewMemFileSystem())) {
     db_options_.file_system = fault_;
     db_options_.create_if_missing = true;
     db_options_.create_missing_column_families = true;
@@ -315,12 +323,26 @@ class CrashDriver {
     for (int round = 0; round < rounds && !::testing::Test::HasFailure(); round++) {
       SCOPED_TRACE("round " + std::to_string(round));
       const int batches = 50 + static_cast<int>(rnd_.Uniform(400));
-      for (int j = 0; j < batches; j++) ASSERT_NO_FATAL_FAILURE(WriteBatchAcrossFamilies());
+      if (inject_errors_) {
+        const OpKind kinds[] = {OpKind::kWrite, OpKind::kSync, OpKind::kCreate, OpKind::kRename,
+                                OpKind::kSyncDir};
+        for (OpKind kind : kinds) {
+          fault_->SetRandomErrors(kind, 300 + static_cast<uint32_t>(rnd_.Uniform(600)),
+                                  rnd_.Next64(), FaultIOError("random injected error"));
+        }
+      }
+      failed_ = false;
+      for (int j = 0; j < batches && !failed_; j++) {
+        ASSERT_NO_FATAL_FAILURE(WriteBatchAcrossFamilies());
+      }
+      if (failed_) failed_rounds_++;
       ASSERT_NO_FATAL_FAILURE(CrashAndReopen());
       ASSERT_NO_FATAL_FAILURE(Check());
     }
     EXPECT_OK(db_.Close());
   }
+
+ int failed_rounds() const { return failed_rounds_; }
 
  private:
   std::vector<ColumnFamilyDescriptor> Families() const {
@@ -373,17 +395,27 @@ class CrashDriver {
     if (d_live_) ASSERT_OK(batch.Put(db_.cf("d"), "b" + n, n));
     WriteOptions wo;
     wo.sync = rnd_.OneIn(8);
-    ASSERT_OK(db_->Write(wo, &batch));
+    Status s = db_->Write(wo, &batch);
+    if (inject_errors_ && !s.ok()) {
+      failed_ = true;  // batch i may or may not survive
+      return;
+    }
+    ASSERT_OK(s);
     if (wo.sync) durable_ = i + 1;  // batches [0, i] are durable
     const uint32_t r = rnd_.Uniform(100);
     if (r < 3) {
       const char* f = r == 0 ? "a" : r == 1 ? "b" : "c";
-      ASSERT_OK(db_->Flush(FlushOptions(), db_.cf(f)));
+      s = db_->Flush(FlushOptions(), db_.cf(f));
+      if (inject_errors_ && !s.ok()) {
+        failed_ = true;
+        return;
+      }
+      ASSERT_OK(s);
       // f's part of every batch so far is now in a table: the rest of those batches must
       // survive too (as RocksDB, which syncs the WALs before a flush when there are several
       // families), or a crash would leave them in f only.
       durable_ = next_;
-    } else if (r < 5) {
+    } else if (r < 5 && !inject_errors_) {
       ASSERT_NO_FATAL_FAILURE(ToggleD());
     }
   }
@@ -391,6 +423,7 @@ class CrashDriver {
   void CrashAndReopen() {
     fault_->SetFilesystemActive(false);
     db_.Abandon();
+    fault_->ClearInjectedErrors();
     ASSERT_OK(fault_->DropUnsyncedData());
     fault_->SetFilesystemActive(true);
     ASSERT_NO_FATAL_FAILURE(Open());
@@ -435,6 +468,7 @@ class CrashDriver {
     durable_ = m;
   }
 
+  const bool inject_errors_;
   Random rnd_;
   std::shared_ptr<FaultInjectionFileSystem> fault_;
   DBOptions db_options_;
@@ -444,6 +478,8 @@ class CrashDriver {
   uint64_t next_ = 0;     // the next batch's number
   uint64_t durable_ = 0;  // batches [0, durable_) must survive a crash
   bool opened_ = false;   // the DB was opened once (it exists)
+  bool failed_ = false;   // a write or flush failed this round (inject_errors_ only)
+  int failed_rounds_ = 0;
   bool d_live_ = false;   // family "d" exists now
   uint64_t d_from_ = 0;   // the first batch written to d since its latest creation
 };
@@ -455,9 +491,25 @@ TEST(DBColumnFamilyCrashTest, BatchesAcrossFamiliesAreWholeAfterPowerLoss) {
   const uint64_t seeds = long_run ? 300 : 12;
   for (uint64_t seed = 1; seed <= seeds && !::testing::Test::HasFailure(); seed++) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    CrashDriver driver(seed);
+    CrashDriver driver(seed, /*inject_errors=*/false);
     driver.Run(/*rounds=*/long_run ? 10 : 5);
   }
+}
+
+// The same with random I/O errors before each crash (the DB in its error state, writes
+// failing): still no batch partially applied, no synced batch lost.
+TEST(DBColumnFamilyCrashTest, BatchesAcrossFamiliesAreWholeDespiteIOErrors) {
+  const char* stress = getenv("SHALE_STRESS");
+  const bool long_run = stress != nullptr && stress[0] != '\0' && stress[0] != '0';
+  const uint64_t seeds = long_run ? 300 : 12;
+  int failed_rounds = 0;
+  for (uint64_t seed = 1000; seed < 1000 + seeds && !::testing::Test::HasFailure(); seed++) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    CrashDriver driver(seed, /*inject_errors=*/true);
+    driver.Run(/*rounds=*/long_run ? 10 : 5);
+    failed_rounds += driver.failed_rounds();
+  }
+  EXPECT_GT(failed_rounds, 5) << "the injected errors hardly ever failed a write: the test is weak";
 }
 
 }  // namespace
