@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -292,6 +293,51 @@ TEST(DBColumnFamilyRaceTest, FamilyReleasedWhileItsFlushFinishes) {
     }
   }
   ASSERT_OK(db.Close());
+}
+
+// ListColumnFamilies reads the MANIFEST of a DB that is open and creating and dropping families
+// meanwhile (a tool listing a live DB). Guards against a listing that fails or shows a family
+// twice or no default family when it meets the MANIFEST's tail being appended or a new MANIFEST
+// being started (a small max_manifest_file_size rolls it over often).
+TEST(DBColumnFamilyRaceTest, ListColumnFamiliesOfALiveDB) {
+  DBOptions db_options;
+  db_options.file_system = NewMemFileSystem();
+  db_options.create_if_missing = true;
+  db_options.max_manifest_file_size = 4 << 10;
+  FamilyDB db;
+  ASSERT_OK(db.Open(db_options, "/live", {ColumnFamilyDescriptor()}));
+  std::atomic<bool> stop{false};
+  std::thread churn([&] {
+    for (int i = 0; !stop.load(); i++) {
+      ColumnFamilyHandle* h = nullptr;
+      const std::string name = "c" + std::to_string(i % 5);
+      Status s = db->CreateColumnFamily(ColumnFamilyOptions(), name, &h);
+      EXPECT_OK(s);
+      if (!s.ok()) return;
+      EXPECT_OK(db->Put(WriteOptions(), h, "k", "v"));
+      EXPECT_OK(db->DropColumnFamily(h));
+      EXPECT_OK(db->DestroyColumnFamilyHandle(h));
+    }
+  });
+  int failures = 0, lists = 0;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+  while (std::chrono::steady_clock::now() < end) {
+    std::vector<std::string> names;
+    Status s = DB::ListColumnFamilies(db_options, "/live", &names);
+    lists++;
+    if (!s.ok()) {
+      if (failures++ == 0) ADD_FAILURE() << "ListColumnFamilies of a live DB: " << s.ToString();
+      continue;
+    }
+    EXPECT_FALSE(names.empty());
+    if (!names.empty()) EXPECT_EQ(names.front(), kDefaultColumnFamilyName);
+    std::set<std::string> unique(names.begin(), names.end());
+    EXPECT_EQ(unique.size(), names.size()) << "a family listed twice";
+    EXPECT_LE(names.size(), 2u) << "at most one family besides the default is live at a time";
+  }
+  stop = true;
+  churn.join();
+  EXPECT_EQ(failures, 0) << "of " << lists << " listings";
 }
 
 // Writers putting the same counters into two families in each batch (and into a third,
