@@ -1280,6 +1280,12 @@ TEST_F(DBColumnFamilyTest, CheckpointHoldsEveryFamily) {
   ASSERT_OK(Put("dropped", "k", "gone"));
   ASSERT_OK(db_.Drop("dropped"));
   db_.Release("dropped");
+  // Dropped, its handle still held (its data still readable): not part of a checkpoint either.
+  ASSERT_OK(db_.Create(cf_options_, "held"));
+  ASSERT_OK(Put("held", "k", "held"));
+  ASSERT_OK(db_->Flush(FlushOptions(), cf("held")));
+  ASSERT_OK(Put("held", "k2", "held"));
+  ASSERT_OK(db_.Drop("held"));
   for (const std::string& f : fams) {
     for (int i = 0; i < 50; i++) ASSERT_OK(Put(f, "t" + std::to_string(i), f + "-table"));
   }
@@ -1309,6 +1315,8 @@ TEST_F(DBColumnFamilyTest, CheckpointHoldsEveryFamily) {
     }
     ASSERT_OK(cp.Close());
   }
+  EXPECT_EQ(Get("held", "k2"), "held");
+  db_.Release("held");
 }
 
 }  // namespace
