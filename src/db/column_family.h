@@ -105,9 +105,14 @@ class ColumnFamilyData {
 // dropped family that nothing holds any more.
 class ColumnFamilyHandleImpl final : public ColumnFamilyHandle {
  public:
-  ColumnFamilyHandleImpl(std::shared_ptr<ColumnFamilyData> cfd, Mutex* db_mutex,
-                         std::function<void()> on_release)
-      : cfd_(std::move(cfd)), db_mutex_(db_mutex), on_release_(std::move(on_release)) {}
+  // `owner`: the DB that made the handle (compared, never dereferenced: a handle of another
+  // DB is refused).
+  ColumnFamilyHandleImpl(std::shared_ptr<ColumnFamilyData> cfd, const void* owner,
+                         Mutex* db_mutex, std::function<void()> on_release)
+      : cfd_(std::move(cfd)),
+        owner_(owner),
+        db_mutex_(db_mutex),
+        on_release_(std::move(on_release)) {}
   ~ColumnFamilyHandleImpl() override {
     cfd_.reset();
     if (on_release_) on_release_();
@@ -118,9 +123,11 @@ class ColumnFamilyHandleImpl final : public ColumnFamilyHandle {
   const Comparator* GetComparator() const override { return cfd_->comparator(); }
 
   const std::shared_ptr<ColumnFamilyData>& cfd() const { return cfd_; }
+  const void* owner() const { return owner_; }
 
  private:
   std::shared_ptr<ColumnFamilyData> cfd_;  // reset only by the destructor
+  const void* const owner_;
   Mutex* const db_mutex_;
   const std::function<void()> on_release_;
 };

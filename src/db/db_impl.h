@@ -413,11 +413,11 @@ class DBImpl final : public DB {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- db_impl_column_family.cc
-  // The family of a handle (one this DB handed out; a handle of another DB is not detected
-  // here: LiveFamilyLocked does). Null for a null handle. Live or
+  // The family of a handle this DB handed out; null for a null handle or one of another DB.
+  // Live or
   // dropped (cfd->dropped says).
-  static ColumnFamilyData* FamilyOf(ColumnFamilyHandle* column_family);
-  static std::shared_ptr<ColumnFamilyData> SharedFamilyOf(ColumnFamilyHandle* column_family);
+  ColumnFamilyData* FamilyOf(ColumnFamilyHandle* column_family) const;
+  std::shared_ptr<ColumnFamilyData> SharedFamilyOf(ColumnFamilyHandle* column_family) const;
   // FamilyOf, refusing (InvalidArgument naming `what`) a null handle and a dropped family.
   [[nodiscard]] Status LiveFamilyLocked(ColumnFamilyHandle* column_family, std::string_view what,
                                         ColumnFamilyData** cfd) const

@@ -29,16 +29,19 @@ Status ColumnFamilyHandleImpl::GetDescriptor(ColumnFamilyDescriptor* descriptor)
 }
 
 // Every ColumnFamilyHandle a DB hands out is a ColumnFamilyHandleImpl (the class is not meant
-// to be implemented by users): the cast is static, as RocksDB's, on the read path.
-ColumnFamilyData* DBImpl::FamilyOf(ColumnFamilyHandle* column_family) {
-  return column_family == nullptr
-             ? nullptr
-             : static_cast<ColumnFamilyHandleImpl*>(column_family)->cfd().get();
+// to be implemented by users): the cast is static, as RocksDB's, on the read path; the owner
+// check refuses a handle of another DB.
+ColumnFamilyData* DBImpl::FamilyOf(ColumnFamilyHandle* column_family) const {
+  if (column_family == nullptr) return nullptr;
+  auto* impl = static_cast<ColumnFamilyHandleImpl*>(column_family);
+  return impl->owner() == this ? impl->cfd().get() : nullptr;
 }
 
-std::shared_ptr<ColumnFamilyData> DBImpl::SharedFamilyOf(ColumnFamilyHandle* column_family) {
-  return column_family == nullptr ? nullptr
-                                  : static_cast<ColumnFamilyHandleImpl*>(column_family)->cfd();
+std::shared_ptr<ColumnFamilyData> DBImpl::SharedFamilyOf(
+    ColumnFamilyHandle* column_family) const {
+  if (column_family == nullptr) return nullptr;
+  auto* impl = static_cast<ColumnFamilyHandleImpl*>(column_family);
+  return impl->owner() == this ? impl->cfd() : nullptr;
 }
 
 Status DBImpl::LiveFamilyLocked(ColumnFamilyHandle* column_family, std::string_view what,
@@ -270,12 +273,16 @@ Status DBImpl::DropColumnFamily(ColumnFamilyHandle* column_family) {
 
 Status DBImpl::DestroyColumnFamilyHandle(ColumnFamilyHandle* column_family) {
   if (column_family == nullptr || column_family == default_handle_.get()) return Status::OK();
+  if (FamilyOf(column_family) == nullptr) {
+    return Status::InvalidArgument("DestroyColumnFamilyHandle: a handle of another DB");
+  }
   delete column_family;  // its destructor calls ReleaseDroppedFamilies
   return Status::OK();
 }
 
 ColumnFamilyHandle* DBImpl::NewHandle(std::shared_ptr<ColumnFamilyData> cfd) {
-  return new ColumnFamilyHandleImpl(std::move(cfd), &mu_, [this] { ReleaseDroppedFamilies(); });
+  return new ColumnFamilyHandleImpl(std::move(cfd), this, &mu_,
+                                    [this] { ReleaseDroppedFamilies(); });
 }
 
 void DBImpl::ReleaseDroppedFamilies() {
