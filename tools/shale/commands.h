@@ -37,6 +37,7 @@ int GetCommand(const CliArgs& args);
 int PutCommand(const CliArgs& args);
 int DeleteCommand(const CliArgs& args);
 int ScanCommand(const CliArgs& args);
+int ListColumnFamiliesCommand(const CliArgs& args);
 int VerifyCommand(const CliArgs& args);
 int CompactCommand(const CliArgs& args);
 int StatsCommand(const CliArgs& args);

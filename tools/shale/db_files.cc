@@ -39,7 +39,34 @@ Status LatestOptionsFile(const std::string& dir, std::string* path) {
   return Status::OK();
 }
 
-Status OpenExisting(const std::string& dir, std::unique_ptr<DB>* db) {
+OpenedDb::~OpenedDb() { Close().PermitUncheckedError(); }
+
+Status OpenedDb::Family(std::string_view name, ColumnFamilyHandle** family) const {
+  std::string names;
+  for (ColumnFamilyHandle* handle : families_) {
+    if (handle->GetName() == name) {
+      *family = handle;
+      return Status::OK();
+    }
+    names += (names.empty() ? "" : ", ") + handle->GetName();
+  }
+  return Status::InvalidArgument("--column_family",
+                                 "the database has no column family '" + std::string(name) +
+                                     "' (it has: " + names + ")");
+}
+
+Status OpenedDb::Close() {
+  if (db_ == nullptr) return Status::OK();
+  for (ColumnFamilyHandle* handle : families_) {
+    db_->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+  }
+  families_.clear();
+  Status s = db_->Close();
+  db_.reset();
+  return s;
+}
+
+Status OpenExisting(const std::string& dir, OpenedDb* db) {
   Status s = CheckIsDatabase(dir);
   if (!s.ok()) return s;
   Options options;
@@ -50,8 +77,21 @@ Status OpenExisting(const std::string& dir, std::unique_ptr<DB>* db) {
   }
   options.create_if_missing = false;
   options.error_if_exists = false;
-  s = DB::Open(options, dir, db);
+  std::vector<std::string> names;
+  s = DB::ListColumnFamilies(options, dir, &names);
   if (!s.ok()) return Status(s.code(), s.subcode(), "cannot open " + dir, s.message());
+  std::vector<ColumnFamilyDescriptor> descriptors;
+  for (const std::string& name : names) {
+    descriptors.emplace_back(name, static_cast<const ColumnFamilyOptions&>(options));
+  }
+  s = DB::Open(options, dir, descriptors, &db->families_, &db->db_);
+  if (!s.ok()) return Status(s.code(), s.subcode(), "cannot open " + dir, s.message());
+  return s;
+}
+
+Status OpenWithFamily(const CliArgs& args, OpenedDb* db, ColumnFamilyHandle** family) {
+  Status s = OpenExisting(args.positional()[0], db);
+  if (s.ok()) s = db->Family(args.Get(kColumnFamilyOption, kDefaultColumnFamilyName), family);
   return s;
 }
 
