@@ -430,7 +430,9 @@ extern SHALE_LIBRARY_API void shale_multi_get(shale_t* db, const shale_readoptio
                                               size_t num_keys, const char* const* keys_list,
                                               const size_t* keys_list_sizes, char** values_list,
                                               size_t* values_list_sizes, char** errs);
-/* Changes dynamic options, all or none (DB::SetOptions): keys[i]=values[i], RocksDB's names. */
+/* Changes dynamic options of the default column family, all or none (DB::SetOptions):
+ * keys[i]=values[i], RocksDB's names. DB-wide options (max_background_jobs, ...) go through
+ * shale_set_db_options; shale_set_options_cf changes another family's. */
 extern SHALE_LIBRARY_API void shale_set_options(shale_t* db, int count, const char* const keys[],
                                                 const char* const values[], char** errptr);
 /* Clears the background error once its cause is gone (DB::Resume). */
