@@ -140,6 +140,24 @@ extern SHALE_LIBRARY_API void shale_options_set_db_write_buffer_size(shale_optio
 extern SHALE_LIBRARY_API void shale_options_set_max_open_files(shale_options_t* options, int v);
 /* shale_no_compression or shale_zstd_compression. */
 extern SHALE_LIBRARY_API void shale_options_set_compression(shale_options_t* options, int v);
+/* The DB options of column families (Options::create_missing_column_families,
+ * max_total_wal_size, atomic_flush; shale/options.h), RocksDB's names. Each getter returns what
+ * the setter (or shale_get_options_from_string) stored. create_missing_column_families: opening
+ * with column families creates the named ones the DB lacks. max_total_wal_size: bytes of live
+ * WALs past which the families pinning the oldest WAL are flushed; 0 derives it from the
+ * families' write buffers. atomic_flush: flush all families together. */
+extern SHALE_LIBRARY_API void shale_options_set_create_missing_column_families(
+    shale_options_t* options, unsigned char v);
+extern SHALE_LIBRARY_API unsigned char shale_options_get_create_missing_column_families(
+    const shale_options_t* options);
+extern SHALE_LIBRARY_API void shale_options_set_max_total_wal_size(shale_options_t* options,
+                                                                   uint64_t n);
+extern SHALE_LIBRARY_API uint64_t shale_options_get_max_total_wal_size(
+    const shale_options_t* options);
+extern SHALE_LIBRARY_API void shale_options_set_atomic_flush(shale_options_t* options,
+                                                             unsigned char v);
+extern SHALE_LIBRARY_API unsigned char shale_options_get_atomic_flush(
+    const shale_options_t* options);
 /* The compaction knobs are in the Compaction section below. */
 
 /* The presets of Options (shale/options.h). prepare_for_bulk_load turns automatic compaction

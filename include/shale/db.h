@@ -60,19 +60,6 @@ struct Range {
   Range(std::string_view s, std::string_view l) : start(s), limit(l) {}
 };
 
-// The name of the column family every DB has (id 0), which cannot be dropped: "default".
-SHALE_EXPORT extern const std::string kDefaultColumnFamilyName;
-
-// A column family to open or create: its name and options (DB::Open, CreateColumnFamilies).
-struct ColumnFamilyDescriptor {
-  std::string name;
-  ColumnFamilyOptions options;
-
-  ColumnFamilyDescriptor() : name(kDefaultColumnFamilyName) {}
-  ColumnFamilyDescriptor(std::string n, ColumnFamilyOptions o)
-      : name(std::move(n)), options(std::move(o)) {}
-};
-
 // A column family of an open DB: a keyspace with its own memtables, LSM tree and options,
 // sharing the DB's WAL (a WriteBatch spanning families is atomic), sequence numbers, snapshots,
 // block cache, table cache, memory budget and background threads. Every read and write names

@@ -32,6 +32,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "shale/comparator.h"
@@ -155,13 +156,13 @@ struct SHALE_EXPORT DBOptions {
 
   // Most flushes and compactions running at once: one flush thread, and max(1, this - 1)
   // compaction threads. Values below 1 are raised to 1; above 1024 refused (a thread per
-  // job). Default: 2. Dynamic: yes.
+  // job). Default: 2. Dynamic: yes (DB::SetDBOptions).
   int max_background_jobs = 2;
 
   // Most threads one automatic compaction is split into (key-range subcompactions of about
   // equal input bytes, run in parallel). DB::CompactRange uses at least min(cores,
   // max_background_jobs). 0 is taken as 1 and values above kMaxSubcompactions (64) as 64
-  // (RocksDB accepts any value). Default: 1. Dynamic: yes.
+  // (RocksDB accepts any value). Default: 1. Dynamic: yes (DB::SetDBOptions).
   uint32_t max_subcompactions = 1;
 
   // The most subcompactions (threads) any one compaction runs, whatever max_subcompactions or
@@ -169,7 +170,8 @@ struct SHALE_EXPORT DBOptions {
   static constexpr uint32_t kMaxSubcompactions = 64;
 
   // The write rate while writes are slowed down, in bytes per second; 0 means 16 MiB/s
-  // (RocksDB's default is 0, sanitized to 16 MiB/s). Default: 16 MiB/s. Dynamic: yes.
+  // (RocksDB's default is 0, sanitized to 16 MiB/s). Default: 16 MiB/s.
+  // Dynamic: yes (DB::SetDBOptions).
   uint64_t delayed_write_rate = 16ull << 20;
 
   // ---------------------------------------------------------------- Files and recovery
@@ -257,13 +259,13 @@ struct SHALE_EXPORT ColumnFamilyOptions {
   // Bytes a memtable holds before it becomes immutable and is flushed to a table. Larger
   // values mean fewer, larger L0 files and a longer recovery. Values outside [64 KiB, 64 GiB]
   // are clamped to it at Open and SetOptions (as RocksDB; noted in the info LOG).
-  // Default: 64 MiB (bytes). Dynamic: yes.
+  // Default: 64 MiB (bytes). Dynamic: yes (DB::SetOptions).
   size_t write_buffer_size = 64ull << 20;
 
   // Most memtables (the active one plus immutable ones waiting for flush) kept in memory;
   // once reached, writes stall until a flush completes. Values below 2 are raised to 2 (as
   // RocksDB; one memtable takes writes while another is flushed).
-  // Default: 2. Dynamic: yes.
+  // Default: 2. Dynamic: yes (DB::SetOptions).
   int max_write_buffer_number = 2;
 
   // Fewest immutable memtables merged into one flush. Clamped to [1, max_write_buffer_number
@@ -282,7 +284,7 @@ struct SHALE_EXPORT ColumnFamilyOptions {
   // many operands at the top of its key's history in the memtable, it reads the key, merges
   // and writes the result as a value instead. Bounds the operands a read must merge for hot
   // keys, at the cost of a read per such write. 0: never merge at write time. Default: 0.
-  // Dynamic: yes.
+  // Dynamic: yes (DB::SetOptions).
   size_t max_successive_merges = 0;
 
   // ---------------------------------------------------------------- Compression
@@ -291,12 +293,12 @@ struct SHALE_EXPORT ColumnFamilyOptions {
   // on every level but the bottommost. This build supports kNoCompression and kZSTD.
   // Default: kNoCompression. RocksDB defaults to kSnappyCompression, which ShaleDB does not
   // build: compression is the most expensive CPU in the engine (DESIGN.md section 5), so the
-  // upper levels, rewritten often, stay uncompressed unless asked. Dynamic: yes.
+  // upper levels, rewritten often, stay uncompressed unless asked. Dynamic: yes (DB::SetOptions).
   CompressionType compression = kNoCompression;
 
   // Compression of the bottommost level (where most data lives and is rewritten least).
   // kDisableCompressionOption means "same as `compression`".
-  // Default: kDisableCompressionOption. Dynamic: yes.
+  // Default: kDisableCompressionOption. Dynamic: yes (DB::SetOptions).
   CompressionType bottommost_compression = kDisableCompressionOption;
 
   // zstd compression level, for both `compression` and `bottommost_compression` when kZSTD:
@@ -306,7 +308,7 @@ struct SHALE_EXPORT ColumnFamilyOptions {
   // times more for a few percent of space. A level outside [-131072, 22] is clamped to it
   // (zstd does the same under RocksDB). RocksDB spells this compression_opts.level (and
   // bottommost_compression_opts.level): option strings and OPTIONS files accept both
-  // spellings, see doc/options.md. Dynamic: yes.
+  // spellings, see doc/options.md. Dynamic: yes (DB::SetOptions).
   int compression_level = 1;
 
   // ---------------------------------------------------------------- LSM shape
@@ -318,34 +320,35 @@ struct SHALE_EXPORT ColumnFamilyOptions {
   int num_levels = 7;
 
   // L0 files that trigger an L0 compaction. Must be at least 1 (0 is raised to 1, as RocksDB).
-  // Default: 4 (files). Dynamic: yes.
+  // Default: 4 (files). Dynamic: yes (DB::SetOptions).
   int level0_file_num_compaction_trigger = 4;
 
   // L0 files at which writes are slowed down (to delayed_write_rate). Must lie between the
   // compaction trigger and the stop trigger (a value below the compaction trigger is raised to
   // it, as RocksDB does). Not applied under kCompactionStyleFIFO, which never merges L0 files
-  // (as RocksDB). Default: 20 (files). Dynamic: yes.
+  // (as RocksDB). Default: 20 (files). Dynamic: yes (DB::SetOptions).
   int level0_slowdown_writes_trigger = 20;
 
   // L0 files at which writes stop until compaction catches up (a value below the slowdown
   // trigger is raised to it, as RocksDB does). Not applied under kCompactionStyleFIFO (as
-  // RocksDB). Default: 36 (files). Dynamic: yes.
+  // RocksDB). Default: 36 (files). Dynamic: yes (DB::SetOptions).
   int level0_stop_writes_trigger = 36;
 
   // Target size of a table written by compaction into level 1; level n's target is
   // target_file_size_base * target_file_size_multiplier^(n-1). Must be > 0.
-  // Default: 64 MiB (bytes). Dynamic: yes.
+  // Default: 64 MiB (bytes). Dynamic: yes (DB::SetOptions).
   uint64_t target_file_size_base = 64ull << 20;
 
-  // See target_file_size_base. Must be > 0. Default: 1. Dynamic: yes.
+  // See target_file_size_base. Must be > 0. Default: 1. Dynamic: yes (DB::SetOptions).
   int target_file_size_multiplier = 1;
 
   // Total size of the base level (the first non-empty level below L0). Must be > 0.
-  // Default: 256 MiB (bytes). Dynamic: yes.
+  // Default: 256 MiB (bytes). Dynamic: yes (DB::SetOptions).
   uint64_t max_bytes_for_level_base = 256ull << 20;
 
   // Each level below the base level may be this many times larger than the level above.
-  // Must be finite; a value not above 0 is taken as 1 (as RocksDB). Default: 10. Dynamic: yes.
+  // Must be finite; a value not above 0 is taken as 1 (as RocksDB). Default: 10.
+  // Dynamic: yes (DB::SetOptions).
   double max_bytes_for_level_multiplier = 10;
 
   // Size the levels from the bottom up: the last level holds what it holds, each level above
@@ -366,30 +369,32 @@ struct SHALE_EXPORT ColumnFamilyOptions {
 
   // Stop scheduling automatic compactions (the style stays; DB::CompactRange still works).
   // Lifts the L0 and pending-bytes write stalls like RocksDB does. Setting it back to false
-  // with DB::SetOptions schedules what is due at once. Default: false. Dynamic: yes.
+  // with DB::SetOptions schedules what is due at once. Default: false.
+  // Dynamic: yes (DB::SetOptions).
   bool disable_auto_compactions = false;
 
-  // Knobs of kCompactionStyleUniversal. Dynamic: yes.
+  // Knobs of kCompactionStyleUniversal. Dynamic: yes (DB::SetOptions).
   CompactionOptionsUniversal compaction_options_universal;
 
   // Knobs of kCompactionStyleFIFO. allow_compaction = true is not supported (rejected).
-  // Dynamic: yes.
+  // Dynamic: yes (DB::SetOptions).
   CompactionOptionsFIFO compaction_options_fifo;
 
   // Files written more than this many seconds ago: with kCompactionStyleFIFO they are dropped;
   // with kCompactionStyleLevel a file above the bottom level is compacted one level down (its
   // output gets a fresh time, so old data moves one level per ttl period). 0 disables.
-  // Universal and none reject a non-zero value. Default: 0 (seconds). Dynamic: yes.
+  // Universal and none reject a non-zero value. Default: 0 (seconds).
+  // Dynamic: yes (DB::SetOptions).
   uint64_t ttl = 0;
 
   // Writes slow down (to delayed_write_rate) once compaction is estimated to owe this many
   // bytes; 0 disables. A value above a non-zero hard_pending_compaction_bytes_limit is lowered
   // to it (as RocksDB).
-  // Default: 64 GiB (bytes). Dynamic: yes.
+  // Default: 64 GiB (bytes). Dynamic: yes (DB::SetOptions).
   uint64_t soft_pending_compaction_bytes_limit = 64ull << 30;
 
   // Writes stop once compaction is estimated to owe this many bytes; 0 disables.
-  // Default: 256 GiB (bytes). Dynamic: yes.
+  // Default: 256 GiB (bytes). Dynamic: yes (DB::SetOptions).
   uint64_t hard_pending_compaction_bytes_limit = 256ull << 30;
 
   // ---------------------------------------------------------------- Tables
@@ -433,6 +438,19 @@ struct SHALE_EXPORT Options : public DBOptions, public ColumnFamilyOptions {
   // 64 KiB raised, max_write_buffer_number raised to 2, L0 triggers put in order, ...: the list
   // is in doc/options.md).
   Status Validate() const;
+};
+
+// The name of the column family every DB has (id 0), which cannot be dropped: "default".
+SHALE_EXPORT extern const std::string kDefaultColumnFamilyName;
+
+// A column family to open or create: its name and options (DB::Open, CreateColumnFamilies).
+// A plain value (thread-safety as Options).
+struct ColumnFamilyDescriptor {
+  std::string name;
+  ColumnFamilyOptions options;
+  ColumnFamilyDescriptor() : name(kDefaultColumnFamilyName) {}
+  ColumnFamilyDescriptor(std::string n, ColumnFamilyOptions o)
+      : name(std::move(n)), options(std::move(o)) {}
 };
 
 // A consistent read-only view of the DB as of one sequence number (DB::GetSnapshot). Opaque;
@@ -596,21 +614,68 @@ struct IngestExternalFileOptions {
 SHALE_EXPORT Status GetOptionsFromString(const Options& base, const std::string& opts,
                                          Options* out);
 
-// Every option (except file_system) as "name=value;..." in a stable order, so that
+// Every option (except file_system and statistics) as "name=value;..." in a stable order (the
+// DB options, then the column-family options), so that
 // GetOptionsFromString(any base with the same comparator, result) gives equal options.
 SHALE_EXPORT std::string GetStringFromOptions(const Options& options);
 
-// Writes `options` to `path` in RocksDB's OPTIONS file layout (an INI file with [Version],
-// [DBOptions], [CFOptions "default"] and [TableOptions/BlockBasedTable "default"]) and syncs it.
+// The scoped forms (RocksDB's): DB options only, or one column family's options only. Same
+// syntax and rules as GetOptionsFromString; a name of the other scope fails with
+// InvalidArgument saying so ("max_open_files is a DB option, not a column family option",
+// "write_buffer_size is a column family option, not a DB option"). *new_options is left
+// untouched on error.
+SHALE_EXPORT Status GetDBOptionsFromString(const DBOptions& base, const std::string& opts,
+                                           DBOptions* new_options);
+SHALE_EXPORT Status GetColumnFamilyOptionsFromString(const ColumnFamilyOptions& base,
+                                                     const std::string& opts,
+                                                     ColumnFamilyOptions* new_options);
+
+// Every DB option (except file_system and statistics), or every column-family option, as
+// "name=value" entries joined by `delimiter`, in a stable order; with the default delimiter
+// (or any ';' with whitespace around it) the Get*FromString of the same scope reads it back to
+// equal options. Always OK (RocksDB's shape).
+SHALE_EXPORT Status GetStringFromDBOptions(std::string* opts_str, const DBOptions& db_options,
+                                           const std::string& delimiter = ";");
+SHALE_EXPORT Status GetStringFromColumnFamilyOptions(std::string* opts_str,
+                                                     const ColumnFamilyOptions& cf_options,
+                                                     const std::string& delimiter = ";");
+
+// Writes the DB's options and each column family's to `path` in RocksDB's OPTIONS file layout
+// (an INI file: [Version], [DBOptions], then for each family [CFOptions "<name>"] and
+// [TableOptions/BlockBasedTable "<name>"]) and syncs it. `column_families` must start with the
+// default family and name each family once (else InvalidArgument, nothing written); the
+// sections follow its order.
+SHALE_EXPORT Status WriteOptionsFile(FileSystem* fs, const std::string& path,
+                                     const DBOptions& db_options,
+                                     const std::vector<ColumnFamilyDescriptor>& column_families);
+
+// The same for a DB with the default family only: `options`' column-family options are the
+// default family's.
 SHALE_EXPORT Status WriteOptionsFile(FileSystem* fs, const std::string& path,
                                      const Options& options);
 
-// Reads an OPTIONS file written by WriteOptionsFile or by RocksDB onto *options: options the
-// file does not name keep their value in *options. Options, sections and column families
-// ShaleDB does not know are skipped, each with a note appended to *warnings (when not null);
-// a bad value of a known option fails with InvalidArgument naming the file, line and option.
-// A RocksDB file's table format_version is RocksDB's and is skipped with a note.
-// *options is left untouched on error.
+// Reads an OPTIONS file written by WriteOptionsFile or by RocksDB.
+//   - *db_options: the options the file's [DBOptions] names take the file's values; the others
+//     keep theirs.
+//   - *column_families: replaced by one descriptor per family the file has sections for, in the
+//     order of their first section. Each starts from the descriptor of the same name already in
+//     *column_families, if any (so runtime objects the file cannot hold, such as the comparator,
+//     merge operator or block cache, carry over when the file names the same ones), else from
+//     ColumnFamilyOptions(); the file's values go on top. A family named in several sections
+//     gets all of them.
+// Options, sections and table formats ShaleDB does not know are skipped, each with a note
+// appended to *warnings (when not null), as is an option in the other scope's section (a
+// column-family option under [DBOptions]). A bad value of a known option fails with
+// InvalidArgument naming the file, line and option. A RocksDB file's table format_version is
+// RocksDB's and is skipped with a note. On error no output is changed.
+SHALE_EXPORT Status LoadOptionsFromFile(FileSystem* fs, const std::string& path,
+                                        DBOptions* db_options,
+                                        std::vector<ColumnFamilyDescriptor>* column_families,
+                                        std::vector<std::string>* warnings = nullptr);
+
+// The same onto `options`: the DB options and the default family's options (the file's other
+// families are skipped, each section with a note). Options the file does not name keep their
+// value in *options. *options is left untouched on error.
 SHALE_EXPORT Status LoadOptionsFromFile(FileSystem* fs, const std::string& path,
                                         Options* options,
                                         std::vector<std::string>* warnings = nullptr);

@@ -9,12 +9,18 @@
 // ingestion, checkpoints and Close take the front with a WriteQueue::Front too), so the
 // memtable has one writer at a time, as MemTable requires.
 //
-// Memtables and WALs: mems_ (memtable/memtable_set.h) holds the active and immutable memtables
-// and their WAL numbers; each memtable has its WAL; a switch closes the WAL (synced, so no
-// later synced write can survive a crash that an earlier write does not) and starts a new one.
-// An immutable memtable is flushed to one table file by the background thread, oldest first;
-// the MANIFEST edit that adds the file also raises the log number past its WAL, which is then
-// deleted.
+// Column families (db/column_family.h, doc/column_families.md): each live family is a
+// ColumnFamilyData in column_families_ with its options, memtables (MemTableSet), SuperVersion,
+// picker and stats; its table files are its Version in versions_. Everything else here is the
+// DB's and shared by the families.
+//
+// Memtables and WALs: one WAL (log_, number log_number_) takes the writes of every family. A
+// family's switch retires its active memtable and starts a new WAL (synced first, so no later
+// synced write can survive a crash that an earlier write does not); the other families go on
+// writing into the new WAL. An immutable memtable is flushed to one table file by the
+// background thread, oldest first; the MANIFEST edit that adds the file also raises the
+// family's log number past its WALs. A WAL is deleted once every live family's log number is
+// above it (VersionSet::MinLogNumber).
 //
 // Locking: mu_ guards the fields marked ABSL_GUARDED_BY(mu_) and the VersionSet (see
 // version_set.h). Never held across I/O: the leader releases it while writing the WAL and the
@@ -28,7 +34,7 @@
 // run in compaction_pool_ (max_background_jobs minus the flush thread) or, for CompactRange, in
 // the caller's thread, with mu_ released; each result is installed with one MANIFEST edit.
 // While a flush or compaction is writing files that its edit will add to a level, the key
-// range is listed in pending_ranges_, so no other flush or compaction places overlapping
+// range is listed in the family's pending_ranges, so no other flush or compaction places overlapping
 // files in that level before the edit lands.
 #ifndef SHALE_DB_DB_IMPL_H_
 #define SHALE_DB_DB_IMPL_H_
@@ -227,19 +233,20 @@ class DBImpl final : public DB {
   // Flush). Returns the background error, or ShutdownInProgress once Close began.
   // REQUIRES: mu_ held, and the caller holds the write queue's front. Releases and re-takes
   // mu_ (waiting on bg_cv_, and in SwitchMemTable): on return the caller must re-read
-  // everything it read from mems_, versions_ and the options before the call; bg_error_ and
+  // everything it read from the families, versions_ and the options before the call; bg_error_ and
   // shutting_down_ were checked at its last step.
   // With column families: every live family is checked (a write group may touch any), and
   // `force` names the family whose memtable Flush retires (null for writes).
   [[nodiscard]] Status MakeRoomForWrite(ColumnFamilyData* force)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Syncs and closes the WAL, starts a new one, and retires the active memtable for flushing
-  // (mems_.Switch), then schedules the flush and installs a new SuperVersion. On failure
+  // of the family (cfd->mems.Switch), then schedules the flush and installs the family's new
+  // SuperVersion. On failure
   // records the background error and leaves the memtables and the old WAL as they were.
   // REQUIRES: mu_ held, and the caller holds the write queue's front (nothing else touches
   // log_ or the active memtable). Releases mu_ for the WAL I/O and re-takes it (and again to
   // release the replaced SuperVersion): the caller must re-check bg_error_ and
-  // shutting_down_, and re-read mems_ and versions_, afterwards.
+  // shutting_down_, and re-read the families and versions_, afterwards.
   // The other families keep their memtables and write into the new WAL too.
   [[nodiscard]] Status SwitchMemTable(ColumnFamilyData* cfd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // DBOptions::max_total_wal_size as applied (0: RocksDB's rule, see options.h).
@@ -299,13 +306,13 @@ class DBImpl final : public DB {
   ColumnFamilyData* NextFamilyToFlushLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void BackgroundFlushCall() ABSL_LOCKS_EXCLUDED(mu_);
   // Flushes the oldest immutable memtable to a table file, logs the MANIFEST edit that adds
-  // it and drops its WAL, and removes it from mems_; hands back in *to_unref the memtable and
+  // it and drops its WAL, and removes it from cfd->mems; hands back in *to_unref the memtable and
   // in *old_sv the replaced SuperVersion, both to be released after mu_ is (Unref frees
   // memory). On failure the memtable stays listed (the caller records the error).
-  // REQUIRES: mu_ held; mems_ has an immutable memtable; no other flush runs (the flush
-  // thread, or Close with nothing else running): only this removes from mems_. Releases mu_
+  // REQUIRES: mu_ held; cfd->mems has an immutable memtable; no other flush runs (the flush
+  // thread, or Close with nothing else running): only this removes from the sets. Releases mu_
   // while it builds the table and while LogAndApply writes the MANIFEST, and re-takes it:
-  // afterwards the caller must re-check bg_error_ and shutting_down_ and re-read mems_ (new
+  // afterwards the caller must re-check bg_error_ and shutting_down_ and re-read cfd->mems (new
   // memtables may have been retired meanwhile) and the current Version.
   [[nodiscard]] Status FlushOldestLocked(ColumnFamilyData* cfd,
                                          std::vector<MemTable*>* to_unref,
@@ -509,7 +516,8 @@ class DBImpl final : public DB {
   std::unique_ptr<PeriodicTask> stats_dumper_;
 
   // Serializes SetOptions calls (held across validating, writing the OPTIONS file and
-  // installing the values, so options_ cannot change in between). Lock order: before mu_.
+  // installing the values, so the options cannot change in between), and family creation and
+  // drop (which write OPTIONS files too). Lock order: before mu_.
   Mutex set_options_mu_;
   mutable Mutex mu_;
   // The DB's options (the DB part of every family's options too); SetDBOptions changes them.

@@ -61,16 +61,16 @@ Status DBImpl::FlushOldestLocked(ColumnFamilyData* cfd, std::vector<MemTable*>* 
   // The family stays alive (and listed: a drop waits for no flush, so check) while the mutex
   // is released below.
   std::shared_ptr<ColumnFamilyData> keep = column_families_.at(cfd->id());
-  const Options& options_ = cfd->options;
+  const Options& cf_options = cfd->options;
   const MemTableSet::Immutable imm = cfd->mems.Oldest();
   const auto start = std::chrono::steady_clock::now();
   FileMetaData meta;
   meta.number = versions_->NewFileNumber();
   pending_outputs_.insert(meta.number);
   BuildTableOptions bopts;
-  bopts.table_options = options_.table_options;
-  bopts.compression = options_.compression;
-  bopts.compression_level = options_.compression_level;
+  bopts.table_options = cf_options.table_options;
+  bopts.compression = cf_options.compression;
+  bopts.compression_level = cf_options.compression_level;
   bopts.snapshots = snapshots_.All();
   bopts.merge_operator = cfd->merge_operator();
   const uint64_t entries = imm.mem->num_entries();
@@ -140,7 +140,7 @@ Status DBImpl::FlushOldestLocked(ColumnFamilyData* cfd, std::vector<MemTable*>* 
     }
     return s;
   }
-  // The memtable is the oldest, and nothing else removes from mems_.
+  // The memtable is the oldest, and nothing else removes from the family's set.
   to_unref->push_back(cfd->mems.RemoveOldest(imm.mem));
   *old_sv = InstallSuperVersionLocked(cfd);
   cfd->flush_stats.flushes++;
@@ -172,35 +172,35 @@ Status DBImpl::WaitForFlushLocked(ColumnFamilyData* cfd, uint64_t up_to_log_numb
 
 Status DBImpl::WaitUntilFlushWouldNotStallLocked(ColumnFamilyData* cfd, bool* flush_needed) {
   *flush_needed = true;
-  MemTableSet& mems_ = cfd->mems;
+  MemTableSet& mems = cfd->mems;
   // The active memtable now is the next to retire.
-  const uint64_t active_retires_as = mems_.retired_count() + 1;
+  const uint64_t active_retires_as = mems.retired_count() + 1;
   while (true) {
     if (!bg_error_.ok()) return bg_error_;
     if (shutting_down_) return Status::ShutdownInProgress("the DB is closing");
-    if (mems_.flushed_count() >= active_retires_as) {
+    if (mems.flushed_count() >= active_retires_as) {
       *flush_needed = false;  // someone else's flush took it
       return Status::OK();
     }
     if (cfd->dropped) return Status::InvalidArgument("Flush: the column family was dropped");
-    const Options& options_ = cfd->options;
+    const Options& cf_options = cfd->options;
     Version* v = versions_->current(cfd->id());
     WriteController::TreeShape shape;
     shape.l0_files = v->NumFiles(0);
-    shape.immutable_memtables = static_cast<int>(mems_.NumImmutable());
+    shape.immutable_memtables = static_cast<int>(mems.NumImmutable());
     if (shape.immutable_memtables == 0 &&
-        shape.l0_files < options_.level0_file_num_compaction_trigger) {
+        shape.l0_files < cf_options.level0_file_num_compaction_trigger) {
       return Status::OK();
     }
     if (cfd->picker != nullptr) {
-      shape.pending_compaction_bytes = cfd->picker->EstimatePendingCompactionBytes(*v, options_);
+      shape.pending_compaction_bytes = cfd->picker->EstimatePendingCompactionBytes(*v, cf_options);
     }
     // What the write controller would say after this flush: one more immutable memtable, then
     // one more L0 file.
     shape.l0_files++;
     shape.immutable_memtables++;
     WriteController probe;  // a fresh one: only its state is wanted
-    probe.Update(options_, shape);
+    probe.Update(cf_options, shape);
     if (probe.state() == WriteController::State::kNormal) return Status::OK();
     // Only background work lifts the condition: with none scheduled or running (e.g. FIFO,
     // whose L0 never shrinks unless it deletes files), waiting would never end.

@@ -6,6 +6,7 @@
 #include "db/db_impl.h"
 #include "options/options_sanitize.h"
 #include "options/options_validate.h"
+#include "util/absl_compat.h"
 
 namespace shale {
 
@@ -41,16 +42,16 @@ Status DBImpl::LiveFamilyLocked(ColumnFamilyHandle* column_family, std::string_v
                                 ColumnFamilyData** cfd) const {
   ColumnFamilyData* found = FamilyOf(column_family);
   if (found == nullptr) {
-    return Status::InvalidArgument(absl::StrCat(what, ": null or foreign column family handle"));
+    return Status::InvalidArgument(absl::StrCat(ToAbsl(what), ": null or foreign column family handle"));
   }
   if (found->dropped) {
     return Status::InvalidArgument(
-        absl::StrCat(what, ": column family \"", found->name(), "\" was dropped"));
+        absl::StrCat(ToAbsl(what), ": column family \"", found->name(), "\" was dropped"));
   }
   auto it = column_families_.find(found->id());
   if (it == column_families_.end() || it->second.get() != found) {
     return Status::InvalidArgument(
-        absl::StrCat(what, ": the column family handle is not of this DB"));
+        absl::StrCat(ToAbsl(what), ": the column family handle is not of this DB"));
   }
   *cfd = found;
   return Status::OK();
@@ -59,7 +60,7 @@ Status DBImpl::LiveFamilyLocked(ColumnFamilyHandle* column_family, std::string_v
 Status DBImpl::CheckFamilyOptions(const std::string& name, const ColumnFamilyOptions& options,
                                   const ColumnFamilyOptions& default_options) const {
   auto refuse = [&name](std::string_view why) {
-    return Status::InvalidArgument(absl::StrCat("column family \"", name, "\": ", why));
+    return Status::InvalidArgument(absl::StrCat("column family \"", name, "\": ", ToAbsl(why)));
   };
   if (options.comparator == nullptr ||
       std::string_view(options.comparator->Name()) != default_options.comparator->Name()) {

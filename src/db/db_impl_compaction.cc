@@ -51,12 +51,12 @@ std::vector<PendingOutputRange> DBImpl::PendingRangesLocked(const ColumnFamilyDa
 
 int DBImpl::PickFlushLevelLocked(const ColumnFamilyData& cfd, std::string_view smallest,
                                  std::string_view largest) const {
-  const Options& options_ = cfd.options;
+  const Options& cf_options = cfd.options;
   Version* current = versions_->current(cfd.id());
-  const bool lower_levels = options_.compaction_style != kCompactionStyleFIFO;
+  const bool lower_levels = cf_options.compaction_style != kCompactionStyleFIFO;
   int level = current->PickLevelForMemTableOutput(smallest, largest, lower_levels);
   // A reserved last level is for ingest_behind files only.
-  level = std::min(level, LastWritableLevel(options_, versions_->num_levels(cfd.id())));
+  level = std::min(level, LastWritableLevel(cf_options, versions_->num_levels(cfd.id())));
   const Comparator* ucmp = icmp_.user_comparator();
   for (const auto& [id, p] : cfd.pending_ranges) {
     if (level == 0) break;
@@ -67,8 +67,8 @@ int DBImpl::PickFlushLevelLocked(const ColumnFamilyData& cfd, std::string_view s
     // Older data is about to land in p.level: the flush must stay above it.
     level = std::min(level, std::max(0, p.level - 1));
   }
-  if (level > 0 && options_.compaction_style == kCompactionStyleLevel &&
-      level < ComputeLevelTargets(*current, options_).base_level) {
+  if (level > 0 && cf_options.compaction_style == kCompactionStyleLevel &&
+      level < ComputeLevelTargets(*current, cf_options).base_level) {
     // A level above the base level has no target: a file there would be compacted into the
     // base level on its own, rewriting base-level data once per flush. In L0 several flushes
     // share one L0 -> base compaction.
@@ -81,7 +81,7 @@ void DBImpl::RecalculateWriteStallLocked() {
   // Each family's shape against its own triggers; the most severe state wins (stopped over
   // delayed over normal; the first family in id order among equals).
   WriteController::TreeShape shape;
-  const Options* options_ = nullptr;
+  const Options* worst_options = nullptr;
   WriteController::State worst = WriteController::State::kNormal;
   for (const auto& [id, cfd] : column_families_) {
     WriteController::TreeShape family;
@@ -94,15 +94,15 @@ void DBImpl::RecalculateWriteStallLocked() {
     }
     WriteController probe;  // only its state is wanted
     probe.Update(cfd->options, family);
-    if (options_ == nullptr || static_cast<int>(probe.state()) > static_cast<int>(worst)) {
+    if (worst_options == nullptr || static_cast<int>(probe.state()) > static_cast<int>(worst)) {
       worst = probe.state();
       shape = family;
-      options_ = &cfd->options;
+      worst_options = &cfd->options;
     }
   }
-  if (options_ == nullptr) return;  // no family (Close)
+  if (worst_options == nullptr) return;  // no family (Close)
   const WriteController::State before = write_controller_.state();
-  write_controller_.Update(*options_, shape);
+  write_controller_.Update(*worst_options, shape);
   if (before != write_controller_.state() && info_log_) {
     static const char* kNames[] = {"normal", "delayed", "stopped"};
     info_log_->Log("write controller: %s -> %s (%s; L0 files %d, pending compaction bytes %llu)",

@@ -136,14 +136,14 @@ Status DBImpl::InstallExternalFiles(ColumnFamilyData* cfd, IngestionJob* job) {
 }
 
 Status DBImpl::FlushForIngestionLocked(ColumnFamilyData* cfd, const IngestionJob& job) {
-  const MemTableSet& mems_ = cfd->mems;
+  const MemTableSet& mems = cfd->mems;
   if (!bg_error_.ok()) return bg_error_;
   if (job.options().ingest_behind) return Status::OK();  // below everything: memtables may overlap
-  const bool mem_holds = mems_.mem()->num_entries() > 0;
-  if (!mem_holds && mems_.NumImmutable() == 0) return Status::OK();
-  const bool mem_overlaps = job.OverlapsMemTable(*mems_.mem());
+  const bool mem_holds = mems.mem()->num_entries() > 0;
+  if (!mem_holds && mems.NumImmutable() == 0) return Status::OK();
+  const bool mem_overlaps = job.OverlapsMemTable(*mems.mem());
   bool imm_overlaps = false;
-  for (const MemTableSet::Immutable& m : mems_.immutables()) {
+  for (const MemTableSet::Immutable& m : mems.immutables()) {
     imm_overlaps = imm_overlaps || job.OverlapsMemTable(*m.mem);
   }
   bool flush = false;
@@ -157,14 +157,14 @@ Status DBImpl::FlushForIngestionLocked(ColumnFamilyData* cfd, const IngestionJob
 }
 
 IngestionJob::DbView DBImpl::IngestionViewLocked(const ColumnFamilyData& cfd) const {
-  const Options& options_ = cfd.options;
+  const Options& cf_options = cfd.options;
   IngestionJob::DbView view;
   view.version = versions_->current(cfd.id());
   view.pending_ranges = PendingRangesLocked(cfd);
   view.has_snapshots = !snapshots_.empty();
   view.last_sequence = versions_->LastSequence();
-  view.compaction_style = options_.compaction_style;
-  view.last_writable_level = LastWritableLevel(options_, view.version->num_levels());
+  view.compaction_style = cf_options.compaction_style;
+  view.last_writable_level = LastWritableLevel(cf_options, view.version->num_levels());
   return view;
 }
 

@@ -124,7 +124,7 @@ Status DB::ListColumnFamilies(const DBOptions& db_options, const std::string& na
 }
 
 Status DBImpl::CheckOrCreateDir() {
-  if (GetOptions().create_if_missing) {
+  if (GetDBOptions().create_if_missing) {
     const bool existed = fs_->FileExists(dbname_).ok();
     Status s = fs_->CreateDirIfMissing(dbname_);
     if (!s.ok()) return Status::IOError("creating the DB directory " + dbname_, s.ToString());
@@ -531,13 +531,13 @@ Status DBImpl::ReplayWal(uint64_t number, bool last, RecoveredFamilies* families
 }
 
 Status DBImpl::FlushRecoveredMemTable(ColumnFamilyData* cfd, MemTable* mem, VersionEdit* edit) {
-  const Options& options_ = cfd->options;
+  const Options& cf_options = cfd->options;
   FileMetaData meta;
   meta.number = versions_->NewFileNumber();
   BuildTableOptions bopts;
-  bopts.table_options = options_.table_options;
-  bopts.compression = options_.compression;
-  bopts.compression_level = options_.compression_level;
+  bopts.table_options = cf_options.table_options;
+  bopts.compression = cf_options.compression;
+  bopts.compression_level = cf_options.compression_level;
   bopts.merge_operator = cfd->merge_operator();
   std::unique_ptr<InternalIterator> points = mem->NewIterator();
   std::unique_ptr<InternalIterator> range_dels;

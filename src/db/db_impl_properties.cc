@@ -72,18 +72,18 @@ bool DBImpl::GetIntProperty(ColumnFamilyHandle* column_family, std::string_view 
   ColumnFamilyData* cfd = FamilyOf(column_family);
   MutexLock lock(&mu_);
   if (closed_ || cfd == nullptr || cfd->dropped) return false;
-  const MemTableSet& mems_ = cfd->mems;
+  const MemTableSet& mems = cfd->mems;
   int level;
   if (ParseLevelProperty(property, versions_->num_levels(cfd->id()), &level)) {
     *value = versions_->NumLevelFiles(level, cfd->id());
     return true;
   }
   if (property == Properties::kCurSizeAllMemTables) {
-    *value = mems_.MemoryUsage();
+    *value = mems.MemoryUsage();
     return true;
   }
   if (property == Properties::kSizeAllMemTables) {
-    *value = mems_.MemoryUsage() + mems_.FlushedBytesPinned();
+    *value = mems.MemoryUsage() + mems.FlushedBytesPinned();
     return true;
   }
   if (property == Properties::kBlockCacheUsage) {
@@ -262,13 +262,13 @@ bool DBImpl::GetProperty(ColumnFamilyHandle* column_family, std::string_view pro
 }
 
 uint64_t DBImpl::EstimateNumKeysLocked(const ColumnFamilyData& cfd) const {
-  const MemTableSet& mems_ = cfd.mems;
+  const MemTableSet& mems = cfd.mems;
   // Entries minus what deletions are expected to remove (each deletion hides one entry).
   auto live = [](uint64_t entries, uint64_t deletes) {
     return entries > 2 * deletes ? entries - 2 * deletes : 0;
   };
-  uint64_t total = live(mems_.mem()->num_entries(), mems_.mem()->num_deletes());
-  for (const MemTableSet::Immutable& m : mems_.immutables()) {
+  uint64_t total = live(mems.mem()->num_entries(), mems.mem()->num_deletes());
+  for (const MemTableSet::Immutable& m : mems.immutables()) {
     total += live(m.mem->num_entries(), m.mem->num_deletes());
   }
   Version* v = versions_->current(cfd.id());
@@ -298,8 +298,8 @@ std::string DBImpl::SSTablesString(const ColumnFamilyData& cfd) const {
 }
 
 std::string DBImpl::StatsString(const ColumnFamilyData& cfd) {
-  const FlushStats& flush_stats_ = cfd.flush_stats;
-  const MemTableSet& mems_ = cfd.mems;
+  const FlushStats& flush_stats = cfd.flush_stats;
+  const MemTableSet& mems = cfd.mems;
   const double uptime = (static_cast<double>(NowMicros()) - open_time_micros_) / 1e6;
   std::string out = absl::StrCat("** DB Stats ** (column family \"", cfd.name(), "\" of ",
                                  column_families_.size(), ")\n");
@@ -309,12 +309,12 @@ std::string DBImpl::StatsString(const ColumnFamilyData& cfd) {
                             writes_, write_groups_, user_bytes_written_ / kMB, wal_bytes_ / kMB));
   absl::StrAppend(
       &out, absl::StrFormat("Flushes: %d, %.2f MB written, %.2f s, %d placed below L0\n",
-                            flush_stats_.flushes, flush_stats_.bytes_written / kMB,
-                            flush_stats_.micros / 1e6, flush_stats_.files_to_lower_levels));
+                            flush_stats.flushes, flush_stats.bytes_written / kMB,
+                            flush_stats.micros / 1e6, flush_stats.files_to_lower_levels));
   const double write_amp =
       user_bytes_written_ == 0
           ? 0
-          : static_cast<double>(wal_bytes_ + flush_stats_.bytes_written) / user_bytes_written_;
+          : static_cast<double>(wal_bytes_ + flush_stats.bytes_written) / user_bytes_written_;
   absl::StrAppend(&out, absl::StrFormat("Write amplification (WAL + tables): %.2f\n", write_amp));
   absl::StrAppend(&out, absl::StrFormat("Write stalls: %d, %.3f s", stall_count_,
                                         stall_micros_ / 1e6));
@@ -339,8 +339,8 @@ std::string DBImpl::StatsString(const ColumnFamilyData& cfd) {
                             PendingCompactionBytesLocked(cfd),
                             compactions_running_));
   absl::StrAppend(&out, DebtStringLocked());
-  absl::StrAppend(&out, absl::StrFormat("Memtables: %d immutable, %.2f MB\n", mems_.NumImmutable(),
-                                        mems_.MemoryUsage() / kMB));
+  absl::StrAppend(&out, absl::StrFormat("Memtables: %d immutable, %.2f MB\n", mems.NumImmutable(),
+                                        mems.MemoryUsage() / kMB));
   absl::StrAppend(&out, absl::StrFormat(
                             "Table cache: %d tables parsed (at most %s), readers keep %.1f MB; %d "
                             "of %d table files open (peak %d)\n",

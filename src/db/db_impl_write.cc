@@ -305,19 +305,19 @@ size_t DBImpl::MemTableBudgetLocked() const {
 }
 
 MemTable* DBImpl::NewMemTable(const ColumnFamilyData& cfd) const {
-  const Options& options_ = cfd.options;
+  const Options& cf_options = cfd.options;
   MemTable::Options mopts;
   mopts.allocator = MemtableAllocator::Get();
   // Blocks of 1/8 of the write buffer (RocksDB's choice), so a small buffer is not one block;
   // the same for the global budget when it is smaller, so that an empty memtable's first
   // block never fills the budget by itself (every write would then cost a flush).
-  size_t buffer = options_.write_buffer_size;
+  size_t buffer = cf_options.write_buffer_size;
   const size_t budget = MemTableBudgetLocked();
   if (budget > 0) buffer = std::min(buffer, budget);
   mopts.arena_block_size = std::clamp<size_t>(buffer / 8, 4096, Arena::kDefaultBlockSize);
   mopts.earliest_sequence = versions_->LastSequence() + 1;
   mopts.track_successive_merges =
-      cfd.merge_operator() != nullptr && options_.max_successive_merges > 0;
+      cfd.merge_operator() != nullptr && cf_options.max_successive_merges > 0;
   auto* mem = new MemTable(icmp_, mopts);
   mem->Ref();
   return mem;

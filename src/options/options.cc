@@ -1,4 +1,5 @@
-// Options presets and validation entry point; Snapshot's out-of-line destructor.
+// Options presets and validation entry point; Snapshot's out-of-line destructor; the default
+// column family's name.
 #include "shale/options.h"
 
 #include <algorithm>
@@ -7,6 +8,8 @@
 #include "options/options_validate.h"
 
 namespace shale {
+
+const std::string kDefaultColumnFamilyName = "default";
 
 Snapshot::~Snapshot() = default;
 

@@ -82,6 +82,7 @@ void TestOpenErrors(void);
 void TestOptionSetters(void);
 void TestTableOptions(void);
 void TestOptionsFromString(void);
+void TestColumnFamilyDBOptions(void);
 void TestWritesAndReads(void);
 void TestWriteBatch(void);
 void TestModel(void);

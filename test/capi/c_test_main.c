@@ -134,6 +134,7 @@ int main(int argc, char** argv) {
   TestOptionSetters();
   TestTableOptions();
   TestOptionsFromString();
+  TestColumnFamilyDBOptions();
   TestWritesAndReads();
   TestWriteBatch();
   TestModel();
