@@ -497,6 +497,40 @@ class ColumnFamilyCliTest(unittest.TestCase):
         p = self.shale("put", db, "k", "v", "--column_family=nope", expect=1)
         self.assertIn("no column family 'nope'", p.stderr)
 
+    def test_create_drop_and_dump_manifest(self):
+        db = self.copy("manifest")
+        out = self.shale("dump-manifest", db).stdout
+        self.assertIn("=> column family 1 'column_family_name_000001' added", out)
+        self.assertIn("=> column family 2 'column_family_name_000002' added", out)
+        # Each family's live table files under its own heading (fillseq,flush: one each).
+        live = out[out.index("Live files:"):]
+        for i, name in enumerate(self.FAMILIES):
+            self.assertRegex(live, rf"column family {i} '{name}':\n  L\d #\d+ ")
+        self.assertEqual(self.shale("create_column_family", db, "extra").stdout, "OK\n")
+        p = self.shale("create_column_family", db, "extra", expect=1)
+        self.assertIn("Invalid argument", p.stderr)
+        self.shale("put", db, "x", "1", "--column_family=extra")
+        self.assertEqual(self.shale("get", db, "x", "--column_family=extra").stdout, "1\n")
+        self.assertEqual(self.shale("list_column_families", db).stdout.splitlines(),
+                         self.FAMILIES + ["extra"])
+        self.assertEqual(self.shale("drop_column_family", db, "column_family_name_000001").stdout,
+                         "OK\n")
+        # Read before anything opens the DB again (an open may start a new MANIFEST, which
+        # lists the live families only).
+        out = self.shale("dump-manifest", db).stdout
+        self.assertIn("=> column family 1 'column_family_name_000001' dropped", out)
+        self.assertIn("  1 'column_family_name_000001' (dropped)", out)
+        live = out[out.index("Live files:"):]
+        self.assertNotIn("column_family_name_000001", live)
+        self.assertIn("column family 3 'extra':", live)
+        self.assertIn("'extra' added", out)
+        self.assertEqual(self.shale("list_column_families", db).stdout.splitlines(),
+                         ["default", "column_family_name_000002", "extra"])
+        p = self.shale("drop_column_family", db, "default", expect=1)
+        self.assertIn("Invalid argument", p.stderr)
+        p = self.shale("drop_column_family", db, "nope", expect=1)
+        self.assertIn("no column family 'nope'", p.stderr)
+
 
 class AdminCliTest(unittest.TestCase):
     @classmethod

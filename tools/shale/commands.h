@@ -38,6 +38,8 @@ int PutCommand(const CliArgs& args);
 int DeleteCommand(const CliArgs& args);
 int ScanCommand(const CliArgs& args);
 int ListColumnFamiliesCommand(const CliArgs& args);
+int CreateColumnFamilyCommand(const CliArgs& args);
+int DropColumnFamilyCommand(const CliArgs& args);
 int VerifyCommand(const CliArgs& args);
 int CompactCommand(const CliArgs& args);
 int StatsCommand(const CliArgs& args);

@@ -1,5 +1,6 @@
 // get, put, delete and scan: reads and writes of one column family (--column_family, default
-// "default") through the public API; list_column_families.
+// "default") through the public API; list_column_families, create_column_family and
+// drop_column_family.
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -107,6 +108,35 @@ int ListColumnFamiliesCommand(const CliArgs& args) {
   if (s.ok()) s = DB::ListColumnFamilies(DBOptions(), dir, &names);
   if (!s.ok()) return ReportError("list_column_families", s);
   for (const std::string& name : names) std::printf("%s\n", Printable(name, false).c_str());
+  return kExitOk;
+}
+
+int CreateColumnFamilyCommand(const CliArgs& args) {
+  const std::string& name = args.positional()[1];
+  OpenedDb db;
+  Status s = OpenExisting(args.positional()[0], &db);
+  ColumnFamilyHandle* family = nullptr;
+  // The new family takes the default family's options (those of the OPTIONS file).
+  if (s.ok()) {
+    s = db.db()->CreateColumnFamily(db.db()->GetOptions(db.families()[0]), name, &family);
+  }
+  if (s.ok()) s = db.db()->DestroyColumnFamilyHandle(family);
+  if (s.ok()) s = db.Close();
+  if (!s.ok()) return ReportError("create_column_family", s);
+  std::printf("OK\n");
+  return kExitOk;
+}
+
+int DropColumnFamilyCommand(const CliArgs& args) {
+  const std::string& name = args.positional()[1];
+  OpenedDb db;
+  Status s = OpenExisting(args.positional()[0], &db);
+  ColumnFamilyHandle* family = nullptr;
+  if (s.ok()) s = db.Family(name, &family);
+  if (s.ok()) s = db.db()->DropColumnFamily(family);
+  if (s.ok()) s = db.Close();
+  if (!s.ok()) return ReportError("drop_column_family", s);
+  std::printf("OK\n");
   return kExitOk;
 }
 

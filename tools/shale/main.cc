@@ -36,6 +36,12 @@ const Command kCommands[] = {
      "Prints one name per line, \"default\" first, then in creation order, as the MANIFEST\n"
      "records them (DB::ListColumnFamilies; the database is not opened).", {}, 1, 1,
      ListColumnFamiliesCommand},
+    {"create_column_family", "create_column_family DIR NAME", "add a column family",
+     "Creates the column family NAME with the default family's options (DB::CreateColumnFamily).",
+     {}, 2, 2, CreateColumnFamilyCommand},
+    {"drop_column_family", "drop_column_family DIR NAME", "drop a column family and its data",
+     "Drops the column family NAME (DB::DropColumnFamily); its table files are deleted. The\n"
+     "default family cannot be dropped.", {}, 2, 2, DropColumnFamilyCommand},
     {"dump-sst", "dump-sst FILE [--blocks] [--hex]", "print a table file's properties and entries",
      "Prints the properties and every entry (user key, sequence, type, value) of one table.\n"
      "  --blocks  also list the footer, meta-index, index partitions and data blocks\n"

@@ -174,23 +174,38 @@ def test_iterators_share_one_sequence_number(cf_db):
     assert _keys(cf_db.iterator(cf="a")) == [b"1", b"2"]
 
 
+def _files(db, cf):
+    return sum(db.int_property(f"shale.num-files-at-level{i}", cf=cf) for i in range(7))
+
+
 def test_maintenance_per_family(cf_db, tmp_path):
     a = cf_db.get_column_family("a")
     for i in range(100):
         cf_db.put(b"key%03d" % i, b"v" * 100, cf=a)
     cf_db.put(b"x", b"1")
     cf_db.flush(cf=a)
-    assert cf_db.int_property("shale.num-files-at-level0", cf=a) == 1
-    assert cf_db.int_property("shale.num-files-at-level0", cf="b") == 0
-    assert cf_db.int_property("shale.num-files-at-level0") == 0
-    assert cf_db.property("shale.num-files-at-level0", cf=a) == "1"
+    assert _files(cf_db, a) == 1
+    assert _files(cf_db, "b") == 0
+    assert _files(cf_db, None) == 0
+    cf_db.put(b"key042", b"w" * 100, cf=a)
+    cf_db.flush(cf="a")
+    assert _files(cf_db, a) == 2
+    assert cf_db.int_property("shale.num-files-at-level0", cf=a) == 1  # overlaps the first
+    assert "key042" in cf_db.property("shale.sstables", cf=a)
     assert cf_db.property("shale.no-such-property", cf=a) is None
     assert cf_db.approximate_sizes([(b"key", b"kez")], cf=a)[0] > 0
     assert cf_db.approximate_sizes([(b"key", b"kez")], cf="b") == [0]
-    cf_db.compact_range(cf=a, change_level=True, target_level=1)
+    cf_db.put(b"y", b"1")
+    cf_db.flush()
+    cf_db.put(b"y", b"2")
+    cf_db.flush()
+    assert _files(cf_db, None) == 2
+    assert cf_db.int_property("shale.num-files-at-level0") == 1
+    cf_db.compact_range(cf=a, bottommost_level_compaction="force")
     assert cf_db.int_property("shale.num-files-at-level0", cf=a) == 0
-    assert cf_db.int_property("shale.num-files-at-level1", cf=a) == 1
-    assert cf_db.get(b"key042", cf=a) == b"v" * 100
+    assert cf_db.int_property("shale.num-files-at-level0") == 1  # untouched
+    assert _files(cf_db, None) == 2
+    assert cf_db.get(b"key042", cf=a) == b"w" * 100
     cf_db.set_options({"write_buffer_size": "8M"}, cf=a)
     with pytest.raises(shale.InvalidArgumentError, match="max_background_jobs"):
         cf_db.set_options({"max_background_jobs": 3}, cf=a)
