@@ -114,12 +114,6 @@ Status WriteExternalFiles(const Options& options, const std::string& dir,
 }  // namespace
 
 Status Benchmark::RunBulkLoadSorted(const BenchmarkSpec& spec) {
-  // BulkLoader and IngestExternalFile load one family; the keys of a run over several
-  // (--num_column_families) would have to be split by family first.
-  if (!families_.empty()) {
-    return Status::NotSupported("bulkload_sorted",
-                                "loads one column family: run it with --num_column_families=1");
-  }
   const WorkloadEnv env = MakeEnv(spec);
   BulkLoaderOptions lo;
   lo.memory_budget = absl::GetFlag(FLAGS_bulkload_memory_budget);
@@ -173,12 +167,6 @@ Status Benchmark::RunBulkLoadSorted(const BenchmarkSpec& spec) {
 }
 
 Status Benchmark::RunBulkLoadExternal(const BenchmarkSpec& spec) {
-  // BulkLoader and IngestExternalFile load one family; the keys of a run over several
-  // (--num_column_families) would have to be split by family first.
-  if (!families_.empty()) {
-    return Status::NotSupported("bulkload_external",
-                                "loads one column family: run it with --num_column_families=1");
-  }
   const WorkloadEnv env = MakeEnv(spec);
   std::fprintf(stdout, "DB path: [%s]\n", db_path_.c_str());
   SharedState shared(1);
