@@ -131,14 +131,14 @@ Status DBImpl::FlushAllForCloseLocked() {
     ColumnFamilyData* cfd = NextFamilyToFlushLocked();
     if (cfd == nullptr) break;
     std::vector<MemTable*> to_unref;
-    SuperVersion* old_sv = nullptr;
-    s = FlushOldestLocked(cfd, &to_unref, &old_sv);
+    std::vector<SuperVersion*> old_svs;
+    s = FlushLocked(FlushGroupLocked(cfd), &to_unref, &old_svs);
     if (!s.ok()) {
       RecordBackgroundErrorLocked(s, "flush at Close");
       break;
     }
     mu_.Unlock();
-    if (old_sv != nullptr) UnrefSuperVersion(old_sv);
+    for (SuperVersion* sv : old_svs) UnrefSuperVersion(sv);
     for (MemTable* m : to_unref) m->Unref();
     mu_.Lock();
   }

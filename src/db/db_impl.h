@@ -305,18 +305,25 @@ class DBImpl final : public DB {
   // The live family to flush next (see db_impl_background.cc), or null when none waits.
   ColumnFamilyData* NextFamilyToFlushLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void BackgroundFlushCall() ABSL_LOCKS_EXCLUDED(mu_);
-  // Flushes the oldest immutable memtable to a table file, logs the MANIFEST edit that adds
-  // it and drops its WAL, and removes it from cfd->mems; hands back in *to_unref the memtable and
-  // in *old_sv the replaced SuperVersion, both to be released after mu_ is (Unref frees
-  // memory). On failure the memtable stays listed (the caller records the error).
-  // REQUIRES: mu_ held; cfd->mems has an immutable memtable; no other flush runs (the flush
-  // thread, or Close with nothing else running): only this removes from the sets. Releases mu_
-  // while it builds the table and while LogAndApply writes the MANIFEST, and re-takes it:
-  // afterwards the caller must re-check bg_error_ and shutting_down_ and re-read cfd->mems (new
-  // memtables may have been retired meanwhile) and the current Version.
-  [[nodiscard]] Status FlushOldestLocked(ColumnFamilyData* cfd,
-                                         std::vector<MemTable*>* to_unref,
-                                         SuperVersion** old_sv)
+  // Flushes the oldest immutable memtable of each of `families` to a table file and logs,
+  // in one MANIFEST write (an atomic group when there are several), the edits that add the
+  // files and raise the families' log numbers (and those of idle families); removes the
+  // memtables from their sets; hands back in *to_unref the memtables and in *old_svs the
+  // replaced SuperVersions, all to be released after mu_ is (Unref frees memory). A family
+  // dropped meanwhile is skipped (its table is obsolete). On failure nothing is installed and
+  // the memtables stay listed (the caller records the error).
+  // REQUIRES: mu_ held; each family has an immutable memtable; no other flush runs (the flush
+  // thread, or Close with nothing else running): only this removes from the sets. Releases
+  // mu_ while it builds the tables and while LogAndApply writes the MANIFEST, and re-takes
+  // it: afterwards the caller must re-check bg_error_ and shutting_down_ and re-read the
+  // families (new memtables may have been retired meanwhile) and the current Versions.
+  [[nodiscard]] Status FlushLocked(const std::vector<ColumnFamilyData*>& families,
+                                   std::vector<MemTable*>* to_unref,
+                                   std::vector<SuperVersion*>* old_svs)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The families the next flush takes with `next` (NextFamilyToFlushLocked): `next` alone, or
+  // with atomic_flush every family whose oldest immutable memtable was retired with next's.
+  std::vector<ColumnFamilyData*> FlushGroupLocked(ColumnFamilyData* next) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // FlushOptions::allow_write_stall = false (RocksDB's meaning): before Flush switches the
   // memtable, waits while one more immutable memtable and one more L0 file would make the write
@@ -403,7 +410,8 @@ class DBImpl final : public DB {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- db_impl_column_family.cc
-  // The family of a handle of this DB: null for a null handle or one of another DB. Live or
+  // The family of a handle (one this DB handed out; a handle of another DB is not detected
+  // here: LiveFamilyLocked does). Null for a null handle. Live or
   // dropped (cfd->dropped says).
   static ColumnFamilyData* FamilyOf(ColumnFamilyHandle* column_family);
   static std::shared_ptr<ColumnFamilyData> SharedFamilyOf(ColumnFamilyHandle* column_family);
@@ -459,7 +467,7 @@ class DBImpl final : public DB {
   [[nodiscard]] Status CloseImpl(bool check_snapshots);
   // Close's flush of every memtable, oldest first, in the calling thread. REQUIRES: mu_ held;
   // the caller holds the write queue's front; nothing else runs (no call in flight, no
-  // background job). Releases and re-takes mu_ (SwitchMemTable, FlushOldestLocked, and to
+  // background job). Releases and re-takes mu_ (SwitchMemTable, FlushLocked, and to
   // release what each flush replaced).
   [[nodiscard]] Status FlushAllForCloseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string StatsString(const ColumnFamilyData& cfd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

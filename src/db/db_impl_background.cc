@@ -33,15 +33,30 @@ void DBImpl::MaybeScheduleFlushLocked() {
   flush_pool_->Schedule([this] { BackgroundFlushCall(); }, ThreadPool::Priority::kHigh);
 }
 
+std::vector<ColumnFamilyData*> DBImpl::FlushGroupLocked(ColumnFamilyData* next) const {
+  if (!db_options_.atomic_flush) return {next};
+  // With atomic_flush every family's memtables are retired together (SwitchMemTable), so the
+  // oldest immutable memtables of one switch share their next_log_number: flushed and
+  // installed as one.
+  std::vector<ColumnFamilyData*> group;
+  const uint64_t number = next->mems.Oldest().next_log_number;
+  for (const auto& [id, cfd] : column_families_) {
+    if (cfd->mems.NumImmutable() > 0 && cfd->mems.Oldest().next_log_number == number) {
+      group.push_back(cfd.get());
+    }
+  }
+  return group;
+}
+
 void DBImpl::BackgroundFlushCall() {
   std::vector<MemTable*> to_unref;
-  SuperVersion* old_sv = nullptr;
+  std::vector<SuperVersion*> old_svs;
   bool flushed = false;
   {
     MutexLock lock(&mu_);
     ColumnFamilyData* cfd = bg_error_.ok() ? NextFamilyToFlushLocked() : nullptr;
     if (cfd != nullptr) {
-      Status s = FlushOldestLocked(cfd, &to_unref, &old_sv);
+      Status s = FlushLocked(FlushGroupLocked(cfd), &to_unref, &old_svs);
       if (!s.ok()) RecordBackgroundErrorLocked(s, "flush");
       flushed = s.ok();
     }
@@ -50,111 +65,153 @@ void DBImpl::BackgroundFlushCall() {
     if (flushed) MaybeScheduleCompactionLocked();
     bg_cv_.SignalAll();
   }
-  if (old_sv != nullptr) UnrefSuperVersion(old_sv);
+  for (SuperVersion* sv : old_svs) UnrefSuperVersion(sv);
   for (MemTable* m : to_unref) m->Unref();
   if (flushed) SHALE_KILL_POINT("flush.manifest_written");
   if (flushed) DeleteObsoleteFiles();
 }
 
-Status DBImpl::FlushOldestLocked(ColumnFamilyData* cfd, std::vector<MemTable*>* to_unref,
-                                 SuperVersion** old_sv) {
-  // The family stays alive (and listed: a drop waits for no flush, so check) while the mutex
-  // is released below.
-  std::shared_ptr<ColumnFamilyData> keep = column_families_.at(cfd->id());
-  const Options& cf_options = cfd->options;
-  const MemTableSet::Immutable imm = cfd->mems.Oldest();
-  const auto start = std::chrono::steady_clock::now();
-  FileMetaData meta;
-  meta.number = versions_->NewFileNumber();
-  pending_outputs_.insert(meta.number);
-  BuildTableOptions bopts;
-  bopts.table_options = cf_options.table_options;
-  bopts.compression = cf_options.compression;
-  bopts.compression_level = cf_options.compression_level;
-  bopts.snapshots = snapshots_.All();
-  bopts.merge_operator = cfd->merge_operator();
-  const uint64_t entries = imm.mem->num_entries();
+Status DBImpl::FlushLocked(const std::vector<ColumnFamilyData*>& families,
+                           std::vector<MemTable*>* to_unref, std::vector<SuperVersion*>* old_svs) {
+  // One family's part: its oldest immutable memtable and the table built from it. The
+  // families stay alive (a drop waits for no flush) while the mutex is released below.
+  struct Part {
+    std::shared_ptr<ColumnFamilyData> cfd;
+    MemTableSet::Immutable imm;
+    FileMetaData meta;
+    int level = 0;
+    uint64_t entries = 0;
+    uint64_t micros = 0;
+    VersionEdit edit;
+  };
+  std::vector<Part> parts(families.size());
   Status s;
-  {
+  for (size_t i = 0; i < families.size(); i++) {
+    Part& p = parts[i];
+    p.cfd = column_families_.at(families[i]->id());
+    p.imm = p.cfd->mems.Oldest();
+    p.entries = p.imm.mem->num_entries();
+    p.meta.number = versions_->NewFileNumber();
+    pending_outputs_.insert(p.meta.number);
+  }
+  for (Part& p : parts) {
+    if (!s.ok()) break;
+    const auto start = std::chrono::steady_clock::now();
+    const Options& cf_options = p.cfd->options;
+    BuildTableOptions bopts;
+    bopts.table_options = cf_options.table_options;
+    bopts.compression = cf_options.compression;
+    bopts.compression_level = cf_options.compression_level;
+    bopts.snapshots = snapshots_.All();
+    bopts.merge_operator = p.cfd->merge_operator();
     mu_.Unlock();
-    std::unique_ptr<InternalIterator> points = imm.mem->NewIterator();
+    std::unique_ptr<InternalIterator> points = p.imm.mem->NewIterator();
     std::unique_ptr<InternalIterator> range_dels;
-    if (imm.mem->num_range_deletes() > 0) range_dels = imm.mem->NewRangeTombstoneIterator();
-    s = BuildTable(dbname_, fs_, icmp_, bopts, points.get(), range_dels.get(), &meta);
+    if (p.imm.mem->num_range_deletes() > 0) range_dels = p.imm.mem->NewRangeTombstoneIterator();
+    s = BuildTable(dbname_, fs_, icmp_, bopts, points.get(), range_dels.get(), &p.meta);
     if (s.ok()) SHALE_KILL_POINT("flush.table_synced");
     mu_.Lock();
+    p.micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                   std::chrono::steady_clock::now() - start)
+                   .count();
   }
-  VersionEdit edit;
-  int level = 0;
-  if (s.ok() && meta.file_size > 0) {
-    // The lowest level whose range, and every level above it, holds none of the file's keys:
-    // sorted loads go straight to the bottom and are never rewritten.
-    level = PickFlushLevelLocked(*cfd, ExtractUserKey(meta.smallest),
-                                 ExtractUserKey(meta.largest));
-    edit.AddFile(level, meta);
-  }
-  if (s.ok() && !cfd->dropped) {
-    edit.SetColumnFamily(cfd->id());
-    edit.SetLogNumber(imm.next_log_number);
+  // The edits: each family's new table and log number, and (see below) the idle families'.
+  std::vector<VersionEdit*> edits;
+  std::vector<VersionEdit> idle;
+  std::vector<std::pair<ColumnFamilyData*, uint64_t>> ranges;
+  if (s.ok()) {
+    for (Part& p : parts) {
+      if (p.cfd->dropped) continue;  // its table is obsolete, its data gone with the family
+      if (p.meta.file_size > 0) {
+        // The lowest level whose range, and every level above it, holds none of the file's
+        // keys: sorted loads go straight to the bottom and are never rewritten.
+        p.level = PickFlushLevelLocked(*p.cfd, ExtractUserKey(p.meta.smallest),
+                                       ExtractUserKey(p.meta.largest));
+        p.edit.AddFile(p.level, p.meta);
+        ranges.emplace_back(p.cfd.get(),
+                            AddPendingRangeLocked(p.cfd.get(), p.level,
+                                                  ExtractUserKey(p.meta.smallest),
+                                                  ExtractUserKey(p.meta.largest)));
+      }
+      p.edit.SetColumnFamily(p.cfd->id());
+      p.edit.SetLogNumber(p.imm.next_log_number);
+      edits.push_back(&p.edit);
+    }
     // Families with nothing in memory need no WAL below the one being written: their log
-    // numbers move with this edit (one MANIFEST write), so an idle family does not keep old
-    // WALs alive.
-    std::vector<VersionEdit> idle(0);
+    // numbers move with this write (one MANIFEST write), so an idle family does not keep old
+    // WALs alive. (A write racing this check goes to the WAL being written, at or above the
+    // new log number, so it is replayed.)
+    idle.reserve(column_families_.size());
     for (const auto& [id, other] : column_families_) {
-      if (other.get() == cfd || other->mems.NumImmutable() > 0 ||
-          other->mems.mem()->num_entries() > 0 || other->mems.HasUnloggedWrites() ||
-          versions_->LogNumber(id) >= log_number_) {
+      bool flushing = false;
+      for (const Part& p : parts) flushing = flushing || p.cfd == other;
+      if (flushing || other->mems.NumImmutable() > 0 || other->mems.mem()->num_entries() > 0 ||
+          other->mems.HasUnloggedWrites() || versions_->LogNumber(id) >= log_number_) {
         continue;
       }
       idle.emplace_back();
       idle.back().SetColumnFamily(id);
       idle.back().SetLogNumber(log_number_);
+      edits.push_back(&idle.back());
     }
-    std::vector<VersionEdit*> edits{&edit};
-    for (VersionEdit& e : idle) edits.push_back(&e);
-    uint64_t range_id = 0;
-    if (meta.file_size > 0) {
-      range_id = AddPendingRangeLocked(cfd, level, ExtractUserKey(meta.smallest),
-                                       ExtractUserKey(meta.largest));
+    if (edits.size() == 1) {
+      s = versions_->LogAndApply(edits[0], &mu_);
+    } else if (!edits.empty()) {
+      s = versions_->LogAndApply(edits, &mu_);
     }
-    s = edits.size() == 1 ? versions_->LogAndApply(&edit, &mu_)
-                          : versions_->LogAndApply(edits, &mu_);
-    if (range_id != 0) RemovePendingRangeLocked(cfd, range_id);
+    for (const auto& [cfd, id] : ranges) RemovePendingRangeLocked(cfd, id);
   }
-  if (cfd->dropped) {
-    // Dropped while its table was built or its edit waited for the MANIFEST (which then
-    // refused it): the table is obsolete, the memtable's data gone with the family.
-    pending_outputs_.erase(meta.number);
-    to_unref->push_back(cfd->mems.RemoveOldest(imm.mem));
+  for (Part& p : parts) pending_outputs_.erase(p.meta.number);
+  // A family dropped while its table was built or its edit waited (the MANIFEST then refused
+  // the edit): nothing of it is installed, and its memtable goes.
+  bool all_dropped = true;
+  bool any_dropped = false;
+  for (Part& p : parts) {
+    if (p.cfd->dropped) {
+      to_unref->push_back(p.cfd->mems.RemoveOldest(p.imm.mem));
+      any_dropped = true;
+    } else {
+      all_dropped = false;
+    }
+  }
+  if (all_dropped) return Status::OK();
+  if (!s.ok() && any_dropped && s.IsInvalidArgument()) {
+    // An atomic group refused because one of its families was dropped while the edits waited
+    // for the MANIFEST: nothing was written; the others' memtables stay listed and are
+    // flushed again (their tables built here are obsolete and deleted).
     return Status::OK();
   }
-  pending_outputs_.erase(meta.number);
-  const uint64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                              std::chrono::steady_clock::now() - start)
-                              .count();
   if (!s.ok()) {
     if (info_log_) {
-      info_log_->Log("flush of %llu entries to table #%llu failed: %s",
-                     static_cast<unsigned long long>(entries),
-                     static_cast<unsigned long long>(meta.number), s.ToString().c_str());
+      for (const Part& p : parts) {
+        info_log_->Log("flush [%s] of %llu entries to table #%llu failed: %s",
+                       p.cfd->name().c_str(), static_cast<unsigned long long>(p.entries),
+                       static_cast<unsigned long long>(p.meta.number), s.ToString().c_str());
+      }
     }
     return s;
   }
-  // The memtable is the oldest, and nothing else removes from the family's set.
-  to_unref->push_back(cfd->mems.RemoveOldest(imm.mem));
-  *old_sv = InstallSuperVersionLocked(cfd);
-  cfd->flush_stats.flushes++;
-  cfd->flush_stats.bytes_written += meta.file_size;
-  cfd->flush_stats.micros += micros;
-  if (level > 0) cfd->flush_stats.files_to_lower_levels++;
-  RecordTick(FLUSH_WRITE_BYTES, meta.file_size);
-  if (statistics_ != nullptr) statistics_->measureTime(FLUSH_TIME, micros);
-  if (info_log_) {
-    info_log_->Log("flush [%s]: %llu entries -> table #%llu at L%d, %llu bytes, %.3f s; %s",
-                   cfd->name().c_str(), static_cast<unsigned long long>(entries),
-                   static_cast<unsigned long long>(meta.number), level,
-                   static_cast<unsigned long long>(meta.file_size), micros / 1e6,
-                   versions_->LevelSummary(cfd->id()).c_str());
+  for (Part& p : parts) {
+    if (p.cfd->dropped) continue;
+    ColumnFamilyData* cfd = p.cfd.get();
+    // The memtable is the oldest, and nothing else removes from the family's set.
+    to_unref->push_back(cfd->mems.RemoveOldest(p.imm.mem));
+    SuperVersion* old = InstallSuperVersionLocked(cfd);
+    if (old != nullptr) old_svs->push_back(old);
+    cfd->flush_stats.flushes++;
+    cfd->flush_stats.bytes_written += p.meta.file_size;
+    cfd->flush_stats.micros += p.micros;
+    if (p.level > 0) cfd->flush_stats.files_to_lower_levels++;
+    RecordTick(FLUSH_WRITE_BYTES, p.meta.file_size);
+    if (statistics_ != nullptr) statistics_->measureTime(FLUSH_TIME, p.micros);
+    if (info_log_) {
+      info_log_->Log("flush [%s]: %llu entries -> table #%llu at L%d, %llu bytes, %.3f s; %s%s",
+                     cfd->name().c_str(), static_cast<unsigned long long>(p.entries),
+                     static_cast<unsigned long long>(p.meta.number), p.level,
+                     static_cast<unsigned long long>(p.meta.file_size), p.micros / 1e6,
+                     versions_->LevelSummary(cfd->id()).c_str(),
+                     parts.size() > 1 ? " (atomic flush)" : "");
+    }
   }
   return Status::OK();
 }

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/time/time.h"
 #include "base/filename.h"
 #include "base/size_limits.h"
@@ -26,7 +27,9 @@ struct FamilyUse {
 // limits of shale/limits.h as a whole and in every record (a batch made from serialized
 // contents was never checked record by record); lists in *families the families it writes
 // (checked against the DB by the caller).
-Status ValidateBatch(const WriteBatch& batch, std::vector<FamilyUse>* families) {
+using FamilyUses = absl::InlinedVector<FamilyUse, 2>;
+
+Status ValidateBatch(const WriteBatch& batch, FamilyUses* families) {
   std::string_view contents = WriteBatchInternal::Contents(batch);
   if (contents.size() < WriteBatchInternal::kHeader) {
     return Status::Corruption("write batch: shorter than its header");
@@ -160,7 +163,7 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
   if (options.sync && options.disableWAL) {
     return Status::InvalidArgument("Write: sync and disableWAL cannot both be set");
   }
-  std::vector<FamilyUse> uses;
+  FamilyUses uses;
   Status s = ValidateBatch(*updates, &uses);
   if (!s.ok()) return s;
   if (updates->Count() == 0) return Status::OK();
@@ -204,21 +207,35 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
     // records go to the dropped family's memtable, which is discarded (the write is ordered
     // before the drop; recovery skips a dropped family's records). The shared_ptrs keep the
     // families (and so their memtables) alive while the mutex is released.
+    // Live families cannot go while this writer holds the queue's front (a drop needs it);
+    // dropped ones could be swept meanwhile, so they are held.
     struct Target {
-      std::shared_ptr<ColumnFamilyData> cfd;
+      uint32_t id;
+      ColumnFamilyData* cfd;
       MemTable* mem;
       size_t max_merges;
     };
-    std::map<uint32_t, Target> targets;
+    absl::InlinedVector<Target, 4> targets;
+    absl::InlinedVector<std::shared_ptr<ColumnFamilyData>, 1> held;
     bool any_merge_at_write = false;
-    auto add_target = [&](const std::shared_ptr<ColumnFamilyData>& cfd) {
+    auto add_target = [&](ColumnFamilyData* cfd) {
       if (cfd->mems.mem() == nullptr) return;  // a dropped family already released
-      targets[cfd->id()] = Target{cfd, cfd->mems.mem(), cfd->options.max_successive_merges};
+      targets.push_back(
+          Target{cfd->id(), cfd, cfd->mems.mem(), cfd->options.max_successive_merges});
       any_merge_at_write = any_merge_at_write || (cfd->options.max_successive_merges > 0 &&
                                                   cfd->merge_operator() != nullptr);
     };
-    for (const auto& [id, cfd] : column_families_) add_target(cfd);
-    for (const auto& cfd : dropped_families_) add_target(cfd);
+    for (const auto& [id, cfd] : column_families_) add_target(cfd.get());
+    for (const auto& cfd : dropped_families_) {
+      held.push_back(cfd);
+      add_target(cfd.get());
+    }
+    auto find_target = [&targets](uint32_t id) -> const Target* {
+      for (const Target& t : targets) {
+        if (t.id == id) return &t;
+      }
+      return nullptr;
+    };
     const bool use_wal = !options.disableWAL;
     if (!use_wal) {
       // Conservative: every family may hold writes no WAL holds (Close flushes them).
@@ -230,9 +247,9 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
       if (use_wal) wal_status = WriteGroupToWal(*group, options.sync);
       if (use_wal && wal_status.ok()) SHALE_KILL_POINT("wal.written");
       if (wal_status.ok()) {
-        auto mem_for = [&targets](uint32_t id) -> MemTable* {
-          auto it = targets.find(id);
-          return it == targets.end() ? nullptr : it->second.mem;
+        auto mem_for = [&find_target](uint32_t id) -> MemTable* {
+          const Target* t = find_target(id);
+          return t == nullptr ? nullptr : t->mem;
         };
         const bool merge_at_write = any_merge_at_write && group->HasMerge();
         s = WriteBatchInternal::InsertInto(
@@ -240,10 +257,11 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
             [&](uint32_t id, SequenceNumber seq, std::string_view key, std::string_view operand,
                 std::string* value) {
               if (!merge_at_write) return false;
-              const Target& t = targets.at(id);
-              if (t.max_merges == 0 || t.cfd->merge_operator() == nullptr) return false;
-              return MergeAtWriteTime(t.cfd.get(), t.mem, t.max_merges, seq, key, operand,
-                                      value);
+              const Target* t = find_target(id);
+              if (t == nullptr || t->max_merges == 0 || t->cfd->merge_operator() == nullptr) {
+                return false;
+              }
+              return MergeAtWriteTime(t->cfd, t->mem, t->max_merges, seq, key, operand, value);
             });
       }
       mu_.Lock();
@@ -343,16 +361,19 @@ Status DBImpl::MakeRoomForWrite(ColumnFamilyData* force) {
     // writers wait for a flush under way. Nothing waits for memory no flush can free: an
     // empty active memtable with nothing to flush goes ahead.
     const size_t budget = MemTableBudgetLocked();
-    size_t total = 0;
+    bool over_total = false;
     ColumnFamilyData* largest = nullptr;
-    for (const auto& [id, cfd] : column_families_) {
-      total += cfd->mems.MemoryUsage();
-      if (largest == nullptr ||
-          cfd->mems.mem()->ApproximateMemoryUsage() > largest->mems.mem()->ApproximateMemoryUsage()) {
-        largest = cfd.get();
+    if (budget > 0) {
+      size_t total = 0;
+      for (const auto& [id, cfd] : column_families_) {
+        total += cfd->mems.MemoryUsage();
+        if (largest == nullptr || cfd->mems.mem()->ApproximateMemoryUsage() >
+                                      largest->mems.mem()->ApproximateMemoryUsage()) {
+          largest = cfd.get();
+        }
       }
+      over_total = total >= budget;
     }
-    const bool over_total = budget > 0 && total >= budget;
     // The first family that needs something done (families are checked in id order; each
     // action releases the mutex, so everything is checked again after it).
     ColumnFamilyData* cfd = nullptr;
@@ -508,9 +529,21 @@ Status DBImpl::SwitchMemTable(ColumnFamilyData* cfd) {
   log_ = std::make_unique<log::Writer>(std::move(file), 0, log::Writer::FlushPolicy::kManual);
   log_number_ = new_number;
   closed_wal_bytes_[old_number] = old_bytes;
-  cfd->mems.Switch(NewMemTable(*cfd), new_number);
+  // With atomic_flush every family holding writes is retired with this one, into the same
+  // flush (FlushGroupLocked).
+  std::vector<std::shared_ptr<ColumnFamilyData>> switched;
+  if (db_options_.atomic_flush) {
+    for (const auto& [id, other] : column_families_) {
+      if (other.get() == cfd || other->mems.mem()->num_entries() > 0) switched.push_back(other);
+    }
+  } else {
+    switched.push_back(column_families_.at(cfd->id()));
+  }
+  for (const auto& family : switched) family->mems.Switch(NewMemTable(*family), new_number);
   MaybeScheduleFlushLocked();
-  ReplaceSuperVersionLocked(cfd);
+  for (const auto& family : switched) {
+    if (!family->dropped) ReplaceSuperVersionLocked(family.get());  // releases mu_ briefly
+  }
   return Status::OK();
 }
 
