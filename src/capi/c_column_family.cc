@@ -107,7 +107,8 @@ char** shale_list_column_families(const shale_options_t* options, const char* na
   if (SaveError(errptr, shale::DB::ListColumnFamilies(options->rep, name, &names))) {
     return nullptr;
   }
-  char** list = static_cast<char**>(std::malloc(sizeof(char*) * (names.empty() ? 1 : names.size())));
+  char** list =
+      static_cast<char**>(std::malloc(sizeof(char*) * (names.empty() ? 1 : names.size())));
   for (size_t i = 0; i < names.size(); i++) list[i] = CopyToMallocString(names[i]);
   *lencf = names.size();
   return list;

@@ -119,7 +119,9 @@ TEST(WorkloadEnvTest, KeyNumberModuloFamiliesPicksTheFamily) {
   for (uintptr_t i = 1; i <= 3; i++) families.push_back(reinterpret_cast<ColumnFamilyHandle*>(i));
   WorkloadEnv env;
   env.families = families;
-  for (uint64_t k : {0u, 1u, 2u, 3u, 4u, 5u, 999u}) EXPECT_EQ(env.FamilyOf(k), families[k % 3]) << k;
+  for (uint64_t k : {0u, 1u, 2u, 3u, 4u, 5u, 999u}) {
+    EXPECT_EQ(env.FamilyOf(k), families[k % 3]) << k;
+  }
   EXPECT_EQ(env.AllFamilies(), families);
 }
 

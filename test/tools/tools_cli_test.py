@@ -497,6 +497,23 @@ class ColumnFamilyCliTest(unittest.TestCase):
         p = self.shale("put", db, "k", "v", "--column_family=nope", expect=1)
         self.assertIn("no column family 'nope'", p.stderr)
 
+    def test_each_family_keeps_its_options(self):
+        db = self.copy("options")
+        self.shale("create_column_family", db, "small",
+                   "--options=write_buffer_size=2097152;merge_operator=stringappend")
+        # Opening the DB again (here for a put in another family) must not give the family
+        # the default family's options: each is opened with its own from the OPTIONS file.
+        self.shale("put", db, "k", "v")
+        out = self.shale("options", db, "--column_family=small").stdout
+        self.assertIn("write_buffer_size=2097152", out)
+        self.assertIn("merge_operator=stringappend", out)
+        self.assertNotIn("write_buffer_size=2097152", self.shale("options", db).stdout)
+        p = self.shale("options", db, "--column_family=nope", expect=1)
+        self.assertIn("no column family 'nope'", p.stderr)
+        p = self.shale("create_column_family", db, "bad", "--options=max_open_files=5", expect=1)
+        self.assertIn("max_open_files", p.stderr)
+        self.assertNotIn("bad", self.shale("list_column_families", db).stdout.splitlines())
+
     def test_create_drop_and_dump_manifest(self):
         db = self.copy("manifest")
         out = self.shale("dump-manifest", db).stdout

@@ -150,13 +150,27 @@ int StatsCommand(const CliArgs& args) {
 
 int OptionsCommand(const CliArgs& args) {
   const std::string& dir = args.positional()[0];
+  const std::string name = args.Get(kColumnFamilyOption, kDefaultColumnFamilyName);
   std::string path;
-  Options options;
+  DBOptions db_options;
+  std::vector<ColumnFamilyDescriptor> families;
   std::vector<std::string> warnings;
   Status s = CheckIsDatabase(dir);
   if (s.ok()) s = LatestOptionsFile(dir, &path);
-  if (s.ok()) s = LoadOptionsFromFile(options.file_system.get(), path, &options, &warnings);
+  if (s.ok()) {
+    s = LoadOptionsFromFile(db_options.file_system.get(), path, &db_options, &families,
+                            &warnings);
+  }
+  const ColumnFamilyDescriptor* family = nullptr;
+  for (const ColumnFamilyDescriptor& d : families) {
+    if (d.name == name) family = &d;
+  }
+  if (s.ok() && family == nullptr) {
+    s = Status::InvalidArgument("--column_family", "the OPTIONS file has no column family '" +
+                                                       name + "'");
+  }
   if (!s.ok()) return ReportError("options", s);
+  const Options options(db_options, family->options);
   std::printf("# %s\n", path.c_str());
   for (const std::string& w : warnings) std::printf("# warning: %s\n", w.c_str());
   for (const std::string& line : SplitTopLevel(GetStringFromOptions(options))) {

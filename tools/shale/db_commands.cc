@@ -116,10 +116,13 @@ int CreateColumnFamilyCommand(const CliArgs& args) {
   OpenedDb db;
   Status s = OpenExisting(args.positional()[0], &db);
   ColumnFamilyHandle* family = nullptr;
-  // The new family takes the default family's options (those of the OPTIONS file).
+  // The new family takes the default family's options, with --options on top.
+  ColumnFamilyOptions options;
   if (s.ok()) {
-    s = db.db()->CreateColumnFamily(db.db()->GetOptions(db.families()[0]), name, &family);
+    s = GetColumnFamilyOptionsFromString(db.db()->GetOptions(db.families()[0]),
+                                         args.Get("options"), &options);
   }
+  if (s.ok()) s = db.db()->CreateColumnFamily(options, name, &family);
   if (s.ok()) s = db.db()->DestroyColumnFamilyHandle(family);
   if (s.ok()) s = db.Close();
   if (!s.ok()) return ReportError("create_column_family", s);

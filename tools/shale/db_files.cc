@@ -66,25 +66,47 @@ Status OpenedDb::Close() {
   return s;
 }
 
+Status LoadLatestOptions(const std::string& dir, DBOptions* db_options,
+                         std::vector<ColumnFamilyDescriptor>* families) {
+  std::string options_path;
+  if (!LatestOptionsFile(dir, &options_path).ok()) return Status::OK();  // the defaults
+  return LoadOptionsFromFile(db_options->file_system.get(), options_path, db_options, families);
+}
+
+ColumnFamilyOptions FamilyOptions(const std::vector<ColumnFamilyDescriptor>& families,
+                                  std::string_view name) {
+  const ColumnFamilyDescriptor* fallback = nullptr;
+  for (const ColumnFamilyDescriptor& d : families) {
+    if (d.name == name) return d.options;
+    if (d.name == kDefaultColumnFamilyName) fallback = &d;
+  }
+  return fallback != nullptr ? fallback->options : ColumnFamilyOptions();
+}
+
 Status OpenExisting(const std::string& dir, OpenedDb* db) {
   Status s = CheckIsDatabase(dir);
   if (!s.ok()) return s;
-  Options options;
-  std::string options_path;
-  if (LatestOptionsFile(dir, &options_path).ok()) {
-    s = LoadOptionsFromFile(options.file_system.get(), options_path, &options);
-    if (!s.ok()) return s;
-  }
-  options.create_if_missing = false;
-  options.error_if_exists = false;
+  DBOptions db_options;
+  std::vector<ColumnFamilyDescriptor> from_file;
+  s = LoadLatestOptions(dir, &db_options, &from_file);
+  if (!s.ok()) return s;
+  db_options.create_if_missing = false;
+  db_options.error_if_exists = false;
   std::vector<std::string> names;
-  s = DB::ListColumnFamilies(options, dir, &names);
+  s = DB::ListColumnFamilies(db_options, dir, &names);
   if (!s.ok()) return Status(s.code(), s.subcode(), "cannot open " + dir, s.message());
+  // Each family with its own options from the OPTIONS file (the default family's when the
+  // file has none for it), so that opening here does not rewrite them.
   std::vector<ColumnFamilyDescriptor> descriptors;
   for (const std::string& name : names) {
-    descriptors.emplace_back(name, static_cast<const ColumnFamilyOptions&>(options));
+    descriptors.emplace_back(name, FamilyOptions(from_file, name));
+    // The file gives each family a block cache of its own; the DB has one, the default
+    // family's, which a null block cache stands for.
+    if (name != kDefaultColumnFamilyName) {
+      descriptors.back().options.table_options.block_cache = nullptr;
+    }
   }
-  s = DB::Open(options, dir, descriptors, &db->families_, &db->db_);
+  s = DB::Open(db_options, dir, descriptors, &db->families_, &db->db_);
   if (!s.ok()) return Status(s.code(), s.subcode(), "cannot open " + dir, s.message());
   return s;
 }

@@ -48,8 +48,19 @@ class OpenedDb {
   std::vector<ColumnFamilyHandle*> families_;  // owned; released before db_ closes
 };
 
-// Opens the existing database in `dir` with every column family it has, each with the
-// options of its latest OPTIONS file (or the defaults if it has none). Never creates one.
+// Reads the latest OPTIONS file of `dir` onto *db_options and *families (one descriptor per
+// family the file has); leaves them as they are when there is no OPTIONS file.
+Status LoadLatestOptions(const std::string& dir, DBOptions* db_options,
+                         std::vector<ColumnFamilyDescriptor>* families);
+
+// The options of the family `name` among `families`; the default family's when it is not
+// there (ColumnFamilyOptions() when neither is).
+ColumnFamilyOptions FamilyOptions(const std::vector<ColumnFamilyDescriptor>& families,
+                                  std::string_view name);
+
+// Opens the existing database in `dir` with every column family it has, each with its options
+// from the latest OPTIONS file (see FamilyOptions; the defaults if there is no file). Never
+// creates one.
 Status OpenExisting(const std::string& dir, OpenedDb* db);
 
 // The option every command that reads or writes keys takes: --column_family=NAME, the family

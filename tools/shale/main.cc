@@ -16,14 +16,17 @@ const Command kCommands[] = {
     {"get", "get DIR KEY [--hex] [--column_family=NAME]", "print the value of KEY",
      "Prints the value stored under KEY, or fails (exit 1) if there is none.\n"
      "  --hex   KEY is given, and the value printed, as hex digits\n"
-     "  --column_family=NAME  the column family to work on (default: default)\n", {{"column_family"}, {"hex"}}, 2, 2, GetCommand},
+     "  --column_family=NAME  the column family to work on (default: default)",
+     {{"column_family"}, {"hex"}}, 2, 2, GetCommand},
     {"put", "put DIR KEY VALUE [--hex] [--column_family=NAME]", "set KEY to VALUE",
      "  --hex   KEY and VALUE are given as hex digits\n"
-     "  --column_family=NAME  the column family to work on (default: default)\n", {{"column_family"}, {"hex"}}, 3, 3, PutCommand},
+     "  --column_family=NAME  the column family to work on (default: default)",
+     {{"column_family"}, {"hex"}}, 3, 3, PutCommand},
     {"delete", "delete DIR KEY [--hex] [--column_family=NAME]", "delete KEY",
      "Deleting a key that is not there is not an error.\n"
      "  --hex   KEY is given as hex digits\n"
-     "  --column_family=NAME  the column family to work on (default: default)\n", {{"column_family"}, {"hex"}}, 2, 2, DeleteCommand},
+     "  --column_family=NAME  the column family to work on (default: default)",
+     {{"column_family"}, {"hex"}}, 2, 2, DeleteCommand},
     {"scan", "scan DIR [--from=KEY] [--to=KEY] [--limit=N] [--hex] [--column_family=NAME]",
      "print keys and values in order",
      "Prints 'key : value' lines for the keys in [--from, --to), at most --limit of them.\n"
@@ -36,9 +39,12 @@ const Command kCommands[] = {
      "Prints one name per line, \"default\" first, then in creation order, as the MANIFEST\n"
      "records them (DB::ListColumnFamilies; the database is not opened).", {}, 1, 1,
      ListColumnFamiliesCommand},
-    {"create_column_family", "create_column_family DIR NAME", "add a column family",
-     "Creates the column family NAME with the default family's options (DB::CreateColumnFamily).",
-     {}, 2, 2, CreateColumnFamilyCommand},
+    {"create_column_family", "create_column_family DIR NAME [--options=OPTIONS]",
+     "add a column family",
+     "Creates the column family NAME (DB::CreateColumnFamily) with the default family's options.\n"
+     "  --options=OPTIONS  column-family options to change, in the options-string syntax\n"
+     "                     (\"write_buffer_size=8M;merge_operator=uint64add\")",
+     {{"options"}, {}}, 2, 2, CreateColumnFamilyCommand},
     {"drop_column_family", "drop_column_family DIR NAME", "drop a column family and its data",
      "Drops the column family NAME (DB::DropColumnFamily); its table files are deleted. The\n"
      "default family cannot be dropped.", {}, 2, 2, DropColumnFamilyCommand},
@@ -59,7 +65,8 @@ const Command kCommands[] = {
     {"compact", "compact DIR [--column_family=NAME]", "compact the whole key range",
      "Runs a manual compaction over every key (DB::CompactRange). On a terminal, a progress\n"
      "line on stderr shows how far it has got and the time left.\n"
-     "  --column_family=NAME  the column family to work on (default: default)\n", {{"column_family"}, {}}, 1, 1, CompactCommand},
+     "  --column_family=NAME  the column family to work on (default: default)",
+     {{"column_family"}, {}}, 1, 1, CompactCommand},
     {"ingest",
      "ingest DIR FILE... [--move] [--ingest_behind] [--verify_checksums] "
      "[--no_allow_global_seqno] [--no_allow_blocking_flush] [--column_family=NAME]",
@@ -86,7 +93,8 @@ const Command kCommands[] = {
      "Writes the keys in [--from, --to) with their values to FILE with SstFileWriter, using the\n"
      "family's table options, compression and comparator. Fails if the range is empty.\n"
      "  --hex   --from and --to are given as hex digits\n"
-     "  --column_family=NAME  the column family to work on (default: default)\n", {{"from", "to", "column_family"}, {"hex"}}, 2, 2, WriteSstCommand},
+     "  --column_family=NAME  the column family to work on (default: default)",
+     {{"from", "to", "column_family"}, {"hex"}}, 2, 2, WriteSstCommand},
     {"checkpoint", "checkpoint DIR DEST", "make an openable copy of the database in DEST",
      "Flushes the memtables, then builds in DEST (which must not exist; its parent must) a\n"
      "database of hard links to the table files (copies across file systems) with a fresh\n"
@@ -96,10 +104,13 @@ const Command kCommands[] = {
      CheckpointCommand},
     {"stats", "stats DIR [--column_family=NAME]", "print the database's statistics and levels",
      "Prints the shale.stats and shale.levelstats properties of a column family.\n"
-     "  --column_family=NAME  the column family to work on (default: default)\n", {{"column_family"}, {}}, 1, 1, StatsCommand},
-    {"options", "options DIR", "print the options of the database",
-     "Prints the options of the newest OPTIONS file, one name=value per line.", {}, 1, 1,
-     OptionsCommand},
+     "  --column_family=NAME  the column family to work on (default: default)",
+     {{"column_family"}, {}}, 1, 1, StatsCommand},
+    {"options", "options DIR [--column_family=NAME]", "print the options of the database",
+     "Prints the options of the newest OPTIONS file, one name=value per line: the DB's and\n"
+     "those of a column family.\n"
+     "  --column_family=NAME  the column family to work on (default: default)",
+     {{"column_family"}, {}}, 1, 1, OptionsCommand},
 };
 
 void PrintUsage(std::FILE* out) {

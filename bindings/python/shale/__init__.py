@@ -5,14 +5,14 @@
         db.put(b"key", b"value")
         db.get(b"key")  # b"value"
 
-See DB, WriteBatch, Iterator and Snapshot; ColumnFamily, the handle of a column family
-(DB(path, column_families=[...]), DB.create_column_family, a cf= keyword on every call); Cache, a block cache DBs can share; MergeOperator,
-for merge operators written in Python; for bulk loads, BulkLoader (pairs in any order),
-and SstFileWriter with DB.ingest_external_file (table files built elsewhere, e.g. by a Spark
-job). Long operations (compact_range, ingest_external_file, create_checkpoint, a BulkLoader's
-finish) report their progress to a `progress=` callback as shale.Progress. The library is
-found through the environment variable SHALE_LIBRARY or the in-tree build (see
-shale._library); it is loaded on first use.
+See DB, WriteBatch, Iterator and Snapshot; ColumnFamily, the handle of a column family (DB(path,
+column_families=[...]), DB.create_column_family, a cf= keyword on every call); Cache, a block cache
+DBs can share; MergeOperator, for merge operators written in Python; for bulk loads, BulkLoader
+(pairs in any order), and SstFileWriter with DB.ingest_external_file (table files built elsewhere,
+e.g. by a Spark job). Long operations (compact_range, ingest_external_file, create_checkpoint, a
+BulkLoader's finish) report their progress to a `progress=` callback as shale.Progress. The library
+is found through the environment variable SHALE_LIBRARY or the in-tree build (see shale._library);
+it is loaded on first use.
 """
 
 from ._bulk_loader import BulkLoader

@@ -596,11 +596,12 @@ class DB:
                       progress: Optional[ProgressCallback] = None,
                       progress_interval: float = _progress.DEFAULT_INTERVAL,
                       cf: Optional[ColumnFamilyLike] = None) -> None:
-        """Flushes, then compacts the keys in [start, limit] of the family cf (None: the
-        default family) and returns when done; None is an open end. With change_level the output moves to target_level (-1: the bottom level);
-        bottommost_level_compaction is "skip", "if_have_compaction_filter", "force" or
-        "force_optimized"; exclusive waits for automatic compactions to finish first. Like
-        RocksDB's C API, reports no error (a failed compaction shows in later writes).
+        """Flushes, then compacts the keys in [start, limit] of the family cf (None: the default
+        family) and returns when done; None is an open end. With change_level the output moves to
+        target_level (-1: the bottom level); bottommost_level_compaction is "skip",
+        "if_have_compaction_filter", "force" or "force_optimized"; exclusive waits for automatic
+        compactions to finish first. Like RocksDB's C API, reports no error (a failed compaction
+        shows in later writes).
 
         progress: called with a shale.Progress (operation "compact_range"; bytes of the input
         table files) at most every progress_interval seconds while the compaction runs (0: at
@@ -650,12 +651,12 @@ class DB:
                              progress: Optional[ProgressCallback] = None,
                              progress_interval: float = _progress.DEFAULT_INTERVAL,
                              cf: Optional[ColumnFamilyLike] = None) -> None:
-        """Links the table files `files` (paths written by shale.SstFileWriter) into the family
-        cf (None: the default family), all or none. Each file goes to the lowest level where it overlaps nothing. The options are
-        RocksDB's IngestExternalFileOptions: move_files hard-links the files (copies across file
-        systems) and removes the originals after success; allow_global_seqno=False fails
-        instead of giving files that overlap the DB a new sequence number;
-        allow_blocking_flush=False fails instead of flushing an overlapping memtable;
+        """Links the table files `files` (paths written by shale.SstFileWriter) into the family cf
+        (None: the default family), all or none. Each file goes to the lowest level where it
+        overlaps nothing. The options are RocksDB's IngestExternalFileOptions: move_files hard-links
+        the files (copies across file systems) and removes the originals after success;
+        allow_global_seqno=False fails instead of giving files that overlap the DB a new sequence
+        number; allow_blocking_flush=False fails instead of flushing an overlapping memtable;
         ingest_behind puts the files below all data (needs allow_ingest_behind=True at open);
         verify_checksums_before_ingest reads every block first.
 
