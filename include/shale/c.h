@@ -873,6 +873,12 @@ extern SHALE_LIBRARY_API void shale_create_iterators(shale_t* db, shale_readopti
 extern SHALE_LIBRARY_API void shale_flush_cf(shale_t* db, const shale_flushoptions_t* options,
                                              shale_column_family_handle_t* column_family,
                                              char** errptr);
+/* Flushes each of the num_column_families families (with atomic_flush: all of them in one
+ * MANIFEST write, as RocksDB's rocksdb_flush_cfs). An error for a NULL entry, before anything
+ * is flushed. */
+extern SHALE_LIBRARY_API void shale_flush_cfs(shale_t* db, const shale_flushoptions_t* options,
+                                              shale_column_family_handle_t** column_families,
+                                              int num_column_families, char** errptr);
 extern SHALE_LIBRARY_API void shale_compact_range_cf(shale_t* db,
                                                      shale_column_family_handle_t* column_family,
                                                      const char* start_key, size_t start_key_len,

@@ -389,6 +389,21 @@ void shale_flush_cf(shale_t* db, const shale_flushoptions_t* options,
   SaveError(errptr, db->rep->Flush(options->rep, column_family->rep));
 }
 
+void shale_flush_cfs(shale_t* db, const shale_flushoptions_t* options,
+                     shale_column_family_handle_t** column_families, int num_column_families,
+                     char** errptr) {
+  std::vector<shale::ColumnFamilyHandle*> families;
+  for (int i = 0; i < num_column_families; i++) {
+    if (column_families[i] == nullptr) {
+      SaveError(errptr, shale::Status::InvalidArgument(
+                            "column_family", "NULL handle at index " + std::to_string(i)));
+      return;
+    }
+    families.push_back(column_families[i]->rep);
+  }
+  SaveError(errptr, db->rep->Flush(options->rep, families));
+}
+
 void shale_compact_range_cf_opt(shale_t* db, shale_column_family_handle_t* column_family,
                                 shale_compactoptions_t* opt, const char* start_key,
                                 size_t start_key_len, const char* limit_key,

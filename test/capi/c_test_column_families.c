@@ -388,6 +388,16 @@ void TestColumnFamilies(void) {
     CHECK(none != NULL && strstr(none, "level") == NULL); /* no table file */
     shale_free(none);
   }
+  /* Several families at once: cf3 (memtable only so far) gets its first table. */
+  {
+    shale_column_family_handle_t* both[2] = {cf3, def};
+    shale_flush_cfs(db, fo, both, 2, &err);
+    CHECK_OK(err);
+    CHECK(TotalFiles(db, cf3) == 1);
+    shale_column_family_handle_t* with_null[2] = {cf3, NULL};
+    shale_flush_cfs(db, fo, with_null, 2, &err);
+    CHECK_ERROR(err, "NULL handle at index 1");
+  }
   shale_flushoptions_destroy(fo);
   {
     const char* start = "a";
@@ -399,10 +409,10 @@ void TestColumnFamilies(void) {
                                &err);
     CHECK_OK(err);
     CHECK(size > 0);
-    shale_approximate_sizes_cf(db, cf3, 1, &start, &start_len, &limit, &limit_len, &size,
+    shale_approximate_sizes_cf(db, cfm, 1, &start, &start_len, &limit, &limit_len, &size,
                                &err);
     CHECK_OK(err);
-    CHECK(size == 0); /* cf3 has no table file */
+    CHECK(size == 0); /* "merge" has no table file */
   }
   shale_compactoptions_t* co = shale_compactoptions_create();
   shale_compactoptions_set_bottommost_level_compaction(co,

@@ -573,16 +573,32 @@ class DB:
 
     # ------------------------------------------------------------ Maintenance
 
-    def flush(self, wait: bool = True, *, cf: Optional[ColumnFamilyLike] = None) -> None:
-        """Flushes the memtables of the family cf (None: the default family; with
-        atomic_flush every family) to table files, and waits for it unless wait=False."""
-        family = self._family(cf)
-        flush_cf = None if family is None else _errors.need("shale_flush_cf",
-                                                            "DB.flush(cf=...)")
+    def flush(self, wait: bool = True, *,
+              cf: Union[None, ColumnFamilyLike, Sequence[Optional[ColumnFamilyLike]]] = None
+              ) -> None:
+        """Flushes the memtables of the family cf (None: the default family; a list: each of
+        its families, None entries being the default one; with atomic_flush every family, in
+        one MANIFEST write) to table files, and waits for it unless wait=False."""
+        if cf is None or isinstance(cf, (ColumnFamily, str)):
+            family = self._family(cf)
+            families = None
+        else:
+            family = None
+            families = [self._resolve(DEFAULT_COLUMN_FAMILY_NAME if f is None else f)
+                        ._handle_for(self) for f in cf]
+        flush_cf: Any = None
+        if family is not None:
+            flush_cf = _errors.need("shale_flush_cf", "DB.flush(cf=...)")
+        elif families is not None:
+            flush_cf = _errors.need("shale_flush_cfs", "DB.flush(cf=[...])")
         fo = self._lib.shale_flushoptions_create()
         try:
             self._lib.shale_flushoptions_set_wait(fo, bool(wait))
-            if family is None:
+            if families is not None:
+                count = len(families)
+                _errors.call(flush_cf, self._checked_handle(), fo,
+                             (ctypes.c_void_p * max(count, 1))(*families), count)
+            elif family is None:
                 _errors.call(self._lib.shale_flush, self._checked_handle(), fo)
             else:
                 _errors.call(flush_cf, self._checked_handle(), fo, family)

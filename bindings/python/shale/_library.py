@@ -298,6 +298,7 @@ _OPTIONAL_PROTOTYPES: _Prototypes = {
     "shale_create_iterators": (None, [_handle, _handle, _void_p_array, _void_p_array, _size,
                                       _errptr]),
     "shale_flush_cf": (None, [_handle, _handle, _handle, _errptr]),
+    "shale_flush_cfs": (None, [_handle, _handle, _void_p_array, _int, _errptr]),
     "shale_compact_range_cf_opt": (None, [_handle, _handle, _handle, _bytes, _size, _bytes,
                                           _size]),
     "shale_property_value_cf": (ctypes.c_void_p, [_handle, _handle, _bytes]),

@@ -206,6 +206,12 @@ def test_maintenance_per_family(cf_db, tmp_path):
     assert cf_db.int_property("shale.num-files-at-level0") == 1  # untouched
     assert _files(cf_db, None) == 2
     assert cf_db.get(b"key042", cf=a) == b"w" * 100
+    # Several families at once.
+    cf_db.put(b"z", b"1", cf="b")
+    cf_db.put(b"z", b"1", cf=a)
+    cf_db.flush(cf=["b", a])
+    assert _files(cf_db, "b") == 1
+    assert cf_db.approximate_sizes([(b"z", b"zz")], cf="b")[0] > 0
     cf_db.set_options({"write_buffer_size": "8M"}, cf=a)
     with pytest.raises(shale.InvalidArgumentError, match="max_background_jobs"):
         cf_db.set_options({"max_background_jobs": 3}, cf=a)
