@@ -11,6 +11,10 @@
 //   s = db->Get(shale::ReadOptions(), "key", &value);
 //   s = db->Close();
 //
+// Column families: a DB holds one or more keyspaces, each with its own options and LSM tree
+// (ColumnFamilyHandle below, doc/column_families.md); every call without a handle uses the
+// default family.
+//
 // Keys and values are arbitrary byte strings (std::string_view), ordered by
 // Options::comparator. Every write takes the next sequence number(s); a read sees the writes
 // with sequence numbers up to its snapshot (an explicit Snapshot, or the latest sequence when

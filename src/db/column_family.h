@@ -82,6 +82,9 @@ class ColumnFamilyData {
   std::map<uint64_t, PendingOutputRange> pending_ranges;
   FlushStats flush_stats;
   std::vector<LevelCompactionStats> compaction_stats;  // per output level
+  // Write stalls and delays this family's state caused, by WriteController::Cause.
+  uint64_t stall_count_by_cause[4] = {};
+  uint64_t stall_micros_by_cause[4] = {};
   // Set by DropColumnFamily: writes and new iterators are refused, no flush or compaction is
   // scheduled, and the family's files go once nothing holds it.
   bool dropped = false;

@@ -249,6 +249,9 @@ class DBImpl final : public DB {
   // shutting_down_, and re-read the families and versions_, afterwards.
   // The other families keep their memtables and write into the new WAL too.
   [[nodiscard]] Status SwitchMemTable(ColumnFamilyData* cfd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts a write stall (or delay) against the family whose state caused it, for its stats.
+  void CountFamilyStallLocked(uint32_t id, WriteController::Cause cause, uint64_t micros)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // DBOptions::max_total_wal_size as applied (0: RocksDB's rule, see options.h).
   uint64_t MaxTotalWalSizeLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // With more than one family and the live WALs over MaxTotalWalSizeLocked(): a family whose
@@ -596,6 +599,8 @@ class DBImpl final : public DB {
   // The family the last automatic compaction was picked for (round robin).
   uint32_t last_compacted_family_ ABSL_GUARDED_BY(mu_) = 0;
   WriteController write_controller_ ABSL_GUARDED_BY(mu_);
+  // The family whose tree set the write controller's state (RecalculateWriteStallLocked).
+  uint32_t write_stall_family_ ABSL_GUARDED_BY(mu_) = 0;
 
   // shale.stats counters. Guarded by mu_.
   // Write stalls by cause (WriteController::Cause as index): count and microseconds.

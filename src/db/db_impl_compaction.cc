@@ -98,6 +98,7 @@ void DBImpl::RecalculateWriteStallLocked() {
       worst = probe.state();
       shape = family;
       worst_options = &cfd->options;
+      write_stall_family_ = id;
     }
   }
   if (worst_options == nullptr) return;  // no family (Close)

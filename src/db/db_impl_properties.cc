@@ -325,6 +325,16 @@ std::string DBImpl::StatsString(const ColumnFamilyData& cfd) {
                               stall_count_by_cause_[cause], stall_micros_by_cause_[cause] / 1e6));
   }
   absl::StrAppend(&out, "\n");
+  absl::StrAppend(&out, absl::StrFormat("Write stalls caused by column family \"%s\":",
+                                        cfd.name()));
+  for (int cause = 1; cause < 4; cause++) {
+    absl::StrAppend(&out, absl::StrFormat(
+                              "%s %s %d (%.3f s)", cause > 1 ? ";" : "",
+                              WriteController::CauseName(static_cast<WriteController::Cause>(cause)),
+                              cfd.stall_count_by_cause[cause],
+                              cfd.stall_micros_by_cause[cause] / 1e6));
+  }
+  absl::StrAppend(&out, "\n");
   absl::StrAppend(&out, absl::StrFormat(
                             "Write controller: %s%s; pending compaction bytes %d; running "
                             "compactions %d\n",

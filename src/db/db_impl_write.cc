@@ -344,6 +344,7 @@ MemTable* DBImpl::NewMemTable(const ColumnFamilyData& cfd) const {
 Status DBImpl::MakeRoomForWrite(ColumnFamilyData* force) {
   bool stalled = false;
   WriteController::Cause stall_cause = WriteController::Cause::kMemtableLimit;
+  uint32_t stall_family = 0;  // the family whose state the writers waited on
   const auto stall_start = std::chrono::steady_clock::now();
   Status s;
   while (true) {
@@ -403,6 +404,7 @@ Status DBImpl::MakeRoomForWrite(ColumnFamilyData* force) {
     if (cfd == nullptr) break;  // room everywhere, or (force) nothing to flush
     if (room == MemTableSet::Room::kWaitForFlush) {
       RecordTick(STALL_MEMTABLE_LIMIT_COUNT, stalled ? 0 : 1);
+      stall_family = cfd->id();
       stalled = true;
       bg_cv_.Wait(&mu_);
       continue;
@@ -419,6 +421,7 @@ Status DBImpl::MakeRoomForWrite(ColumnFamilyData* force) {
         }
       }
       stall_cause = cause;
+      stall_family = write_stall_family_;
       stalled = true;
       bg_cv_.Wait(&mu_);
       continue;
@@ -431,6 +434,7 @@ Status DBImpl::MakeRoomForWrite(ColumnFamilyData* force) {
                        "flush",
                        cfd->mems.NumImmutable(), cfd->name().c_str());
       }
+      stall_family = cfd->id();
       stalled = true;
       bg_cv_.Wait(&mu_);
       continue;
@@ -447,6 +451,7 @@ Status DBImpl::MakeRoomForWrite(ColumnFamilyData* force) {
     stall_count_ += 1;
     stall_count_by_cause_[static_cast<int>(stall_cause)]++;
     stall_micros_by_cause_[static_cast<int>(stall_cause)] += micros;
+    CountFamilyStallLocked(stall_family, stall_cause, micros);
     RecordTick(STALL_MICROS, micros);
     if (statistics_ != nullptr) statistics_->measureTime(WRITE_STALL, micros);
   }
@@ -490,6 +495,7 @@ void DBImpl::DelayWriteLocked(size_t bytes) {
   stall_count_ += 1;
   stall_count_by_cause_[static_cast<int>(cause)]++;
   stall_micros_by_cause_[static_cast<int>(cause)] += delay;
+  CountFamilyStallLocked(write_stall_family_, cause, delay);
   RecordTick(STALL_MICROS, delay);
   if (statistics_ != nullptr) statistics_->measureTime(WRITE_STALL, delay);
 }
@@ -545,6 +551,13 @@ Status DBImpl::SwitchMemTable(ColumnFamilyData* cfd) {
     if (!family->dropped) ReplaceSuperVersionLocked(family.get());  // releases mu_ briefly
   }
   return Status::OK();
+}
+
+void DBImpl::CountFamilyStallLocked(uint32_t id, WriteController::Cause cause, uint64_t micros) {
+  auto it = column_families_.find(id);
+  if (it == column_families_.end()) return;  // dropped meanwhile
+  it->second->stall_count_by_cause[static_cast<int>(cause)]++;
+  it->second->stall_micros_by_cause[static_cast<int>(cause)] += micros;
 }
 
 uint64_t DBImpl::MaxTotalWalSizeLocked() const {
