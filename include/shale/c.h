@@ -698,6 +698,11 @@ extern SHALE_LIBRARY_API void shale_bulkloader_options_set_compression(
  * max_open_files; otherwise at least 3. */
 extern SHALE_LIBRARY_API void shale_bulkloader_options_set_max_open_files(
     shale_bulkloader_options_t* options, int max_open_files);
+/* The column family the pairs are loaded into, whose options shape the table files (the
+ * handle is borrowed: it must outlive the loaders created with these options); NULL (the
+ * default): the default family. */
+extern SHALE_LIBRARY_API void shale_bulkloader_options_set_column_family(
+    shale_bulkloader_options_t* options, shale_column_family_handle_t* column_family);
 /* Reports finish's progress to callback(arg, ...) at most every interval_seconds (0: at every
  * counted step); callback NULL: no reports. An error (in *errptr) when interval_seconds is
  * negative or not a number; the options are then unchanged. */

@@ -468,6 +468,27 @@ void TestColumnFamilies(void) {
     CheckGet(db, ro, "i1", NULL);
   }
 
+  /* A bulk load into a family. */
+  {
+    shale_bulkloader_options_t* lo = shale_bulkloader_options_create();
+    shale_bulkloader_options_set_column_family(lo, cfm);
+    shale_bulkloader_t* loader = shale_bulkloader_create(db, lo, &err);
+    CHECK_OK(err);
+    shale_bulkloader_options_destroy(lo);
+    shale_bulkloader_add(loader, STR("bulk2"), STR("b"), &err);
+    CHECK_OK(err);
+    shale_bulkloader_add(loader, STR("bulk1"), STR("a"), &err);
+    CHECK_OK(err);
+    shale_bulkloader_finish(loader, &err);
+    CHECK_OK(err);
+    shale_bulkloader_destroy(loader);
+    CheckGetCf(db, ro, cfm, "bulk1", "a");
+    CheckGetCf(db, ro, cfm, "bulk2", "b");
+    CheckGetCf(db, ro, cfm, "m", "a,b,c");
+    CheckGet(db, ro, "bulk1", NULL);
+    CheckGetCf(db, ro, cf1, "bulk1", NULL);
+  }
+
   TestNullHandles(db, wo, ro);
 
   /* Drop: the family is gone from the list and refuses writes; its handle still works for

@@ -200,6 +200,7 @@ _OPTIONAL_PROTOTYPES: _Prototypes = {
     "shale_bulkloader_options_set_target_file_size": (None, [_handle, _u64]),
     "shale_bulkloader_options_set_compression": (None, [_handle, _int]),
     "shale_bulkloader_options_set_max_open_files": (None, [_handle, _int]),
+    "shale_bulkloader_options_set_column_family": (None, [_handle, _handle]),
     "shale_bulkloader_create": (_handle, [_handle, _handle, _errptr]),
     "shale_bulkloader_add": (None, [_handle, _bytes, _size, _bytes, _size, _errptr]),
     "shale_bulkloader_finish": (None, [_handle, _errptr]),

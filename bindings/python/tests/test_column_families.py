@@ -228,6 +228,19 @@ def test_maintenance_per_family(cf_db, tmp_path):
     assert cf_db.get(b"ingested") is None
 
 
+def test_bulk_load_into_a_family(cf_db):
+    with shale.BulkLoader(cf_db, cf="b") as loader:
+        loader.add(b"y", b"2")
+        loader.add(b"x", b"1")
+        loader.finish()
+    assert cf_db.get(b"x", cf="b") == b"1"
+    assert cf_db.get(b"y", cf="b") == b"2"
+    assert cf_db.get(b"x") is None
+    assert cf_db.get(b"x", cf="a") is None
+    with pytest.raises(KeyError):
+        shale.BulkLoader(cf_db, cf="nope")
+
+
 def test_bad_handles(cf_db, tmp_path):
     with pytest.raises(TypeError, match="cf must be"):
         cf_db.get(b"k", cf=1)
