@@ -345,9 +345,8 @@ class BenchTest(unittest.TestCase):
         # fillseq in batches of 7 (each batch spans the families), then every read benchmark:
         # each key is read in its own family (k % 3), so all are found.
         p = self.bench("--benchmarks=fillseq,readrandom,multireadrandom,readseq,readreverse,"
-                       "seekrandom,updaterandom,flush,compact,waitforcompaction,stats,"
-                       "bulkload_sorted", "--num=999", "--num_column_families=3",
-                       "--batch_size=7")
+                       "seekrandom,updaterandom,flush,compact,waitforcompaction,stats",
+                       "--num=999", "--num_column_families=3", "--batch_size=7")
         lines = {m.group("name"): m for m in map(REPORT_LINE.match, p.stdout.splitlines()) if m}
         for name in ("readrandom", "multireadrandom", "seekrandom"):
             self.assertEqual(lines[name].group("msg"), " (999 of 999 found)", name)
@@ -356,8 +355,6 @@ class BenchTest(unittest.TestCase):
         self.assertEqual(lines["updaterandom"].group("msg"), " ( updates:999 found:999)")
         for name in ("default", "column_family_name_000001", "column_family_name_000002"):
             self.assertIn(f"column family {name}:", p.stdout)
-        self.assertRegex(p.stdout, r"(?m)^bulkload_sorted +: skipped \(.*"
-                                   r"--num_column_families=1.*\)$")
         families = run(SHALE, "list_column_families", self.db, expect=0).stdout.splitlines()
         self.assertEqual(families, ["default", "column_family_name_000001",
                                     "column_family_name_000002"])
@@ -374,6 +371,31 @@ class BenchTest(unittest.TestCase):
         self.assertIn("column_family_name_000001", p.stderr)
         p = self.bench("--num_column_families=0", expect=1)
         self.assertIn("--num_column_families", p.stderr)
+
+    def test_bulk_loads_spread_keys_over_the_families(self):
+        for name, total in (("bulkload_sorted", BULKLOAD_SORTED_TOTAL),
+                            ("bulkload_external", BULKLOAD_EXTERNAL_TOTAL),
+                            ("bulkload", BULKLOAD_TOTAL)):
+            p = self.bench(f"--benchmarks={name}", "--num=999", "--num_column_families=3",
+                           "--bulkload_memory_budget=200000")
+            lines = [line for line in p.stdout.splitlines()
+                     if line.startswith(name + " ") and REPORT_LINE.match(line)]
+            self.assertEqual(len(lines), 1, p.stdout)
+            m = total.match(REPORT_LINE.match(lines[0]).group("msg"))
+            self.assertIsNotNone(m, lines[0])
+            # Every key is in its own family (k % 3), and nothing was lost on the way.
+            scanned = 0
+            for i, family in enumerate(["default", "column_family_name_000001",
+                                        "column_family_name_000002"]):
+                rows = run(SHALE, "scan", self.db, "--hex", f"--column_family={family}",
+                           expect=0).stdout.splitlines()
+                numbers = [int(r.split(" : ")[0][:16], 16) for r in rows]
+                self.assertTrue(numbers, (name, family))
+                self.assertEqual([k % 3 for k in numbers], [i] * len(numbers), (name, family))
+                scanned += len(numbers)
+            if "distinct" in m.groupdict():
+                self.assertEqual(scanned, int(m.group("distinct")), name)
+            self.assertEqual(sorted(os.listdir(self.db)).count("bulkload.tmp.1"), 0)
 
     def test_threads_and_existing_db(self):
         p = self.bench("--benchmarks=fillseq,readwhilewriting,readrandom", "--num=1000",

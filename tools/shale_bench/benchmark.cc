@@ -147,14 +147,7 @@ Status Benchmark::RunOne(const BenchmarkSpec& spec) {
     s = RunBulkLoad(spec);  // makes its own DB
   } else if (spec.variant == Variant::kBulkLoadSorted ||
              spec.variant == Variant::kBulkLoadExternal) {
-    // BulkLoader and IngestExternalFile load one family; the keys of a run over several
-    // (--num_column_families) would have to be split by family first. Refused before the DB
-    // is recreated, so the data of the benchmarks before stays.
-    if (absl::GetFlag(FLAGS_num_column_families) > 1) {
-      s = Status::NotSupported(spec.name,
-                               "loads one column family: run it with --num_column_families=1");
-    }
-    if (s.ok()) s = RecreateDb(options_);
+    s = RecreateDb(options_);
     if (s.ok()) {
       s = spec.variant == Variant::kBulkLoadSorted ? RunBulkLoadSorted(spec)
                                                    : RunBulkLoadExternal(spec);

@@ -67,7 +67,7 @@ Status Benchmark::RunBulkLoad(const BenchmarkSpec& spec) {
   BenchResult total = BulkLoadTotal(fill, compact);
   ApplyTickers(before, TickerSnapshot::Take(bulk.statistics.get()), &total);
   total.message = absl::StrFormat("(write amplification %.2f; files per level %s)",
-                                  total.write_amplification, FilesPerLevel(db_.get()));
+                                  total.write_amplification, FilesPerLevel(db_.get(), families_));
   total.peak_rss_bytes = PeakRssBytes();
   std::fputs(FormatReportLine(total).c_str(), stdout);
   // The fill's latencies, under the line of the benchmark they belong to.

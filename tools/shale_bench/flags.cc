@@ -71,7 +71,9 @@ ABSL_FLAG(int32_t, num_column_families, 1,
           "\"column_family_name_000001\", ...; missing ones are created "
           "(create_missing_column_families), each with the flags' options. Reads look a key up "
           "in its family; readseq/readreverse scan the families one after the other; flush, "
-          "compact, waitforcompaction and the stats steps act on every family.");
+          "compact, waitforcompaction and the stats steps act on every family; bulkload_sorted "
+          "runs a BulkLoader per family and bulkload_external ingests each family's files "
+          "into it.");
 ABSL_FLAG(std::string, options_file, "",
           "The path to an OPTIONS file (ShaleDB's or RocksDB's). If specified, the DB runs with "
           "the options of that file, and the command-line flags that set DB options are "
