@@ -751,9 +751,8 @@ extern SHALE_LIBRARY_API void shale_bulkloader_destroy(shale_bulkloader_t* loade
  * for i < num_column_families. Every family the DB has must be named, "default" included
  * (else an "Invalid argument" error naming the missing ones); a name it does not have is
  * created with create_missing_column_families, an error otherwise. On success,
- * column_family_handles[i]
- * receives the handle of family i (the caller provides the array and owns the handles); on
- * failure NULL is returned and the array is left untouched. */
+ * column_family_handles[i] receives the handle of family i (the caller provides the array and
+ * owns the handles); on failure NULL is returned and the array is left untouched. */
 extern SHALE_LIBRARY_API shale_t* shale_open_column_families(
     const shale_options_t* options, const char* name, int num_column_families,
     const char* const* column_family_names,
