@@ -22,6 +22,7 @@
 #define SHALE_DB_COLUMN_FAMILY_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -99,11 +100,18 @@ class ColumnFamilyData {
   const std::shared_ptr<MergeOperator> merge_operator_;
 };
 
-// The public handle. GetDescriptor reads the options under the DB mutex it was given.
+// The public handle. GetDescriptor reads the options under the DB mutex it was given. Its
+// destructor lets go of the family and then calls `on_release` (if set): the DB frees a
+// dropped family that nothing holds any more.
 class ColumnFamilyHandleImpl final : public ColumnFamilyHandle {
  public:
-  ColumnFamilyHandleImpl(std::shared_ptr<ColumnFamilyData> cfd, Mutex* db_mutex)
-      : cfd_(std::move(cfd)), db_mutex_(db_mutex) {}
+  ColumnFamilyHandleImpl(std::shared_ptr<ColumnFamilyData> cfd, Mutex* db_mutex,
+                         std::function<void()> on_release)
+      : cfd_(std::move(cfd)), db_mutex_(db_mutex), on_release_(std::move(on_release)) {}
+  ~ColumnFamilyHandleImpl() override {
+    cfd_.reset();
+    if (on_release_) on_release_();
+  }
   const std::string& GetName() const override { return cfd_->name(); }
   uint32_t GetID() const override { return cfd_->id(); }
   Status GetDescriptor(ColumnFamilyDescriptor* descriptor) override;
@@ -112,8 +120,9 @@ class ColumnFamilyHandleImpl final : public ColumnFamilyHandle {
   const std::shared_ptr<ColumnFamilyData>& cfd() const { return cfd_; }
 
  private:
-  const std::shared_ptr<ColumnFamilyData> cfd_;
+  std::shared_ptr<ColumnFamilyData> cfd_;  // reset only by the destructor
   Mutex* const db_mutex_;
+  const std::function<void()> on_release_;
 };
 
 }  // namespace shale

@@ -268,6 +268,12 @@ Status DBImpl::Flush(const FlushOptions& options,
     if (!s.ok()) return s;
     families.push_back(column_families_.at(cfd->id()));
   }
+  if (db_options_.atomic_flush) {
+    // Every family is flushed together (RocksDB's atomic_flush): the first switch retires all
+    // those holding writes (SwitchMemTable).
+    families.clear();
+    for (const auto& [id, cfd] : column_families_) families.push_back(cfd);
+  }
   // Each family's memtable is retired (at the write queue's front), then the flushes are
   // waited for together.
   std::vector<std::pair<ColumnFamilyData*, uint64_t>> waits;

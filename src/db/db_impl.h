@@ -432,6 +432,11 @@ class DBImpl final : public DB {
   // holds, appending them to *svs and *mems for the caller to release without mu_.
   void SweepDroppedFamiliesLocked(std::vector<SuperVersion*>* svs, std::vector<MemTable*>* mems)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sweeps the dropped families nothing holds any more and deletes their files: called when a
+  // handle or an iterator lets go of a family. Cheap when no family was dropped.
+  void ReleaseDroppedFamilies() ABSL_LOCKS_EXCLUDED(mu_);
+  // A handle the caller owns, whose destruction calls ReleaseDroppedFamilies.
+  ColumnFamilyHandle* NewHandle(std::shared_ptr<ColumnFamilyData> cfd);
   // OK, or InvalidArgument when a family's options cannot live beside the DB's (another
   // comparator, another block cache, other reader-side table options: doc/column_families.md).
   [[nodiscard]] Status CheckFamilyOptions(const std::string& name,
@@ -548,6 +553,8 @@ class DBImpl final : public DB {
   // swept (SuperVersion and memtables released) once only this list holds them
   // (SweepDroppedFamiliesLocked), and at Close.
   std::vector<std::shared_ptr<ColumnFamilyData>> dropped_families_ ABSL_GUARDED_BY(mu_);
+  // dropped_families_.size(), readable without mu_ (ReleaseDroppedFamilies' fast path).
+  std::atomic<size_t> num_dropped_families_{0};
   // The default family and its DB-owned handle. Set while opening, then constant.
   ColumnFamilyData* default_cf_ = nullptr;
   std::unique_ptr<ColumnFamilyHandleImpl> default_handle_;

@@ -116,48 +116,60 @@ Status DBImpl::FlushLocked(const std::vector<ColumnFamilyData*>& families,
                    .count();
   }
   // The edits: each family's new table and log number, and (see below) the idle families'.
-  std::vector<VersionEdit*> edits;
-  std::vector<VersionEdit> idle;
   std::vector<std::pair<ColumnFamilyData*, uint64_t>> ranges;
   if (s.ok()) {
     for (Part& p : parts) {
-      if (p.cfd->dropped) continue;  // its table is obsolete, its data gone with the family
-      if (p.meta.file_size > 0) {
-        // The lowest level whose range, and every level above it, holds none of the file's
-        // keys: sorted loads go straight to the bottom and are never rewritten.
-        p.level = PickFlushLevelLocked(*p.cfd, ExtractUserKey(p.meta.smallest),
-                                       ExtractUserKey(p.meta.largest));
-        p.edit.AddFile(p.level, p.meta);
-        ranges.emplace_back(p.cfd.get(),
-                            AddPendingRangeLocked(p.cfd.get(), p.level,
-                                                  ExtractUserKey(p.meta.smallest),
-                                                  ExtractUserKey(p.meta.largest)));
-      }
-      p.edit.SetColumnFamily(p.cfd->id());
-      p.edit.SetLogNumber(p.imm.next_log_number);
-      edits.push_back(&p.edit);
+      if (p.cfd->dropped || p.meta.file_size == 0) continue;
+      // The lowest level whose range, and every level above it, holds none of the file's
+      // keys: sorted loads go straight to the bottom and are never rewritten.
+      p.level = PickFlushLevelLocked(*p.cfd, ExtractUserKey(p.meta.smallest),
+                                     ExtractUserKey(p.meta.largest));
+      p.edit.AddFile(p.level, p.meta);
+      ranges.emplace_back(p.cfd.get(),
+                          AddPendingRangeLocked(p.cfd.get(), p.level,
+                                                ExtractUserKey(p.meta.smallest),
+                                                ExtractUserKey(p.meta.largest)));
     }
-    // Families with nothing in memory need no WAL below the one being written: their log
-    // numbers move with this write (one MANIFEST write), so an idle family does not keep old
-    // WALs alive. (A write racing this check goes to the WAL being written, at or above the
-    // new log number, so it is replayed.)
-    idle.reserve(column_families_.size());
-    for (const auto& [id, other] : column_families_) {
-      bool flushing = false;
-      for (const Part& p : parts) flushing = flushing || p.cfd == other;
-      if (flushing || other->mems.NumImmutable() > 0 || other->mems.mem()->num_entries() > 0 ||
-          other->mems.HasUnloggedWrites() || versions_->LogNumber(id) >= log_number_) {
-        continue;
+    // A family dropped while the edits wait for the MANIFEST makes the VersionSet refuse the
+    // whole write (before any I/O): it is then made again without that family, a few times
+    // at most (each retry follows a drop).
+    for (int attempt = 0; attempt < 8; attempt++) {
+      std::vector<VersionEdit*> edits;
+      std::vector<uint32_t> ids;
+      for (Part& p : parts) {
+        if (p.cfd->dropped) continue;  // its table is obsolete, its data gone with the family
+        p.edit.SetColumnFamily(p.cfd->id());
+        p.edit.SetLogNumber(p.imm.next_log_number);
+        edits.push_back(&p.edit);
+        ids.push_back(p.cfd->id());
       }
-      idle.emplace_back();
-      idle.back().SetColumnFamily(id);
-      idle.back().SetLogNumber(log_number_);
-      edits.push_back(&idle.back());
-    }
-    if (edits.size() == 1) {
-      s = versions_->LogAndApply(edits[0], &mu_);
-    } else if (!edits.empty()) {
-      s = versions_->LogAndApply(edits, &mu_);
+      // Families with nothing in memory need no WAL below the one being written: their log
+      // numbers move with this write (one MANIFEST write), so an idle family does not keep
+      // old WALs alive. (A write racing this check goes to the WAL being written, at or above
+      // the new log number, so it is replayed.)
+      std::vector<VersionEdit> idle;
+      idle.reserve(column_families_.size());
+      for (const auto& [id, other] : column_families_) {
+        bool flushing = false;
+        for (const Part& p : parts) flushing = flushing || p.cfd == other;
+        if (flushing || other->mems.NumImmutable() > 0 || other->mems.mem()->num_entries() > 0 ||
+            other->mems.HasUnloggedWrites() || versions_->LogNumber(id) >= log_number_) {
+          continue;
+        }
+        idle.emplace_back();
+        idle.back().SetColumnFamily(id);
+        idle.back().SetLogNumber(log_number_);
+        ids.push_back(id);
+      }
+      for (VersionEdit& e : idle) edits.push_back(&e);
+      if (edits.empty()) break;
+      s = edits.size() == 1 ? versions_->LogAndApply(edits[0], &mu_)
+                            : versions_->LogAndApply(edits, &mu_);
+      if (s.ok() || !s.IsInvalidArgument()) break;
+      bool any_gone = false;
+      for (uint32_t id : ids) any_gone = any_gone || column_families_.count(id) == 0;
+      if (!any_gone) break;  // refused for another reason: reported below
+      s = Status::OK();
     }
     for (const auto& [cfd, id] : ranges) RemovePendingRangeLocked(cfd, id);
   }
@@ -165,22 +177,15 @@ Status DBImpl::FlushLocked(const std::vector<ColumnFamilyData*>& families,
   // A family dropped while its table was built or its edit waited (the MANIFEST then refused
   // the edit): nothing of it is installed, and its memtable goes.
   bool all_dropped = true;
-  bool any_dropped = false;
   for (Part& p : parts) {
     if (p.cfd->dropped) {
       to_unref->push_back(p.cfd->mems.RemoveOldest(p.imm.mem));
-      any_dropped = true;
     } else {
       all_dropped = false;
     }
   }
   if (all_dropped) return Status::OK();
-  if (!s.ok() && any_dropped && s.IsInvalidArgument()) {
-    // An atomic group refused because one of its families was dropped while the edits waited
-    // for the MANIFEST: nothing was written; the others' memtables stay listed and are
-    // flushed again (their tables built here are obsolete and deleted).
-    return Status::OK();
-  }
+
   if (!s.ok()) {
     if (info_log_) {
       for (const Part& p : parts) {
@@ -286,6 +291,20 @@ Status DBImpl::ResumeAtFrontLocked() {
     Status s = ReplaceFailedWalLocked();
     if (!s.ok()) return s;  // the background error stays
   }
+  // The MANIFEST is rewritten from the state in memory before writes come back: a failed
+  // MANIFEST write (say the sync of a column family's drop or creation, whose record may be
+  // on disk while the change did not happen here) must not be what a reopen finds once
+  // writes the DB went on to acknowledge depend on the state here (issue 23 review,
+  // finding 1). After such a failure the VersionSet starts a new MANIFEST, a snapshot of this
+  // state; otherwise this appends an empty edit.
+  {
+    VersionEdit edit;
+    Status s = versions_->LogAndApply(&edit, &mu_);
+    if (!s.ok()) {
+      info_log_->Log("Resume: writing the MANIFEST failed: %s", s.ToString().c_str());
+      return s;  // the background error stays
+    }
+  }
   info_log_->Log("Resume: clearing background error %s", bg_error_.ToString().c_str());
   bg_error_ = Status::OK();
   MaybeScheduleFlushLocked();
@@ -327,6 +346,19 @@ Status DBImpl::ReplaceFailedWalLocked() {
 }
 
 void DBImpl::DeleteObsoleteFiles() {
+  if (num_dropped_families_.load(std::memory_order_acquire) > 0) {
+    // Dropped families nothing holds any more (the last holder may have been a write or an
+    // iterator that went without sweeping): their Versions go first, so their files are
+    // obsolete below.
+    std::vector<SuperVersion*> svs;
+    std::vector<MemTable*> mems;
+    {
+      MutexLock lock(&mu_);
+      SweepDroppedFamiliesLocked(&svs, &mems);
+    }
+    for (SuperVersion* sv : svs) UnrefSuperVersion(sv);
+    for (MemTable* m : mems) m->Unref();
+  }
   std::set<uint64_t> live;
   uint64_t log_number, manifest_number, options_number, options_writing, next_number;
   {

@@ -176,7 +176,7 @@ Status DBImpl::CreateColumnFamily(const ColumnFamilyOptions& user_options,
     }
   }
   DeleteObsoleteFiles();
-  *handle = new ColumnFamilyHandleImpl(cfd, &mu_);
+  *handle = NewHandle(cfd);
   return Status::OK();
 }
 
@@ -247,6 +247,7 @@ Status DBImpl::DropColumnFamily(ColumnFamilyHandle* column_family) {
     // only dropped_families_ holds it (SweepDroppedFamiliesLocked).
     auto it = column_families_.find(cfd->id());
     dropped_families_.push_back(it->second);
+    num_dropped_families_.fetch_add(1, std::memory_order_release);
     column_families_.erase(it);
     front.Release();
     RecalculateWriteStallLocked();
@@ -269,17 +270,21 @@ Status DBImpl::DropColumnFamily(ColumnFamilyHandle* column_family) {
 
 Status DBImpl::DestroyColumnFamilyHandle(ColumnFamilyHandle* column_family) {
   if (column_family == nullptr || column_family == default_handle_.get()) return Status::OK();
-  delete column_family;
-  std::vector<SuperVersion*> svs;
-  std::vector<MemTable*> mems;
-  {
-    MutexLock lock(&mu_);
-    SweepDroppedFamiliesLocked(&svs, &mems);
-  }
-  for (SuperVersion* sv : svs) UnrefSuperVersion(sv);
-  for (MemTable* m : mems) m->Unref();
-  if (!svs.empty()) DeleteObsoleteFiles();  // the dropped family's tables
+  delete column_family;  // its destructor calls ReleaseDroppedFamilies
   return Status::OK();
+}
+
+ColumnFamilyHandle* DBImpl::NewHandle(std::shared_ptr<ColumnFamilyData> cfd) {
+  return new ColumnFamilyHandleImpl(std::move(cfd), &mu_, [this] { ReleaseDroppedFamilies(); });
+}
+
+void DBImpl::ReleaseDroppedFamilies() {
+  if (num_dropped_families_.load(std::memory_order_acquire) == 0) return;
+  // Registered, so that Close (which releases them itself) waits for the file deletion below
+  // rather than racing it past the LOCK's release; refused once Close has begun.
+  InFlightCall call(this, /*mu_held=*/false);
+  if (!call.status().ok()) return;
+  DeleteObsoleteFiles();  // sweeps, then deletes the dropped families' tables
 }
 
 void DBImpl::SweepDroppedFamiliesLocked(std::vector<SuperVersion*>* svs,
@@ -296,6 +301,7 @@ void DBImpl::SweepDroppedFamiliesLocked(std::vector<SuperVersion*>* svs,
     cfd->super_version = nullptr;
     cfd->mems.ReleaseAll(mems);
     it = dropped_families_.erase(it);
+    num_dropped_families_.fetch_sub(1, std::memory_order_release);
   }
 }
 

@@ -252,12 +252,14 @@ Status DBImpl::OpenDB(const std::vector<ColumnFamilyDescriptor>& families,
     SuperVersion* none = InstallSuperVersionLocked(cfd.get());
     (void)none;  // there was no SuperVersion before
   }
-  default_handle_ = std::make_unique<ColumnFamilyHandleImpl>(column_families_.at(0), &mu_);
+  // The DB's own handle: released with the DB, it frees nothing.
+  default_handle_ =
+      std::make_unique<ColumnFamilyHandleImpl>(column_families_.at(0), &mu_, nullptr);
   for (const ColumnFamilyDescriptor& d : families) {
     uint32_t id = 0;
     const bool found = versions_->FindColumnFamily(d.name, &id);
     (void)found;  // every named family exists by now
-    handles->push_back(new ColumnFamilyHandleImpl(column_families_.at(id), &mu_));
+    handles->push_back(NewHandle(column_families_.at(id)));
   }
   opened_ = true;
   RecalculateWriteStallLocked();

@@ -276,8 +276,13 @@ std::unique_ptr<Iterator> DBImpl::NewIteratorOver(const ReadOptions& options,
     merged = NewEmptyInternalIterator(status);
   }
   return NewDBIterator(ucmp, std::move(merged), std::move(tombstones), std::move(iopts),
-                       // The family (its merge operator) lives as long as the iterator.
-                       [this, sv, cfd] { UnrefSuperVersion(sv); });
+                       // The family (its merge operator) lives as long as the iterator; a
+                       // dropped one may be freed once the iterator lets go of it.
+                       [this, sv, cfd]() mutable {
+                         UnrefSuperVersion(sv);
+                         cfd.reset();
+                         ReleaseDroppedFamilies();
+                       });
 }
 
 }  // namespace shale

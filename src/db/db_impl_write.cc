@@ -173,6 +173,10 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
   if (!call.status().ok()) return call.status();
   // Checked before the batch is queued. A family dropped after this (DropColumnFamily waits
   // for the write queue's front) still takes the write: the write is ordered before the drop.
+  // The families named are held until the write is done, so a dropped one is not freed (its
+  // memtable still takes the records) even if its last handle goes meanwhile. (The default
+  // family is never dropped.)
+  absl::InlinedVector<std::shared_ptr<ColumnFamilyData>, 1> named;
   for (const FamilyUse& use : uses) {
     auto it = column_families_.find(use.id);
     if (it == column_families_.end()) {
@@ -180,6 +184,7 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
                                      std::to_string(use.id) +
                                      ", which this DB does not have (or has dropped)");
     }
+    if (use.id != 0) named.push_back(it->second);
     if (use.merges && it->second->merge_operator() == nullptr) {
       return Status::InvalidArgument("write batch: Merge needs a merge operator "
                                      "(Options::merge_operator is not set) in column family \"" +
@@ -579,10 +584,12 @@ ColumnFamilyData* DBImpl::FamilyPinningOldestWalLocked() {
   for (const auto& [number, bytes] : closed_wal_bytes_) total += bytes;
   if (total <= MaxTotalWalSizeLocked()) return nullptr;
   for (const auto& [id, cfd] : column_families_) {
-    // Its tables end before the oldest WAL, and its active memtable holds writes from then:
-    // retiring it lets the flush move the family's log number on.
+    // Its tables end before the oldest WAL, and its active memtable holds writes from that
+    // WAL (it started at or before it): retiring it lets the flush move the family's log
+    // number on. A family retired for this already has a younger active memtable and is not
+    // picked again while that flush is pending (issue 23 review, finding 4: a switch storm).
     if (versions_->LogNumber(id) == oldest && cfd->mems.mem()->num_entries() > 0 &&
-        cfd->mems.log_number() < log_number_) {
+        cfd->mems.log_number() <= oldest) {
       return cfd.get();
     }
   }
