@@ -21,7 +21,7 @@ Benchmark::Benchmark() = default;
 
 Benchmark::~Benchmark() {
   sampler_.reset();
-  if (db_ != nullptr) db_->Close().PermitUncheckedError();
+  CloseDb().PermitUncheckedError();
 }
 
 Status Benchmark::Init() {
@@ -68,15 +68,37 @@ Status Benchmark::Init() {
 }
 
 Status Benchmark::OpenDb(const Options& options) {
-  Status s = DB::Open(options, db_path_, &db_);
+  const int num_families = absl::GetFlag(FLAGS_num_column_families);
+  Status s;
+  if (num_families <= 1) {
+    s = DB::Open(options, db_path_, &db_);
+  } else {
+    DBOptions db_options(options);
+    db_options.create_missing_column_families = true;
+    std::vector<ColumnFamilyDescriptor> descriptors;
+    for (int i = 0; i < num_families; i++) {
+      descriptors.emplace_back(ColumnFamilyName(i), ColumnFamilyOptions(options));
+    }
+    s = DB::Open(db_options, db_path_, descriptors, &families_, &db_);
+  }
   if (!s.ok()) return Status(s.code(), s.subcode(), "cannot open " + db_path_, s.message());
+  return s;
+}
+
+Status Benchmark::CloseDb() {
+  if (db_ == nullptr) return Status::OK();
+  for (ColumnFamilyHandle* family : families_) {
+    db_->DestroyColumnFamilyHandle(family).PermitUncheckedError();
+  }
+  families_.clear();
+  Status s = db_->Close();
+  db_.reset();
   return s;
 }
 
 Status Benchmark::RecreateDb(const Options& options) {
   if (db_ != nullptr) {
-    Status s = db_->Close();
-    db_.reset();
+    Status s = CloseDb();
     if (!s.ok()) return s;
   }
   Status s = DestroyDB(db_path_, options);
@@ -101,10 +123,7 @@ int Benchmark::Run(const std::vector<std::string>& names) {
     json_.SetString("compression_type", absl::GetFlag(FLAGS_compression_type));
   }
   for (size_t i = 0; s.ok() && i < names.size(); i++) s = RunOne(*FindBenchmark(names[i]));
-  if (s.ok() && db_ != nullptr) {
-    s = db_->Close();
-    db_.reset();
-  }
+  if (s.ok() && db_ != nullptr) s = CloseDb();
   if (s.ok()) s = WriteJson();
   if (s.ok() && absl::GetFlag(FLAGS_statistics) && options_.statistics != nullptr) {
     std::fprintf(stdout, "\nSTATISTICS:\n%s", options_.statistics->ToString().c_str());
@@ -139,7 +158,7 @@ Status Benchmark::RunOne(const BenchmarkSpec& spec) {
     if (s.ok() && spec.variant == Variant::kPostingList) {
       s = RunPostingList(spec);
     } else if (s.ok()) {
-      s = spec.admin != nullptr ? spec.admin(db_.get(), db_path_) : RunTimed(spec);
+      s = spec.admin != nullptr ? spec.admin(db_.get(), families_, db_path_) : RunTimed(spec);
     }
   }
   if (s.IsNotSupported()) {
@@ -155,6 +174,7 @@ Status Benchmark::RunOne(const BenchmarkSpec& spec) {
 WorkloadEnv Benchmark::MakeEnv(const BenchmarkSpec& spec) const {
   WorkloadEnv env;
   env.db = db_.get();
+  env.families = families_;
   env.num = absl::GetFlag(FLAGS_num);
   env.writes = env.num;
   const int64_t reads = absl::GetFlag(FLAGS_reads);

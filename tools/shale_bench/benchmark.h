@@ -46,7 +46,11 @@ class Benchmark {
 
  private:
   Status Init();
+  // Opens the DB with `options`; with --num_column_families=N > 1, with its N families
+  // (created if missing, each with `options`), whose handles go to families_.
   Status OpenDb(const Options& options);
+  // Releases the family handles, then closes the DB (if open).
+  Status CloseDb();
   // Closes the DB (if open), destroys it and opens it empty with `options`.
   Status RecreateDb(const Options& options);
   Status RunOne(const BenchmarkSpec& spec);
@@ -79,6 +83,9 @@ class Benchmark {
   Options options_;  // from the flags; what the DB is open with except during bulkload
   std::string db_path_;
   std::unique_ptr<DB> db_;
+  // The handles of the DB's column families with --num_column_families > 1 (owned: released
+  // by CloseDb before the DB closes); empty otherwise.
+  std::vector<ColumnFamilyHandle*> families_;
   uint64_t seed_base_ = 0;
   int seeds_used_ = 0;
   StatsConfig stats_config_;
