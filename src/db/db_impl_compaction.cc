@@ -276,8 +276,8 @@ Status DBImpl::InstallCompactionLocked(ColumnFamilyData* cfd, Compaction* c,
   if (cfd->dropped) return Status::OK();
   if (!s.ok()) return s;
   SHALE_KILL_POINT("compaction.manifest_written");
-  ReplaceSuperVersionLocked(cfd);
-  // Statistics and the LOG line.
+  // Statistics, before ReplaceSuperVersionLocked releases the mutex (a drop may then remove the
+  // family from the VersionSet, issue 23 tests: a drop racing a compaction's install).
   const int out = c->output_level();
   if (cfd->compaction_stats.size() < static_cast<size_t>(versions_->num_levels(cfd->id()))) {
     cfd->compaction_stats.resize(versions_->num_levels(cfd->id()));
@@ -298,6 +298,8 @@ Status DBImpl::InstallCompactionLocked(ColumnFamilyData* cfd, Compaction* c,
     RecordTick(COMPACT_WRITE_BYTES, job->stats().bytes_written);
     if (statistics_ != nullptr) statistics_->measureTime(COMPACTION_TIME, job->stats().micros);
   }
+  const std::string summary = versions_->LevelSummary(cfd->id());
+  ReplaceSuperVersionLocked(cfd);  // releases mu_ briefly: cfd may be dropped from here on
   if (info_log_) {
     if (job != nullptr) {
       const CompactionJobStats& js = job->stats();
@@ -309,11 +311,11 @@ Status DBImpl::InstallCompactionLocked(ColumnFamilyData* cfd, Compaction* c,
           static_cast<unsigned long long>(js.bytes_written),
           static_cast<unsigned long long>(js.entries_read),
           static_cast<unsigned long long>(js.entries_dropped), js.subcompactions, js.micros / 1e6,
-          versions_->LevelSummary(cfd->id()).c_str());
+          summary.c_str());
     } else {
       info_log_->Log("compaction [%s] (%s): %s %s; %s", cfd->name().c_str(),
                      CompactionReasonName(c->reason()), c->deletion_only ? "deleted" : "moved",
-                     c->InputSummary().c_str(), versions_->LevelSummary(cfd->id()).c_str());
+                     c->InputSummary().c_str(), summary.c_str());
     }
   }
   return Status::OK();
