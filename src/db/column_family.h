@@ -34,6 +34,7 @@
 #include "memtable/memtable_set.h"
 #include "shale/db.h"
 #include "shale/options.h"
+#include "util/mutex.h"
 
 namespace shale {
 
@@ -100,36 +101,67 @@ class ColumnFamilyData {
   const std::shared_ptr<MergeOperator> merge_operator_;
 };
 
-// The public handle. GetDescriptor reads the options under the DB mutex it was given. Its
-// destructor lets go of the family and then calls `on_release` (if set): the DB frees a
-// dropped family that nothing holds any more.
+// What the handles of one DB share of it: the DB's mutex and the callback that frees dropped
+// families. The DB clears them (Detach) when it is destroyed, so a handle released after its
+// DB (RocksDB forbids it; bindings that free handles late do it) touches nothing of the DB.
+// Thread-safety: mu_ guards the fields; a handle's destructor holds it across the callback,
+// so the DB's destructor (which takes it to Detach) waits for a release in progress.
+class HandleOwner {
+ public:
+  HandleOwner(Mutex* db_mutex, std::function<void()> on_release)
+      : db_mutex_(db_mutex), on_release_(std::move(on_release)) {}
+  // The DB is going: later calls do nothing.
+  void Detach() ABSL_LOCKS_EXCLUDED(mu_) {
+    MutexLock lock(&mu_);
+    db_mutex_ = nullptr;
+    on_release_ = nullptr;
+  }
+  // Runs the DB's release callback, if the DB is still there.
+  void Released() ABSL_LOCKS_EXCLUDED(mu_) {
+    MutexLock lock(&mu_);
+    if (on_release_) on_release_();
+  }
+  // Calls fn(db mutex) with the DB's mutex, or returns false when the DB is gone.
+  template <typename Fn>
+  bool WithDbMutex(Fn&& fn) ABSL_LOCKS_EXCLUDED(mu_) {
+    MutexLock lock(&mu_);
+    if (db_mutex_ == nullptr) return false;
+    fn(db_mutex_);
+    return true;
+  }
+
+ private:
+  Mutex mu_;
+  Mutex* db_mutex_ ABSL_GUARDED_BY(mu_);
+  std::function<void()> on_release_ ABSL_GUARDED_BY(mu_);
+};
+
+// The public handle. Its destructor lets go of the family and then tells the owner (the DB
+// frees a dropped family that nothing holds any more). The DB's own default handle has no
+// owner to tell.
 class ColumnFamilyHandleImpl final : public ColumnFamilyHandle {
  public:
-  // `owner`: the DB that made the handle (compared, never dereferenced: a handle of another
-  // DB is refused).
-  ColumnFamilyHandleImpl(std::shared_ptr<ColumnFamilyData> cfd, const void* owner,
-                         Mutex* db_mutex, std::function<void()> on_release)
-      : cfd_(std::move(cfd)),
-        owner_(owner),
-        db_mutex_(db_mutex),
-        on_release_(std::move(on_release)) {}
+  // `owner`: the DB's (also its identity: a handle of another DB is refused).
+  ColumnFamilyHandleImpl(std::shared_ptr<ColumnFamilyData> cfd, std::shared_ptr<HandleOwner> owner,
+                         bool notify_owner)
+      : cfd_(std::move(cfd)), owner_(std::move(owner)), notify_owner_(notify_owner) {}
   ~ColumnFamilyHandleImpl() override {
     cfd_.reset();
-    if (on_release_) on_release_();
+    if (notify_owner_) owner_->Released();
   }
   const std::string& GetName() const override { return cfd_->name(); }
   uint32_t GetID() const override { return cfd_->id(); }
+  // ShutdownInProgress once the DB is destroyed.
   Status GetDescriptor(ColumnFamilyDescriptor* descriptor) override;
   const Comparator* GetComparator() const override { return cfd_->comparator(); }
 
   const std::shared_ptr<ColumnFamilyData>& cfd() const { return cfd_; }
-  const void* owner() const { return owner_; }
+  const HandleOwner* owner() const { return owner_.get(); }
 
  private:
   std::shared_ptr<ColumnFamilyData> cfd_;  // reset only by the destructor
-  const void* const owner_;
-  Mutex* const db_mutex_;
-  const std::function<void()> on_release_;
+  const std::shared_ptr<HandleOwner> owner_;
+  const bool notify_owner_;
 };
 
 }  // namespace shale

@@ -93,6 +93,9 @@ DBImpl::DBImpl(const Options& options, const std::string& dbname)
 }
 
 DBImpl::~DBImpl() {
+  // Handles released from now on (or after the DB is gone) do not call back into it; one
+  // releasing now is waited for.
+  handle_owner_->Detach();
   CloseImpl(/*check_snapshots=*/false).PermitUncheckedError();
   table_cache_.reset();  // before versions_ (see CloseImpl)
 }

@@ -558,6 +558,9 @@ class DBImpl final : public DB {
   // The default family and its DB-owned handle. Set while opening, then constant.
   ColumnFamilyData* default_cf_ = nullptr;
   std::unique_ptr<ColumnFamilyHandleImpl> default_handle_;
+  // Shared with every handle; detached by the destructor (column_family.h).
+  const std::shared_ptr<HandleOwner> handle_owner_ =
+      std::make_shared<HandleOwner>(&mu_, [this] { ReleaseDroppedFamilies(); });
   // The WAL every family writes to, and its number. Only the write queue's front (or
   // Open/Close) touches log_; log_number_ changes with it, under mu_.
   std::unique_ptr<log::Writer> log_;

@@ -22,10 +22,13 @@ ColumnFamilyData::ColumnFamilyData(uint32_t id, std::string name, const Options&
 ColumnFamilyData::~ColumnFamilyData() = default;
 
 Status ColumnFamilyHandleImpl::GetDescriptor(ColumnFamilyDescriptor* descriptor) {
-  MutexLock lock(db_mutex_);
-  descriptor->name = cfd_->name();
-  descriptor->options = static_cast<const ColumnFamilyOptions&>(cfd_->options);
-  return Status::OK();
+  const bool alive = owner_->WithDbMutex([&](Mutex* db_mutex) {
+    MutexLock lock(db_mutex);
+    descriptor->name = cfd_->name();
+    descriptor->options = static_cast<const ColumnFamilyOptions&>(cfd_->options);
+  });
+  return alive ? Status::OK()
+               : Status::ShutdownInProgress("GetDescriptor: the DB is destroyed");
 }
 
 // Every ColumnFamilyHandle a DB hands out is a ColumnFamilyHandleImpl (the class is not meant
@@ -34,14 +37,14 @@ Status ColumnFamilyHandleImpl::GetDescriptor(ColumnFamilyDescriptor* descriptor)
 ColumnFamilyData* DBImpl::FamilyOf(ColumnFamilyHandle* column_family) const {
   if (column_family == nullptr) return nullptr;
   auto* impl = static_cast<ColumnFamilyHandleImpl*>(column_family);
-  return impl->owner() == this ? impl->cfd().get() : nullptr;
+  return impl->owner() == handle_owner_.get() ? impl->cfd().get() : nullptr;
 }
 
 std::shared_ptr<ColumnFamilyData> DBImpl::SharedFamilyOf(
     ColumnFamilyHandle* column_family) const {
   if (column_family == nullptr) return nullptr;
   auto* impl = static_cast<ColumnFamilyHandleImpl*>(column_family);
-  return impl->owner() == this ? impl->cfd() : nullptr;
+  return impl->owner() == handle_owner_.get() ? impl->cfd() : nullptr;
 }
 
 Status DBImpl::LiveFamilyLocked(ColumnFamilyHandle* column_family, std::string_view what,
@@ -281,8 +284,7 @@ Status DBImpl::DestroyColumnFamilyHandle(ColumnFamilyHandle* column_family) {
 }
 
 ColumnFamilyHandle* DBImpl::NewHandle(std::shared_ptr<ColumnFamilyData> cfd) {
-  return new ColumnFamilyHandleImpl(std::move(cfd), this, &mu_,
-                                    [this] { ReleaseDroppedFamilies(); });
+  return new ColumnFamilyHandleImpl(std::move(cfd), handle_owner_, /*notify_owner=*/true);
 }
 
 void DBImpl::ReleaseDroppedFamilies() {

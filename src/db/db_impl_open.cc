@@ -254,7 +254,8 @@ Status DBImpl::OpenDB(const std::vector<ColumnFamilyDescriptor>& families,
   }
   // The DB's own handle: released with the DB, it frees nothing.
   default_handle_ =
-      std::make_unique<ColumnFamilyHandleImpl>(column_families_.at(0), this, &mu_, nullptr);
+      std::make_unique<ColumnFamilyHandleImpl>(column_families_.at(0), handle_owner_,
+                                               /*notify_owner=*/false);
   for (const ColumnFamilyDescriptor& d : families) {
     uint32_t id = 0;
     const bool found = versions_->FindColumnFamily(d.name, &id);
