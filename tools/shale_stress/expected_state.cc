@@ -121,8 +121,9 @@ Status ExpectedState::Open(const std::string& path, uint32_t max_key, uint32_t c
   struct stat st;
   Status s = fstat(fd, &st) == 0 ? Status::OK() : Errno(path, "stat");
   if (s.ok() && (st.st_size == 0 || HeaderIsZero(fd, static_cast<size_t>(st.st_size), size))) {
-    s = ftruncate(fd, static_cast<off_t>(size)) == 0 ? WriteHeader(fd, path, max_key, column_families)
-                                                      : Errno(path, "truncate");
+    s = ftruncate(fd, static_cast<off_t>(size)) == 0
+            ? WriteHeader(fd, path, max_key, column_families)
+            : Errno(path, "truncate");
   } else if (s.ok()) {
     s = CheckHeader(fd, path, max_key, column_families, static_cast<size_t>(st.st_size));
   }

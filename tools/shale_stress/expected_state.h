@@ -3,9 +3,10 @@
 //
 // The file (expected_dir/EXPECTED) is a 64-byte header (magic, format version, max_key, column
 // families: 0 in files from before families, read as 1) and one 16-byte slot per key and
-// family (keyspace.h: slot = family * max_key + key; the code below calls a slot "key k"), memory-mapped MAP_SHARED: a store into a slot is in the kernel's page
-// cache at once and outlives the process (not a power loss: the file is never synced, and the
-// in-process power-loss mode keeps its own history, see durability.h). A slot holds
+// family (keyspace.h: slot = family * max_key + key; the code below calls a slot "key k"),
+// memory-mapped MAP_SHARED: a store into a slot is in the kernel's page cache at once and
+// outlives the process (not a power loss: the file is never synced, and the in-process
+// power-loss mode keeps its own history, see durability.h). A slot holds
 //   acked    the KeyState (key_state.h: newest write and chain hash) that the writes of the key
 //            acknowledged by the DB left it in ({0, 0}: never written). One aligned 64-bit
 //            atomic store changes both halves at once.

@@ -181,7 +181,8 @@ std::string DescribeMismatch(uint32_t key, const Found& found,
 
 std::string DescribeMismatch(const Keyspace& keyspace, uint32_t slot, const Found& found,
                              const std::vector<KeyState>& allowed) {
-  std::string out = "key " + keyspace.Name(slot) + ": found " + DescribeFound(found) + ", allowed {";
+  std::string out =
+      "key " + keyspace.Name(slot) + ": found " + DescribeFound(found) + ", allowed {";
   for (size_t i = 0; i < allowed.size(); ++i) {
     if (i > 0) out += ", ";
     out += DescribeState(allowed[i]);

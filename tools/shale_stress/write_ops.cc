@@ -126,9 +126,10 @@ Status Workload::DoBatch(Random* rnd) {
   std::vector<KeyWrite> writes;
   // A batch of merges only, now and then: all its keys then verify through merged values.
   const bool all_merges = rnd->OneIn(8);
-  const std::vector<uint32_t> slots = keyspace_.families > 1 && rnd->OneIn(2)
-                                          ? PickCrossFamilyKeys(rnd)
-                                          : PickKeys(rnd, 2 + static_cast<uint32_t>(rnd->Uniform(7)));
+  const std::vector<uint32_t> slots =
+      keyspace_.families > 1 && rnd->OneIn(2)
+          ? PickCrossFamilyKeys(rnd)
+          : PickKeys(rnd, 2 + static_cast<uint32_t>(rnd->Uniform(7)));
   for (uint32_t k : slots) {
     const uint64_t r = rnd->Uniform(10);
     const WriteKind kind = all_merges || r >= 7 ? WriteKind::kMerge
@@ -157,8 +158,8 @@ Status Workload::DoIngest(uint32_t thread, Random* rnd) {
   const uint32_t family =
       keyspace_.families == 1 ? 0 : static_cast<uint32_t>(rnd->Uniform(keyspace_.families));
   const uint32_t first = keyspace_.Slot(family, 0);
-  for (uint32_t k :
-       PickKeys(rnd, 1 + static_cast<uint32_t>(rnd->Uniform(8)), first, first + keyspace_.max_key)) {
+  const uint32_t n = 1 + static_cast<uint32_t>(rnd->Uniform(8));
+  for (uint32_t k : PickKeys(rnd, n, first, first + keyspace_.max_key)) {
     writes.push_back({k, rnd->OneIn(6) ? WriteKind::kDelete : WriteKind::kPut});
   }
   ColumnFamilyHandle* const cf = families_[family];
@@ -220,8 +221,8 @@ Status Workload::DoCompactRange(Random* rnd) {
   if (rnd->OneIn(8)) return db_->CompactRange(co, cf, nullptr, nullptr);
   const uint32_t max_key = keyspace_.max_key;
   const uint32_t begin = static_cast<uint32_t>(rnd->Uniform(max_key));
-  const uint32_t end =
-      std::min<uint32_t>(max_key - 1, begin + static_cast<uint32_t>(rnd->Uniform(max_key / 10 + 1)));
+  const uint32_t end = std::min<uint32_t>(
+      max_key - 1, begin + static_cast<uint32_t>(rnd->Uniform(max_key / 10 + 1)));
   const std::string b = KeyString(begin), e = KeyString(end);
   const std::string_view bv = b, ev = e;
   return db_->CompactRange(co, cf, &bv, &ev);
