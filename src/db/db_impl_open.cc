@@ -483,6 +483,7 @@ Status DBImpl::ReplayWal(uint64_t number, bool last, RecoveredFamilies* families
     // A family's records go to its memtable unless its tables already hold this WAL (its log
     // number is above it) or it was dropped (ids are never reused).
     auto mem_for = [&](uint32_t id) -> MemTable* {
+      mu_.AssertHeld();  // called by InsertInto in this thread, which holds mu_
       auto it = column_families_.find(id);
       if (it == column_families_.end() || number < versions_->LogNumber(id)) return nullptr;
       RecoveredFamily& family = (*families)[id];

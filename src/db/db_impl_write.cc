@@ -508,14 +508,14 @@ void DBImpl::DelayWriteLocked(size_t bytes) {
 Status DBImpl::SwitchMemTable(ColumnFamilyData* cfd) {
   // Called at the write queue's front, so no write touches log_ or the memtable meanwhile.
   const uint64_t new_number = versions_->NewFileNumber();
+  const uint64_t old_number = log_number_;
+  const uint64_t old_bytes = log_->length();
   std::unique_ptr<WritableFile> file;
   mu_.Unlock();
   // The old WAL is synced before the new one exists: a synced write in the new WAL must never
   // survive a crash that loses an earlier write in the old one, and a WAL that a newer one
   // follows thus ends in a complete record unless a write to it failed (ReplayWal relies on
   // this). It is closed only once the new one is created, so a failed create leaves it usable.
-  const uint64_t old_number = log_number_;
-  const uint64_t old_bytes = log_->length();
   Status old_log = log_->Sync();
   Status s;
   if (old_log.ok()) s = fs_->NewWritableFile(WalFileName(dbname_, new_number), &file);

@@ -136,20 +136,32 @@ Status VersionSet::RunQueued(Mutex* mu, F&& at_front) {
 }
 
 Status VersionSet::LogAndApply(VersionEdit* edit, Mutex* mu) {
-  return RunQueued(mu, [&] { return LogAndApplyAtFront({edit}, /*atomic_group=*/false, mu); });
+  return RunQueued(mu, [&] {
+    mu->AssertHeld();  // RunQueued runs this with *mu held
+    return LogAndApplyAtFront({edit}, /*atomic_group=*/false, mu);
+  });
 }
 
 Status VersionSet::LogAndApply(const std::vector<VersionEdit*>& edits, Mutex* mu) {
-  return RunQueued(mu, [&] { return LogAndApplyAtFront(edits, /*atomic_group=*/true, mu); });
+  return RunQueued(mu, [&] {
+    mu->AssertHeld();  // RunQueued runs this with *mu held
+    return LogAndApplyAtFront(edits, /*atomic_group=*/true, mu);
+  });
 }
 
 Status VersionSet::CreateColumnFamily(const ColumnFamilyConfig& config, uint64_t log_number,
                                       Mutex* mu, uint32_t* id) {
-  return RunQueued(mu, [&] { return CreateColumnFamilyAtFront(config, log_number, mu, id); });
+  return RunQueued(mu, [&] {
+    mu->AssertHeld();  // RunQueued runs this with *mu held
+    return CreateColumnFamilyAtFront(config, log_number, mu, id);
+  });
 }
 
 Status VersionSet::DropColumnFamily(uint32_t id, Mutex* mu) {
-  return RunQueued(mu, [&] { return DropColumnFamilyAtFront(id, mu); });
+  return RunQueued(mu, [&] {
+    mu->AssertHeld();  // RunQueued runs this with *mu held
+    return DropColumnFamilyAtFront(id, mu);
+  });
 }
 
 Status VersionSet::LogAndApplyAtFront(const std::vector<VersionEdit*>& edits, bool atomic_group,
