@@ -70,6 +70,11 @@ struct SHALE_EXPORT BulkLoaderOptions {
   // keys. 0: the DB's max_background_jobs, at least 2. Default: 0.
   int threads = 0;
 
+  // The column family the pairs are loaded into (a handle of the DB given to Open, which must
+  // outlive the loader); null: the default family. The family's options (comparator, table
+  // format, compression, target file size) shape the table files.
+  ColumnFamilyHandle* column_family = nullptr;
+
   // Directory for the spilled runs and for the table files until they are ingested; created if
   // missing, and removed at the end if the loader created it and it is empty then. It should be
   // on the DB's file system, where ingestion links the files instead of copying them.

@@ -68,6 +68,7 @@ typedef struct shale_ingestexternalfileoptions_t shale_ingestexternalfileoptions
 typedef struct shale_universal_compaction_options_t shale_universal_compaction_options_t;
 typedef struct shale_fifo_compaction_options_t shale_fifo_compaction_options_t;
 typedef struct shale_compactoptions_t shale_compactoptions_t;
+typedef struct shale_column_family_handle_t shale_column_family_handle_t;
 
 /* ---------------------------------------------------------------- Enums (RocksDB's values) */
 
@@ -139,6 +140,24 @@ extern SHALE_LIBRARY_API void shale_options_set_db_write_buffer_size(shale_optio
 extern SHALE_LIBRARY_API void shale_options_set_max_open_files(shale_options_t* options, int v);
 /* shale_no_compression or shale_zstd_compression. */
 extern SHALE_LIBRARY_API void shale_options_set_compression(shale_options_t* options, int v);
+/* The DB options of column families (Options::create_missing_column_families,
+ * max_total_wal_size, atomic_flush; shale/options.h), RocksDB's names. Each getter returns what
+ * the setter (or shale_get_options_from_string) stored. create_missing_column_families: opening
+ * with column families creates the named ones the DB lacks. max_total_wal_size: bytes of live
+ * WALs past which the families pinning the oldest WAL are flushed; 0 derives it from the
+ * families' write buffers. atomic_flush: flush all families together. */
+extern SHALE_LIBRARY_API void shale_options_set_create_missing_column_families(
+    shale_options_t* options, unsigned char v);
+extern SHALE_LIBRARY_API unsigned char shale_options_get_create_missing_column_families(
+    const shale_options_t* options);
+extern SHALE_LIBRARY_API void shale_options_set_max_total_wal_size(shale_options_t* options,
+                                                                   uint64_t n);
+extern SHALE_LIBRARY_API uint64_t shale_options_get_max_total_wal_size(
+    const shale_options_t* options);
+extern SHALE_LIBRARY_API void shale_options_set_atomic_flush(shale_options_t* options,
+                                                             unsigned char v);
+extern SHALE_LIBRARY_API unsigned char shale_options_get_atomic_flush(
+    const shale_options_t* options);
 /* The compaction knobs are in the Compaction section below. */
 
 /* The presets of Options (shale/options.h). prepare_for_bulk_load turns automatic compaction
@@ -429,7 +448,9 @@ extern SHALE_LIBRARY_API void shale_multi_get(shale_t* db, const shale_readoptio
                                               size_t num_keys, const char* const* keys_list,
                                               const size_t* keys_list_sizes, char** values_list,
                                               size_t* values_list_sizes, char** errs);
-/* Changes dynamic options, all or none (DB::SetOptions): keys[i]=values[i], RocksDB's names. */
+/* Changes dynamic options of the default column family, all or none (DB::SetOptions):
+ * keys[i]=values[i], RocksDB's names. DB-wide options (max_background_jobs, ...) go through
+ * shale_set_db_options; shale_set_options_cf changes another family's. */
 extern SHALE_LIBRARY_API void shale_set_options(shale_t* db, int count, const char* const keys[],
                                                 const char* const values[], char** errptr);
 /* Clears the background error once its cause is gone (DB::Resume). */
@@ -677,6 +698,11 @@ extern SHALE_LIBRARY_API void shale_bulkloader_options_set_compression(
  * max_open_files; otherwise at least 3. */
 extern SHALE_LIBRARY_API void shale_bulkloader_options_set_max_open_files(
     shale_bulkloader_options_t* options, int max_open_files);
+/* The column family the pairs are loaded into, whose options shape the table files (the
+ * handle is borrowed: it must outlive the loaders created with these options); NULL (the
+ * default): the default family. */
+extern SHALE_LIBRARY_API void shale_bulkloader_options_set_column_family(
+    shale_bulkloader_options_t* options, shale_column_family_handle_t* column_family);
 /* Reports finish's progress to callback(arg, ...) at most every interval_seconds (0: at every
  * counted step); callback NULL: no reports. An error (in *errptr) when interval_seconds is
  * negative or not a number; the options are then unchanged. */
@@ -699,6 +725,199 @@ extern SHALE_LIBRARY_API void shale_bulkloader_finish(shale_bulkloader_t* loader
                                                       char** errptr);
 /* Abandons an unfinished load (removing its temporary files) and frees the loader. */
 extern SHALE_LIBRARY_API void shale_bulkloader_destroy(shale_bulkloader_t* loader);
+
+/* ---------------------------------------------------------------- Column families */
+
+/* A DB holds one or more column families (shale/db.h): keyspaces with their own memtables,
+ * tables and options, sharing the WAL (a batch spanning families is atomic), snapshots and
+ * sequence numbers. "default" (id 0) always exists and cannot be dropped. Each function with
+ * the suffix _cf is the function without it, on the family `column_family`.
+ *
+ * Handles: shale_open_column_families, shale_create_column_family(ies) and
+ * shale_get_default_column_family_handle return handles the caller owns and frees with
+ * shale_column_family_handle_destroy, before shale_close, as in RocksDB (destroying the default
+ * family's handle frees only the wrapper; the DB keeps the family). A dropped family's handle
+ * stays valid (reads still see its data) until it is destroyed.
+ *
+ * NULL: a NULL column_family is an error ("Invalid argument: column_family: NULL handle"): in
+ * *errptr where the function has one; a write batch remembers it as the first failed update
+ * (shale_write then fails with it, writing nothing); shale_create_iterator_cf returns an
+ * iterator whose shale_iter_get_error reports it; shale_property_value_cf returns NULL,
+ * shale_property_int_cf -1, and shale_compact_range_cf(_opt) does nothing. A handle of another
+ * DB, or one destroyed, is undefined behaviour (as in RocksDB). */
+
+/* Opens the DB with its column families: column_family_names[i] opened with
+ * column_family_options[i] (their column-family options; the DB options come from `options`),
+ * for i < num_column_families. Every family the DB has must be named, "default" included
+ * (else an "Invalid argument" error naming the missing ones); a name it does not have is
+ * created with create_missing_column_families, an error otherwise. On success,
+ * column_family_handles[i] receives the handle of family i (the caller provides the array and
+ * owns the handles); on failure NULL is returned and the array is left untouched. */
+extern SHALE_LIBRARY_API shale_t* shale_open_column_families(
+    const shale_options_t* options, const char* name, int num_column_families,
+    const char* const* column_family_names,
+    const shale_options_t* const* column_family_options,
+    shale_column_family_handle_t** column_family_handles, char** errptr);
+/* The names of the families of the DB in `name`, read without opening it ("default" first):
+ * a malloc'd array of *lencf malloc'd, NUL-terminated names, freed with
+ * shale_list_column_families_destroy. NULL (and *lencf = 0) on error. */
+extern SHALE_LIBRARY_API char** shale_list_column_families(const shale_options_t* options,
+                                                           const char* name, size_t* lencf,
+                                                           char** errptr);
+/* Frees the array of shale_list_column_families and its `len` names. NULL is ignored. */
+extern SHALE_LIBRARY_API void shale_list_column_families_destroy(char** list, size_t len);
+/* Creates a family with the column-family options of `column_family_options`, durably, and
+ * returns its handle; NULL with an error when the name is empty or in use, or the options are
+ * invalid. */
+extern SHALE_LIBRARY_API shale_column_family_handle_t* shale_create_column_family(
+    shale_t* db, const shale_options_t* column_family_options, const char* column_family_name,
+    char** errptr);
+/* Creates num_column_families families with the same options, one after the other: returns a
+ * malloc'd array of *lencfs handles (those created, all of them on success; on an error, those
+ * created before it, with the error in *errptr). Free the array with
+ * shale_create_column_families_destroy and each handle with
+ * shale_column_family_handle_destroy. */
+extern SHALE_LIBRARY_API shale_column_family_handle_t** shale_create_column_families(
+    shale_t* db, const shale_options_t* column_family_options, int num_column_families,
+    const char* const* column_family_names, size_t* lencfs, char** errptr);
+/* Frees the array of shale_create_column_families (not the handles in it). */
+extern SHALE_LIBRARY_API void shale_create_column_families_destroy(
+    shale_column_family_handle_t** list);
+/* Drops the family, durably; its handle must still be destroyed. An error for "default" or a
+ * family already dropped. */
+extern SHALE_LIBRARY_API void shale_drop_column_family(shale_t* db,
+                                                       shale_column_family_handle_t* handle,
+                                                       char** errptr);
+/* A handle of the default family (a new wrapper, to free with
+ * shale_column_family_handle_destroy; the family itself belongs to the DB). */
+extern SHALE_LIBRARY_API shale_column_family_handle_t* shale_get_default_column_family_handle(
+    shale_t* db);
+/* Frees a handle. NULL is ignored. */
+extern SHALE_LIBRARY_API void shale_column_family_handle_destroy(
+    shale_column_family_handle_t* handle);
+/* The family's id (0 for "default"; never reused within a DB). */
+extern SHALE_LIBRARY_API uint32_t shale_column_family_handle_get_id(
+    shale_column_family_handle_t* handle);
+/* The family's name, malloc'd (free it with shale_free), its length in *name_len; NUL-terminated
+ * as well. */
+extern SHALE_LIBRARY_API char* shale_column_family_handle_get_name(
+    shale_column_family_handle_t* handle, size_t* name_len);
+
+/* Writes to a family. */
+extern SHALE_LIBRARY_API void shale_put_cf(shale_t* db, const shale_writeoptions_t* options,
+                                           shale_column_family_handle_t* column_family,
+                                           const char* key, size_t keylen, const char* val,
+                                           size_t vallen, char** errptr);
+extern SHALE_LIBRARY_API void shale_delete_cf(shale_t* db, const shale_writeoptions_t* options,
+                                              shale_column_family_handle_t* column_family,
+                                              const char* key, size_t keylen, char** errptr);
+extern SHALE_LIBRARY_API void shale_singledelete_cf(shale_t* db,
+                                                    const shale_writeoptions_t* options,
+                                                    shale_column_family_handle_t* column_family,
+                                                    const char* key, size_t keylen,
+                                                    char** errptr);
+extern SHALE_LIBRARY_API void shale_delete_range_cf(shale_t* db,
+                                                    const shale_writeoptions_t* options,
+                                                    shale_column_family_handle_t* column_family,
+                                                    const char* start_key, size_t start_key_len,
+                                                    const char* end_key, size_t end_key_len,
+                                                    char** errptr);
+/* An error when the family's options have no merge operator. */
+extern SHALE_LIBRARY_API void shale_merge_cf(shale_t* db, const shale_writeoptions_t* options,
+                                             shale_column_family_handle_t* column_family,
+                                             const char* key, size_t keylen, const char* val,
+                                             size_t vallen, char** errptr);
+
+/* Updates of a write batch on a family (the batch records the family's id; shale_write fails,
+ * writing nothing, when the DB does not have that family any more). */
+extern SHALE_LIBRARY_API void shale_writebatch_put_cf(shale_writebatch_t* batch,
+                                                      shale_column_family_handle_t* column_family,
+                                                      const char* key, size_t klen,
+                                                      const char* val, size_t vlen);
+extern SHALE_LIBRARY_API void shale_writebatch_delete_cf(
+    shale_writebatch_t* batch, shale_column_family_handle_t* column_family, const char* key,
+    size_t klen);
+extern SHALE_LIBRARY_API void shale_writebatch_singledelete(shale_writebatch_t* batch,
+                                                            const char* key, size_t klen);
+extern SHALE_LIBRARY_API void shale_writebatch_singledelete_cf(
+    shale_writebatch_t* batch, shale_column_family_handle_t* column_family, const char* key,
+    size_t klen);
+extern SHALE_LIBRARY_API void shale_writebatch_delete_range_cf(
+    shale_writebatch_t* batch, shale_column_family_handle_t* column_family,
+    const char* start_key, size_t start_key_len, const char* end_key, size_t end_key_len);
+extern SHALE_LIBRARY_API void shale_writebatch_merge_cf(
+    shale_writebatch_t* batch, shale_column_family_handle_t* column_family, const char* key,
+    size_t klen, const char* val, size_t vlen);
+
+/* Reads from a family: as shale_get. */
+extern SHALE_LIBRARY_API char* shale_get_cf(shale_t* db, const shale_readoptions_t* options,
+                                            shale_column_family_handle_t* column_family,
+                                            const char* key, size_t keylen, size_t* vallen,
+                                            char** errptr);
+/* As shale_multi_get, keys_list[i] read in column_families[i], all at one snapshot across the
+ * families. A NULL column_families[i] gives key i the error. */
+extern SHALE_LIBRARY_API void shale_multi_get_cf(
+    shale_t* db, const shale_readoptions_t* options,
+    const shale_column_family_handle_t* const* column_families, size_t num_keys,
+    const char* const* keys_list, const size_t* keys_list_sizes, char** values_list,
+    size_t* values_list_sizes, char** errs);
+/* An iterator over a family (see the NULL rule above). */
+extern SHALE_LIBRARY_API shale_iterator_t* shale_create_iterator_cf(
+    shale_t* db, const shale_readoptions_t* options, shale_column_family_handle_t* column_family);
+/* One iterator per family, iterators[i] over column_families[i] for i < size, all at one
+ * sequence number (the options' snapshot, or one taken for them all): together they show one
+ * state of the DB. The caller provides the array and destroys each iterator with
+ * shale_iter_destroy. On error (a NULL or dropped family) no iterator is returned: the array is
+ * left untouched. */
+extern SHALE_LIBRARY_API void shale_create_iterators(shale_t* db, shale_readoptions_t* opts,
+                                                     shale_column_family_handle_t** column_families,
+                                                     shale_iterator_t** iterators, size_t size,
+                                                     char** errptr);
+
+/* Maintenance of a family. */
+extern SHALE_LIBRARY_API void shale_flush_cf(shale_t* db, const shale_flushoptions_t* options,
+                                             shale_column_family_handle_t* column_family,
+                                             char** errptr);
+/* Flushes each of the num_column_families families (with atomic_flush: all of them in one
+ * MANIFEST write, as RocksDB's rocksdb_flush_cfs). An error for a NULL entry, before anything
+ * is flushed. */
+extern SHALE_LIBRARY_API void shale_flush_cfs(shale_t* db, const shale_flushoptions_t* options,
+                                              shale_column_family_handle_t** column_families,
+                                              int num_column_families, char** errptr);
+extern SHALE_LIBRARY_API void shale_compact_range_cf(shale_t* db,
+                                                     shale_column_family_handle_t* column_family,
+                                                     const char* start_key, size_t start_key_len,
+                                                     const char* limit_key, size_t limit_key_len);
+extern SHALE_LIBRARY_API void shale_compact_range_cf_opt(
+    shale_t* db, shale_column_family_handle_t* column_family, shale_compactoptions_t* opt,
+    const char* start_key, size_t start_key_len, const char* limit_key, size_t limit_key_len);
+/* The family's figures for the per-family properties (levels, memtables, keys, compaction
+ * debt, the stats/levelstats/sstables reports; see shale/db.h), the DB's for the others. */
+extern SHALE_LIBRARY_API char* shale_property_value_cf(
+    shale_t* db, shale_column_family_handle_t* column_family, const char* propname);
+extern SHALE_LIBRARY_API int shale_property_int_cf(shale_t* db,
+                                                   shale_column_family_handle_t* column_family,
+                                                   const char* propname, uint64_t* out_val);
+extern SHALE_LIBRARY_API void shale_approximate_sizes_cf(
+    shale_t* db, shale_column_family_handle_t* column_family, int num_ranges,
+    const char* const* range_start_key, const size_t* range_start_key_len,
+    const char* const* range_limit_key, const size_t* range_limit_key_len, uint64_t* sizes,
+    char** errptr);
+/* Ingests the files into the family (see shale_ingest_external_file). */
+extern SHALE_LIBRARY_API void shale_ingest_external_file_cf(
+    shale_t* db, shale_column_family_handle_t* handle, const char* const* file_list,
+    size_t list_len, const shale_ingestexternalfileoptions_t* options, char** errptr);
+/* Changes the family's dynamic options (those of a column family: write_buffer_size,
+ * disable_auto_compactions, ...), all or none. */
+extern SHALE_LIBRARY_API void shale_set_options_cf(shale_t* db,
+                                                   shale_column_family_handle_t* handle,
+                                                   int count, const char* const keys[],
+                                                   const char* const values[], char** errptr);
+/* Changes the DB's dynamic options (DB::SetDBOptions: max_background_jobs,
+ * max_total_wal_size, ...), all or none; shale_set_options(_cf) refuses these names. */
+extern SHALE_LIBRARY_API void shale_set_db_options(shale_t* db, int count,
+                                                   const char* const keys[],
+                                                   const char* const values[], char** errptr);
 
 /* ---------------------------------------------------------------- Merge */
 

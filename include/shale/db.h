@@ -11,6 +11,10 @@
 //   s = db->Get(shale::ReadOptions(), "key", &value);
 //   s = db->Close();
 //
+// Column families: a DB holds one or more keyspaces, each with its own options and LSM tree
+// (ColumnFamilyHandle below, doc/column_families.md); every call without a handle uses the
+// default family.
+//
 // Keys and values are arbitrary byte strings (std::string_view), ordered by
 // Options::comparator. Every write takes the next sequence number(s); a read sees the writes
 // with sequence numbers up to its snapshot (an explicit Snapshot, or the latest sequence when
@@ -39,6 +43,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "shale/export.h"
@@ -59,6 +64,32 @@ struct Range {
   Range(std::string_view s, std::string_view l) : start(s), limit(l) {}
 };
 
+// A column family of an open DB: a keyspace with its own memtables, LSM tree and options,
+// sharing the DB's WAL (a WriteBatch spanning families is atomic), sequence numbers, snapshots,
+// block cache, table cache, memory budget and background threads. Every read and write names
+// its family by handle; the calls without one use DefaultColumnFamily().
+//
+// Ownership: a handle from DB::Open or CreateColumnFamily belongs to the caller, who releases
+// it with DB::DestroyColumnFamilyHandle (or delete) -- before destroying the DB, as in RocksDB.
+// DefaultColumnFamily()'s handle belongs to the DB. A dropped family's data stays readable
+// through its handles and open iterators, and is deleted once the last of them is gone.
+//
+// Thread-safety: the getters may be called from any thread; a handle must not be destroyed
+// while another thread uses it.
+class SHALE_EXPORT ColumnFamilyHandle {
+ public:
+  virtual ~ColumnFamilyHandle();
+  // The family's name, as created.
+  virtual const std::string& GetName() const = 0;
+  // The family's id: 0 for the default family, unique within the DB otherwise (never reused).
+  virtual uint32_t GetID() const = 0;
+  // The family's name and current options (SetOptions changes included). ShutdownInProgress
+  // once the DB is closed.
+  virtual Status GetDescriptor(ColumnFamilyDescriptor* descriptor) = 0;
+  // The family's comparator.
+  virtual const Comparator* GetComparator() const = 0;
+};
+
 class SHALE_EXPORT DB {
  public:
   // Opens (and with options.create_if_missing, creates) the DB in directory `name`: validates
@@ -67,6 +98,20 @@ class SHALE_EXPORT DB {
   // OPTIONS file. Tables are opened lazily, so the time Open takes does not grow with their
   // number. On success *db owns the new DB; on failure *db is reset to null.
   static Status Open(const Options& options, const std::string& name, std::unique_ptr<DB>* db);
+  // Opens the DB with its column families: `column_families` must name every family the DB has
+  // (the default one included), else InvalidArgument naming the ones missing; a name the DB
+  // does not have is created when db_options.create_missing_column_families is set
+  // (InvalidArgument otherwise). Each family is opened with its descriptor's options, checked
+  // as Open checks Options. On success *handles holds one handle per descriptor, in order
+  // (the caller owns them, see ColumnFamilyHandle); on failure it is empty and *db null.
+  static Status Open(const DBOptions& db_options, const std::string& name,
+                     const std::vector<ColumnFamilyDescriptor>& column_families,
+                     std::vector<ColumnFamilyHandle*>* handles, std::unique_ptr<DB>* db);
+  // The names of the column families of the DB in directory `name`, read from its MANIFEST
+  // without opening it ("default" first, then in creation order). IOError/NotFound when there
+  // is no DB; Corruption when its MANIFEST is damaged.
+  static Status ListColumnFamilies(const DBOptions& db_options, const std::string& name,
+                                   std::vector<std::string>* column_families);
 
   DB() = default;
   DB(const DB&) = delete;
@@ -74,6 +119,32 @@ class SHALE_EXPORT DB {
 
   // Closes the DB if Close has not been called (see Close), ignoring its status.
   virtual ~DB() = default;
+
+  // ---------------------------------------------------------------- Column families
+
+  // Creates a column family, durably (one MANIFEST write and an OPTIONS file), and returns its
+  // handle. InvalidArgument when the name is empty, already used by a live family, or the
+  // options are invalid (as Open checks them).
+  virtual Status CreateColumnFamily(const ColumnFamilyOptions& options, const std::string& name,
+                                    ColumnFamilyHandle** handle) = 0;
+  // Creates several families, one after the other: on an error, *handles holds those created
+  // before it (as RocksDB).
+  virtual Status CreateColumnFamilies(const ColumnFamilyOptions& options,
+                                      const std::vector<std::string>& names,
+                                      std::vector<ColumnFamilyHandle*>* handles);
+  virtual Status CreateColumnFamilies(const std::vector<ColumnFamilyDescriptor>& column_families,
+                                      std::vector<ColumnFamilyHandle*>* handles);
+  // Drops a family, durably (a MANIFEST write): it is no longer listed, opened or written
+  // (writes to it fail with InvalidArgument), and its files are deleted once no handle or
+  // iterator needs them. InvalidArgument for the default family or one already dropped.
+  virtual Status DropColumnFamily(ColumnFamilyHandle* column_family) = 0;
+  // Drops each, in order; stops at the first error.
+  virtual Status DropColumnFamilies(const std::vector<ColumnFamilyHandle*>& column_families);
+  // Releases a handle from Open or CreateColumnFamily (as delete does). OK and nothing done
+  // for DefaultColumnFamily()'s handle or null.
+  virtual Status DestroyColumnFamilyHandle(ColumnFamilyHandle* column_family) = 0;
+  // The default family's handle, owned by the DB (valid until the DB is destroyed).
+  virtual ColumnFamilyHandle* DefaultColumnFamily() const = 0;
 
   // ---------------------------------------------------------------- Writes
   // Each write is atomic and durable per WriteOptions (sync: fsynced; disableWAL: lost in a
@@ -87,40 +158,87 @@ class SHALE_EXPORT DB {
   // values are valid. A larger one is refused with InvalidArgument and nothing is written.
 
   // Sets key to value.
-  virtual Status Put(const WriteOptions& options, std::string_view key,
-                     std::string_view value) = 0;
+  // Every write names its column family (a handle of this DB: InvalidArgument for null or a
+  // dropped family); the overloads without one write to the default family.
+  virtual Status Put(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                     std::string_view key, std::string_view value) = 0;
+  Status Put(const WriteOptions& options, std::string_view key, std::string_view value) {
+    return Put(options, DefaultColumnFamily(), key, value);
+  }
   // Removes key; not an error if it is absent.
-  virtual Status Delete(const WriteOptions& options, std::string_view key) = 0;
+  virtual Status Delete(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                        std::string_view key) = 0;
+  Status Delete(const WriteOptions& options, std::string_view key) {
+    return Delete(options, DefaultColumnFamily(), key);
+  }
   // Removes key, which must have been Put at most once since it was last deleted and never
   // merged (undefined results otherwise); cheaper to compact than Delete.
-  virtual Status SingleDelete(const WriteOptions& options, std::string_view key) = 0;
+  virtual Status SingleDelete(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                              std::string_view key) = 0;
+  Status SingleDelete(const WriteOptions& options, std::string_view key) {
+    return SingleDelete(options, DefaultColumnFamily(), key);
+  }
   // Removes every key in [begin_key, end_key). InvalidArgument if end_key < begin_key; an
   // empty range is a no-op.
-  virtual Status DeleteRange(const WriteOptions& options, std::string_view begin_key,
-                             std::string_view end_key) = 0;
+  virtual Status DeleteRange(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                             std::string_view begin_key, std::string_view end_key) = 0;
+  Status DeleteRange(const WriteOptions& options, std::string_view begin_key,
+                     std::string_view end_key) {
+    return DeleteRange(options, DefaultColumnFamily(), begin_key, end_key);
+  }
   // Adds a merge operand for key: Options::merge_operator combines it with the key's value
   // when the key is read, flushed or compacted (shale/merge_operator.h, doc/merge.md).
-  // InvalidArgument when Options has no merge operator.
-  virtual Status Merge(const WriteOptions& options, std::string_view key,
-                       std::string_view value) = 0;
+  // InvalidArgument when the family's options have no merge operator.
+  virtual Status Merge(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                       std::string_view key, std::string_view value) = 0;
+  Status Merge(const WriteOptions& options, std::string_view key, std::string_view value) {
+    return Merge(options, DefaultColumnFamily(), key, value);
+  }
   // Applies every update of `updates` atomically, in order. The DB sets the batch's sequence
   // number; the batch is otherwise unchanged and may be reused. Corruption if the batch's
-  // serialized contents are damaged (nothing is written then).
+  // serialized contents are damaged (nothing is written then); InvalidArgument (nothing
+  // written) when a record names a column family the DB does not have (or has dropped).
   virtual Status Write(const WriteOptions& options, WriteBatch* updates) = 0;
 
   // ---------------------------------------------------------------- Reads
 
   // Stores the value of key in *value: OK, or NotFound (with *value unspecified) when the key
   // has no visible value, or an error.
-  virtual Status Get(const ReadOptions& options, std::string_view key, std::string* value) = 0;
+  // Every read names its column family; the overloads without one read the default family.
+  virtual Status Get(const ReadOptions& options, ColumnFamilyHandle* column_family,
+                     std::string_view key, std::string* value) = 0;
+  Status Get(const ReadOptions& options, std::string_view key, std::string* value) {
+    return Get(options, DefaultColumnFamily(), key, value);
+  }
   // Get for every key, all at one snapshot. Returns one Status per key, in order, and resizes
   // *values to keys.size() with the values (unspecified where the status is not OK).
+  // keys[i] is read in column_families[i] (the two vectors have the same size, else every
+  // status is InvalidArgument), all at one snapshot across the families.
   virtual std::vector<Status> MultiGet(const ReadOptions& options,
+                                       const std::vector<ColumnFamilyHandle*>& column_families,
                                        const std::vector<std::string_view>& keys,
                                        std::vector<std::string>* values) = 0;
+  std::vector<Status> MultiGet(const ReadOptions& options,
+                               const std::vector<std::string_view>& keys,
+                               std::vector<std::string>* values) {
+    return MultiGet(options,
+                    std::vector<ColumnFamilyHandle*>(keys.size(), DefaultColumnFamily()), keys,
+                    values);
+  }
   // An iterator over the DB as of options.snapshot (or now), within options' bounds. The
   // result is never null; it is not Valid() until positioned. See shale/iterator.h.
-  virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) = 0;
+  // With a null or dropped-and-released handle: an iterator whose status() is InvalidArgument.
+  virtual std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,
+                                                ColumnFamilyHandle* column_family) = 0;
+  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) {
+    return NewIterator(options, DefaultColumnFamily());
+  }
+  // One iterator per family, in order, all at one sequence number (options.snapshot, or one
+  // taken for them all): together they show one consistent state of the DB. On error
+  // *iterators is empty.
+  virtual Status NewIterators(const ReadOptions& options,
+                              const std::vector<ColumnFamilyHandle*>& column_families,
+                              std::vector<std::unique_ptr<Iterator>>* iterators) = 0;
 
   // A snapshot of the current state, for ReadOptions::snapshot. Never null. Keeps the data it
   // sees from being compacted away: release it with ReleaseSnapshot when done.
@@ -131,23 +249,46 @@ class SHALE_EXPORT DB {
   // ---------------------------------------------------------------- Maintenance
 
   // Flushes the memtables to table files. With options.wait, returns when they are durable.
-  virtual Status Flush(const FlushOptions& options) = 0;
+  // The family's memtables (with atomic_flush: every family's, together).
+  virtual Status Flush(const FlushOptions& options, ColumnFamilyHandle* column_family) = 0;
+  Status Flush(const FlushOptions& options) { return Flush(options, DefaultColumnFamily()); }
+  // Flushes each family named (with atomic_flush: all of them in one MANIFEST write).
+  virtual Status Flush(const FlushOptions& options,
+                       const std::vector<ColumnFamilyHandle*>& column_families) = 0;
   // Compacts the keys in [*begin, *end] (null: from the first, to the last key) down the tree.
   // Over the whole range of a DB with many overlapping L0 files this is one merge straight
   // into the bottom level, split into subcompactions. Returns when done.
-  virtual Status CompactRange(const CompactRangeOptions& options, const std::string_view* begin,
+  virtual Status CompactRange(const CompactRangeOptions& options,
+                              ColumnFamilyHandle* column_family, const std::string_view* begin,
                               const std::string_view* end) = 0;
+  Status CompactRange(const CompactRangeOptions& options, const std::string_view* begin,
+                      const std::string_view* end) {
+    return CompactRange(options, DefaultColumnFamily(), begin, end);
+  }
   // Links (or moves) table files written by SstFileWriter into the DB, all or none, giving them
   // one new sequence number and placing each at the lowest level where it overlaps nothing.
-  virtual Status IngestExternalFile(const std::vector<std::string>& files,
+  // Into `column_family` (the overload without one: the default family).
+  virtual Status IngestExternalFile(ColumnFamilyHandle* column_family,
+                                    const std::vector<std::string>& files,
                                     const IngestExternalFileOptions& options) = 0;
+  Status IngestExternalFile(const std::vector<std::string>& files,
+                            const IngestExternalFileOptions& options) {
+    return IngestExternalFile(DefaultColumnFamily(), files, options);
+  }
   // Changes dynamic options ("Dynamic: yes" in options.h) by name, RocksDB's names and value
   // syntax ({"write_buffer_size", "128M"}). All or none: InvalidArgument naming the option if
   // one is unknown, not dynamic, or has a bad value. The new values go live only once a new
   // OPTIONS file holding them is durable; if writing it fails, that error is returned and the
   // old values stay live (the old OPTIONS file stays the latest). Calls are serialized; reads,
   // writes and background work go on while the file is written.
-  virtual Status SetOptions(const std::unordered_map<std::string, std::string>& options) = 0;
+  // Changes the family's options (those of ColumnFamilyOptions); SetDBOptions changes the
+  // DB's (DBOptions marked "Dynamic: yes (DB::SetDBOptions)"). Each refuses the other's names.
+  virtual Status SetOptions(ColumnFamilyHandle* column_family,
+                            const std::unordered_map<std::string, std::string>& options) = 0;
+  Status SetOptions(const std::unordered_map<std::string, std::string>& options) {
+    return SetOptions(DefaultColumnFamily(), options);
+  }
+  virtual Status SetDBOptions(const std::unordered_map<std::string, std::string>& options) = 0;
 
   // Reads every block of every live table file (those of the current version) and checks
   // its checksum and that it parses, as RocksDB's VerifyChecksum does: Corruption naming the
@@ -232,7 +373,15 @@ class SHALE_EXPORT DB {
   // sstables (ShaleDB's layout, not RocksDB's). The others (memory-usage,
   // memtable-allocator, background-error, compaction-pending -- RocksDB's ignores
   // disable_auto_compactions, ours does not -- and the debt figures above) are shale. only.
-  virtual bool GetProperty(std::string_view property, std::string* value) = 0;
+  //
+  // Per column family (the overloads without a handle: the default family's): the level,
+  // memtable, key-count, compaction-pending and pending-bytes figures and the stats, levelstats
+  // and sstables reports. The others are the DB's, whatever the family.
+  virtual bool GetProperty(ColumnFamilyHandle* column_family, std::string_view property,
+                           std::string* value) = 0;
+  bool GetProperty(std::string_view property, std::string* value) {
+    return GetProperty(DefaultColumnFamily(), property, value);
+  }
   // A numeric property (the numeric ones above: num-files-at-level<N>,
   // cur-size-all-mem-tables, estimate-num-keys, compaction-pending, num-running-compactions,
   // num-running-flushes,
@@ -241,7 +390,11 @@ class SHALE_EXPORT DB {
   // estimate-compaction-seconds-left, sustainable-write-rate; under either prefix where
   // RocksDB has the name) in *value; false if unknown or not numeric, or (for
   // estimate-compaction-seconds-left) while no rate is known.
-  virtual bool GetIntProperty(std::string_view property, uint64_t* value) = 0;
+  virtual bool GetIntProperty(ColumnFamilyHandle* column_family, std::string_view property,
+                              uint64_t* value) = 0;
+  bool GetIntProperty(std::string_view property, uint64_t* value) {
+    return GetIntProperty(DefaultColumnFamily(), property, value);
+  }
 
   // The names above, for callers that prefer constants to string literals.
   struct Properties {
@@ -308,10 +461,17 @@ class SHALE_EXPORT DB {
 
   // For each of the n ranges, stores in sizes[i] the approximate bytes its keys take in table
   // files (memtables not included). REQUIRES: ranges and sizes point to n elements.
-  virtual Status GetApproximateSizes(const Range* ranges, int n, uint64_t* sizes) = 0;
+  virtual Status GetApproximateSizes(ColumnFamilyHandle* column_family, const Range* ranges,
+                                     int n, uint64_t* sizes) = 0;
+  Status GetApproximateSizes(const Range* ranges, int n, uint64_t* sizes) {
+    return GetApproximateSizes(DefaultColumnFamily(), ranges, n, sizes);
+  }
 
   // The options in effect, including changes made by SetOptions.
-  virtual Options GetOptions() const = 0;
+  // With a family: the DB's options with that family's (as Options); GetDBOptions: the DB's.
+  virtual Options GetOptions(ColumnFamilyHandle* column_family) const = 0;
+  Options GetOptions() const { return GetOptions(DefaultColumnFamily()); }
+  virtual DBOptions GetDBOptions() const = 0;
   // The directory name given to Open.
   virtual const std::string& GetName() const = 0;
   // The sequence number of the most recent write (or of the most recent ingestion that

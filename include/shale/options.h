@@ -2,9 +2,11 @@
 // otherwise) RocksDB's defaults, plus the per-call options of reads, writes, flushes, manual
 // compactions and ingestion.
 //
-// Options is flat, like rocksdb::Options (DBOptions and ColumnFamilyOptions in one struct, the
-// block-based table knobs in `table_options`). Each field documents its meaning, its default
-// with units, and whether DB::SetOptions can change it on an open DB ("Dynamic").
+// Options splits like RocksDB's: DBOptions (the DB as a whole) and ColumnFamilyOptions (one
+// keyspace: memtables, tree shape, compaction, the block-based table knobs in `table_options`);
+// Options is both in one value, for a DB opened without naming column families. Each field
+// documents its meaning, its default with units, and whether it can change on an open DB
+// ("Dynamic": DB::SetOptions for a family's options, DB::SetDBOptions for the DB's).
 //
 // DB::Open validates the options (Options::Validate) and fails with InvalidArgument naming the
 // first option that is out of range; it then writes them to an OPTIONS-<n> file in the DB
@@ -30,6 +32,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "shale/comparator.h"
@@ -100,7 +103,10 @@ struct CompactionOptionsFIFO {
   bool operator==(const CompactionOptionsFIFO&) const = default;
 };
 
-struct SHALE_EXPORT Options {
+// The options of the DB as a whole: how it opens, its shared memory budget, its WAL, background
+// threads, files and observability (RocksDB's DBOptions). One value per DB, whatever its column
+// families.
+struct SHALE_EXPORT DBOptions {
   // ---------------------------------------------------------------- Opening the DB
 
   // Create the DB if it does not exist. Default: false. Dynamic: no.
@@ -109,40 +115,22 @@ struct SHALE_EXPORT Options {
   // Fail Open if the DB exists already. Default: false. Dynamic: no.
   bool error_if_exists = false;
 
+  // DB::Open with column families (shale/db.h) creates the families it names that the DB does
+  // not have yet; without it, naming one is InvalidArgument. Default: false. Dynamic: no.
+  bool create_missing_column_families = false;
+
   // Check aggressively: on Open, check that every table file the MANIFEST lists exists with
   // the size it records (a stat per file, no file is opened; see
   // skip_checking_sst_file_sizes_on_db_open), failing Open with Corruption otherwise.
   // Default: true. Dynamic: no.
   bool paranoid_checks = true;
 
-  // The order of user keys. Must outlive the DB; its Name() is recorded in the MANIFEST and a DB
-  // can only be reopened with a comparator of the same name. Must not be null.
-  // Default: BytewiseComparator(). Dynamic: no.
-  const Comparator* comparator = BytewiseComparator();
-
   // Every file operation goes through this. Null means FileSystem::Default() (POSIX).
   // Not printed by GetStringFromOptions or in OPTIONS files (it is a runtime object).
   // Default: FileSystem::Default(). Dynamic: no.
   std::shared_ptr<FileSystem> file_system = FileSystem::Default();
 
-  // ---------------------------------------------------------------- Memtables
-
-  // Bytes a memtable holds before it becomes immutable and is flushed to a table. Larger
-  // values mean fewer, larger L0 files and a longer recovery. Values outside [64 KiB, 64 GiB]
-  // are clamped to it at Open and SetOptions (as RocksDB; noted in the info LOG).
-  // Default: 64 MiB (bytes). Dynamic: yes.
-  size_t write_buffer_size = 64ull << 20;
-
-  // Most memtables (the active one plus immutable ones waiting for flush) kept in memory;
-  // once reached, writes stall until a flush completes. Values below 2 are raised to 2 (as
-  // RocksDB; one memtable takes writes while another is flushed).
-  // Default: 2. Dynamic: yes.
-  int max_write_buffer_number = 2;
-
-  // Fewest immutable memtables merged into one flush. Clamped to [1, max_write_buffer_number
-  // - 1] (as RocksDB); only 1 is supported so far. Default: 1.
-  // Dynamic: no.
-  int min_write_buffer_number_to_merge = 1;
+  // ---------------------------------------------------------------- Memtables and the WAL
 
   // Cap on the memory of all memtables together, in bytes; 0 means no cap (each memtable is
   // bounded by write_buffer_size only). Reaching it retires the active memtable for a flush
@@ -150,143 +138,40 @@ struct SHALE_EXPORT Options {
   // write_buffer_size) is raised to 64 KiB, and the info LOG says so. Default: 0. Dynamic: no.
   size_t db_write_buffer_size = 0;
 
-  // Combines the operands of DB::Merge with existing values (shale/merge_operator.h); null: no
-  // operator, and Merge fails with InvalidArgument. The options-string form is the operator's
-  // GetId() ("merge_operator=uint64add", see CreateMergeOperatorFromString). A DB that holds
-  // operands must be reopened with an operator of the same Name(). Default: nullptr.
-  // Dynamic: no.
-  std::shared_ptr<MergeOperator> merge_operator;
+  // Once the live WALs together hold more than this many bytes, the column families whose
+  // unflushed writes keep the oldest WAL alive are flushed, so that WAL can be deleted (one WAL
+  // serves every family, and a family that is rarely written would otherwise pin it). 0: four
+  // times the sum, over the families, of write_buffer_size * max_write_buffer_number (as
+  // RocksDB). With a single family the WAL follows its memtable and this has no effect.
+  // Default: 0 (bytes). Dynamic: yes (DB::SetDBOptions).
+  uint64_t max_total_wal_size = 0;
 
-  // Most successive merge operands for one key kept in the memtable: when a Merge finds this
-  // many operands at the top of its key's history in the memtable, it reads the key, merges
-  // and writes the result as a value instead. Bounds the operands a read must merge for hot
-  // keys, at the cost of a read per such write. 0: never merge at write time. Default: 0.
-  // Dynamic: yes.
-  size_t max_successive_merges = 0;
+  // Flush every column family together whenever one is flushed (a full memtable, DB::Flush,
+  // the WAL limit above), and record their new tables in one MANIFEST write: after a crash,
+  // writes made with WriteOptions::disableWAL are then present in all families or in none,
+  // up to the same point (as RocksDB). Default: false. Dynamic: no.
+  bool atomic_flush = false;
 
-  // ---------------------------------------------------------------- Compression
-
-  // Compression of data blocks (and of index blocks when table_options.enable_index_compression)
-  // on every level but the bottommost. This build supports kNoCompression and kZSTD.
-  // Default: kNoCompression. RocksDB defaults to kSnappyCompression, which ShaleDB does not
-  // build: compression is the most expensive CPU in the engine (DESIGN.md section 5), so the
-  // upper levels, rewritten often, stay uncompressed unless asked. Dynamic: yes.
-  CompressionType compression = kNoCompression;
-
-  // Compression of the bottommost level (where most data lives and is rewritten least).
-  // kDisableCompressionOption means "same as `compression`".
-  // Default: kDisableCompressionOption. Dynamic: yes.
-  CompressionType bottommost_compression = kDisableCompressionOption;
-
-  // zstd compression level, for both `compression` and `bottommost_compression` when kZSTD:
-  // 1 (fastest) to 22 (smallest), 0 for zstd's default (3), negative for zstd's fast modes
-  // (down to -131072). Default: 1: zstd-1 already costs ~300 MB/s per core on 4 KiB blocks,
-  // the most expensive CPU in the engine (DESIGN.md section 5); higher levels cost several
-  // times more for a few percent of space. A level outside [-131072, 22] is clamped to it
-  // (zstd does the same under RocksDB). RocksDB spells this compression_opts.level (and
-  // bottommost_compression_opts.level): option strings and OPTIONS files accept both
-  // spellings, see doc/options.md. Dynamic: yes.
-  int compression_level = 1;
-
-  // ---------------------------------------------------------------- LSM shape
-
-  // Number of levels. Raised to 1, to 2 for level-style compaction and to 3 with
-  // allow_ingest_behind (as RocksDB); at most 64
-  // (the most a MANIFEST records; RocksDB has no such bound, larger values are refused).
-  // Default: 7. Dynamic: no.
-  int num_levels = 7;
-
-  // L0 files that trigger an L0 compaction. Must be at least 1 (0 is raised to 1, as RocksDB).
-  // Default: 4 (files). Dynamic: yes.
-  int level0_file_num_compaction_trigger = 4;
-
-  // L0 files at which writes are slowed down (to delayed_write_rate). Must lie between the
-  // compaction trigger and the stop trigger (a value below the compaction trigger is raised to
-  // it, as RocksDB does). Not applied under kCompactionStyleFIFO, which never merges L0 files
-  // (as RocksDB). Default: 20 (files). Dynamic: yes.
-  int level0_slowdown_writes_trigger = 20;
-
-  // L0 files at which writes stop until compaction catches up (a value below the slowdown
-  // trigger is raised to it, as RocksDB does). Not applied under kCompactionStyleFIFO (as
-  // RocksDB). Default: 36 (files). Dynamic: yes.
-  int level0_stop_writes_trigger = 36;
-
-  // Target size of a table written by compaction into level 1; level n's target is
-  // target_file_size_base * target_file_size_multiplier^(n-1). Must be > 0.
-  // Default: 64 MiB (bytes). Dynamic: yes.
-  uint64_t target_file_size_base = 64ull << 20;
-
-  // See target_file_size_base. Must be > 0. Default: 1. Dynamic: yes.
-  int target_file_size_multiplier = 1;
-
-  // Total size of the base level (the first non-empty level below L0). Must be > 0.
-  // Default: 256 MiB (bytes). Dynamic: yes.
-  uint64_t max_bytes_for_level_base = 256ull << 20;
-
-  // Each level below the base level may be this many times larger than the level above.
-  // Must be finite; a value not above 0 is taken as 1 (as RocksDB). Default: 10. Dynamic: yes.
-  double max_bytes_for_level_multiplier = 10;
-
-  // Size the levels from the bottom up: the last level holds what it holds, each level above
-  // a multiplier-th of the one below, and L0 compacts into the first level that needs data.
-  // Keeps space amplification near 1.1 at every DB size. Default: true. RocksDB 7.8 defaults to
-  // false; ShaleDB's compaction is designed around dynamic level sizes (DESIGN.md section 3).
-  // Dynamic: no.
-  bool level_compaction_dynamic_level_bytes = true;
-
-  // ---------------------------------------------------------------- Compaction
-
-  // How the tree is compacted: level (leveled, dynamic level sizes by default), universal
-  // (tiered: fewer rewrites, more space), FIFO (oldest tables deleted, for data that ages out;
-  // flushes all go to L0) or none (only DB::CompactRange compacts; unlike RocksDB, writers
-  // are then never stalled on L0 files or pending compaction bytes).
-  // Default: kCompactionStyleLevel. Dynamic: no.
-  CompactionStyle compaction_style = kCompactionStyleLevel;
-
-  // Stop scheduling automatic compactions (the style stays; DB::CompactRange still works).
-  // Lifts the L0 and pending-bytes write stalls like RocksDB does. Setting it back to false
-  // with DB::SetOptions schedules what is due at once. Default: false. Dynamic: yes.
-  bool disable_auto_compactions = false;
-
-  // Knobs of kCompactionStyleUniversal. Dynamic: yes.
-  CompactionOptionsUniversal compaction_options_universal;
-
-  // Knobs of kCompactionStyleFIFO. allow_compaction = true is not supported (rejected).
-  // Dynamic: yes.
-  CompactionOptionsFIFO compaction_options_fifo;
-
-  // Files written more than this many seconds ago: with kCompactionStyleFIFO they are dropped;
-  // with kCompactionStyleLevel a file above the bottom level is compacted one level down (its
-  // output gets a fresh time, so old data moves one level per ttl period). 0 disables.
-  // Universal and none reject a non-zero value. Default: 0 (seconds). Dynamic: yes.
-  uint64_t ttl = 0;
+  // ---------------------------------------------------------------- Background work
 
   // Most flushes and compactions running at once: one flush thread, and max(1, this - 1)
   // compaction threads. Values below 1 are raised to 1; above 1024 refused (a thread per
-  // job). Default: 2. Dynamic: yes.
+  // job). Default: 2. Dynamic: yes (DB::SetDBOptions).
   int max_background_jobs = 2;
 
   // Most threads one automatic compaction is split into (key-range subcompactions of about
   // equal input bytes, run in parallel). DB::CompactRange uses at least min(cores,
   // max_background_jobs). 0 is taken as 1 and values above kMaxSubcompactions (64) as 64
-  // (RocksDB accepts any value). Default: 1. Dynamic: yes.
+  // (RocksDB accepts any value). Default: 1. Dynamic: yes (DB::SetDBOptions).
   uint32_t max_subcompactions = 1;
+
   // The most subcompactions (threads) any one compaction runs, whatever max_subcompactions or
   // CompactRangeOptions::max_subcompactions ask for.
   static constexpr uint32_t kMaxSubcompactions = 64;
 
-  // Writes slow down (to delayed_write_rate) once compaction is estimated to owe this many
-  // bytes; 0 disables. A value above a non-zero hard_pending_compaction_bytes_limit is lowered
-  // to it (as RocksDB).
-  // Default: 64 GiB (bytes). Dynamic: yes.
-  uint64_t soft_pending_compaction_bytes_limit = 64ull << 30;
-
-  // Writes stop once compaction is estimated to owe this many bytes; 0 disables.
-  // Default: 256 GiB (bytes). Dynamic: yes.
-  uint64_t hard_pending_compaction_bytes_limit = 256ull << 30;
-
   // The write rate while writes are slowed down, in bytes per second; 0 means 16 MiB/s
-  // (RocksDB's default is 0, sanitized to 16 MiB/s). Default: 16 MiB/s. Dynamic: yes.
+  // (RocksDB's default is 0, sanitized to 16 MiB/s). Default: 16 MiB/s.
+  // Dynamic: yes (DB::SetDBOptions).
   uint64_t delayed_write_rate = 16ull << 20;
 
   // ---------------------------------------------------------------- Files and recovery
@@ -336,12 +221,6 @@ struct SHALE_EXPORT Options {
   // Dynamic: no.
   bool skip_checking_sst_file_sizes_on_db_open = false;
 
-  // ---------------------------------------------------------------- Tables
-
-  // Block-based table knobs (block size, index and filter layout, the block cache, ...).
-  // Dynamic: no.
-  TableOptions table_options;
-
   // ---------------------------------------------------------------- Observability
 
   // Where the DB counts its tickers and histograms (shale/statistics.h); null: nothing is
@@ -357,6 +236,192 @@ struct SHALE_EXPORT Options {
 
   // ---------------------------------------------------------------- Presets
 
+  // Lets flushes and compactions use `total_threads` threads: max_background_jobs =
+  // total_threads (RocksDB also sizes its thread pools here; ShaleDB's pool follows
+  // max_background_jobs).
+  void IncreaseParallelism(int total_threads = 16);
+};
+
+// The options of one column family (a keyspace with its own memtables and LSM tree; see
+// shale/db.h): its comparator, memtables, compression, tree shape, compaction and table format
+// (RocksDB's ColumnFamilyOptions). Each family has its own; DB::Open with plain Options uses
+// them for the default family.
+struct SHALE_EXPORT ColumnFamilyOptions {
+  // ---------------------------------------------------------------- Keys
+
+  // The order of user keys. Must outlive the DB; its Name() is recorded in the MANIFEST and a DB
+  // can only be reopened with a comparator of the same name. Must not be null.
+  // Default: BytewiseComparator(). Dynamic: no.
+  const Comparator* comparator = BytewiseComparator();
+
+  // ---------------------------------------------------------------- Memtables
+
+  // Bytes a memtable holds before it becomes immutable and is flushed to a table. Larger
+  // values mean fewer, larger L0 files and a longer recovery. Values outside [64 KiB, 64 GiB]
+  // are clamped to it at Open and SetOptions (as RocksDB; noted in the info LOG).
+  // Default: 64 MiB (bytes). Dynamic: yes (DB::SetOptions).
+  size_t write_buffer_size = 64ull << 20;
+
+  // Most memtables (the active one plus immutable ones waiting for flush) kept in memory;
+  // once reached, writes stall until a flush completes. Values below 2 are raised to 2 (as
+  // RocksDB; one memtable takes writes while another is flushed).
+  // Default: 2. Dynamic: yes (DB::SetOptions).
+  int max_write_buffer_number = 2;
+
+  // Fewest immutable memtables merged into one flush. Clamped to [1, max_write_buffer_number
+  // - 1] (as RocksDB); only 1 is supported so far. Default: 1.
+  // Dynamic: no.
+  int min_write_buffer_number_to_merge = 1;
+
+  // Combines the operands of DB::Merge with existing values (shale/merge_operator.h); null: no
+  // operator, and Merge fails with InvalidArgument. The options-string form is the operator's
+  // GetId() ("merge_operator=uint64add", see CreateMergeOperatorFromString). A DB that holds
+  // operands must be reopened with an operator of the same Name(). Default: nullptr.
+  // Dynamic: no.
+  std::shared_ptr<MergeOperator> merge_operator;
+
+  // Most successive merge operands for one key kept in the memtable: when a Merge finds this
+  // many operands at the top of its key's history in the memtable, it reads the key, merges
+  // and writes the result as a value instead. Bounds the operands a read must merge for hot
+  // keys, at the cost of a read per such write. 0: never merge at write time. Default: 0.
+  // Dynamic: yes (DB::SetOptions).
+  size_t max_successive_merges = 0;
+
+  // ---------------------------------------------------------------- Compression
+
+  // Compression of data blocks (and of index blocks when table_options.enable_index_compression)
+  // on every level but the bottommost. This build supports kNoCompression and kZSTD.
+  // Default: kNoCompression. RocksDB defaults to kSnappyCompression, which ShaleDB does not
+  // build: compression is the most expensive CPU in the engine (DESIGN.md section 5), so the
+  // upper levels, rewritten often, stay uncompressed unless asked. Dynamic: yes (DB::SetOptions).
+  CompressionType compression = kNoCompression;
+
+  // Compression of the bottommost level (where most data lives and is rewritten least).
+  // kDisableCompressionOption means "same as `compression`".
+  // Default: kDisableCompressionOption. Dynamic: yes (DB::SetOptions).
+  CompressionType bottommost_compression = kDisableCompressionOption;
+
+  // zstd compression level, for both `compression` and `bottommost_compression` when kZSTD:
+  // 1 (fastest) to 22 (smallest), 0 for zstd's default (3), negative for zstd's fast modes
+  // (down to -131072). Default: 1: zstd-1 already costs ~300 MB/s per core on 4 KiB blocks,
+  // the most expensive CPU in the engine (DESIGN.md section 5); higher levels cost several
+  // times more for a few percent of space. A level outside [-131072, 22] is clamped to it
+  // (zstd does the same under RocksDB). RocksDB spells this compression_opts.level (and
+  // bottommost_compression_opts.level): option strings and OPTIONS files accept both
+  // spellings, see doc/options.md. Dynamic: yes (DB::SetOptions).
+  int compression_level = 1;
+
+  // ---------------------------------------------------------------- LSM shape
+
+  // Number of levels. Raised to 1, to 2 for level-style compaction and to 3 with
+  // allow_ingest_behind (as RocksDB); at most 64
+  // (the most a MANIFEST records; RocksDB has no such bound, larger values are refused).
+  // Default: 7. Dynamic: no.
+  int num_levels = 7;
+
+  // L0 files that trigger an L0 compaction. Must be at least 1 (0 is raised to 1, as RocksDB).
+  // Default: 4 (files). Dynamic: yes (DB::SetOptions).
+  int level0_file_num_compaction_trigger = 4;
+
+  // L0 files at which writes are slowed down (to delayed_write_rate). Must lie between the
+  // compaction trigger and the stop trigger (a value below the compaction trigger is raised to
+  // it, as RocksDB does). Not applied under kCompactionStyleFIFO, which never merges L0 files
+  // (as RocksDB). Default: 20 (files). Dynamic: yes (DB::SetOptions).
+  int level0_slowdown_writes_trigger = 20;
+
+  // L0 files at which writes stop until compaction catches up (a value below the slowdown
+  // trigger is raised to it, as RocksDB does). Not applied under kCompactionStyleFIFO (as
+  // RocksDB). Default: 36 (files). Dynamic: yes (DB::SetOptions).
+  int level0_stop_writes_trigger = 36;
+
+  // Target size of a table written by compaction into level 1; level n's target is
+  // target_file_size_base * target_file_size_multiplier^(n-1). Must be > 0.
+  // Default: 64 MiB (bytes). Dynamic: yes (DB::SetOptions).
+  uint64_t target_file_size_base = 64ull << 20;
+
+  // See target_file_size_base. Must be > 0. Default: 1. Dynamic: yes (DB::SetOptions).
+  int target_file_size_multiplier = 1;
+
+  // Total size of the base level (the first non-empty level below L0). Must be > 0.
+  // Default: 256 MiB (bytes). Dynamic: yes (DB::SetOptions).
+  uint64_t max_bytes_for_level_base = 256ull << 20;
+
+  // Each level below the base level may be this many times larger than the level above.
+  // Must be finite; a value not above 0 is taken as 1 (as RocksDB). Default: 10.
+  // Dynamic: yes (DB::SetOptions).
+  double max_bytes_for_level_multiplier = 10;
+
+  // Size the levels from the bottom up: the last level holds what it holds, each level above
+  // a multiplier-th of the one below, and L0 compacts into the first level that needs data.
+  // Keeps space amplification near 1.1 at every DB size. Default: true. RocksDB 7.8 defaults to
+  // false; ShaleDB's compaction is designed around dynamic level sizes (DESIGN.md section 3).
+  // Dynamic: no.
+  bool level_compaction_dynamic_level_bytes = true;
+
+  // ---------------------------------------------------------------- Compaction
+
+  // How the tree is compacted: level (leveled, dynamic level sizes by default), universal
+  // (tiered: fewer rewrites, more space), FIFO (oldest tables deleted, for data that ages out;
+  // flushes all go to L0) or none (only DB::CompactRange compacts; unlike RocksDB, writers
+  // are then never stalled on L0 files or pending compaction bytes).
+  // Default: kCompactionStyleLevel. Dynamic: no.
+  CompactionStyle compaction_style = kCompactionStyleLevel;
+
+  // Stop scheduling automatic compactions (the style stays; DB::CompactRange still works).
+  // Lifts the L0 and pending-bytes write stalls like RocksDB does. Setting it back to false
+  // with DB::SetOptions schedules what is due at once. Default: false.
+  // Dynamic: yes (DB::SetOptions).
+  bool disable_auto_compactions = false;
+
+  // Knobs of kCompactionStyleUniversal. Dynamic: yes (DB::SetOptions).
+  CompactionOptionsUniversal compaction_options_universal;
+
+  // Knobs of kCompactionStyleFIFO. allow_compaction = true is not supported (rejected).
+  // Dynamic: yes (DB::SetOptions).
+  CompactionOptionsFIFO compaction_options_fifo;
+
+  // Files written more than this many seconds ago: with kCompactionStyleFIFO they are dropped;
+  // with kCompactionStyleLevel a file above the bottom level is compacted one level down (its
+  // output gets a fresh time, so old data moves one level per ttl period). 0 disables.
+  // Universal and none reject a non-zero value. Default: 0 (seconds).
+  // Dynamic: yes (DB::SetOptions).
+  uint64_t ttl = 0;
+
+  // Writes slow down (to delayed_write_rate) once compaction is estimated to owe this many
+  // bytes; 0 disables. A value above a non-zero hard_pending_compaction_bytes_limit is lowered
+  // to it (as RocksDB).
+  // Default: 64 GiB (bytes). Dynamic: yes (DB::SetOptions).
+  uint64_t soft_pending_compaction_bytes_limit = 64ull << 30;
+
+  // Writes stop once compaction is estimated to owe this many bytes; 0 disables.
+  // Default: 256 GiB (bytes). Dynamic: yes (DB::SetOptions).
+  uint64_t hard_pending_compaction_bytes_limit = 256ull << 30;
+
+  // ---------------------------------------------------------------- Tables
+
+  // Block-based table knobs (block size, index and filter layout, the block cache, ...).
+  // Dynamic: no.
+  TableOptions table_options;
+
+  // ---------------------------------------------------------------- Presets
+
+  // Point lookups (Get) over keys that mostly exist or mostly do not: a 10 bits/key bloom
+  // filter, the data-block hash index (kDataBlockBinaryAndHash, util ratio 0.75), and a new
+  // LRU block cache of `block_cache_size_mb` MiB (0: the table options' cache is left as it
+  // is). Unlike RocksDB, which starts from fresh table options, every other table option
+  // (index partitioning, index compression, block size, cache_index_and_filter_blocks, ...) is
+  // kept: they have no bearing on point lookups that would justify undoing the caller's choice.
+  void OptimizeForPointLookup(uint64_t block_cache_size_mb);
+};
+
+// DBOptions and the default column family's ColumnFamilyOptions in one value, like
+// rocksdb::Options: what DB::Open(options, name, &db) takes, and what GetOptions(family)
+// returns (the DB's options with that family's).
+struct SHALE_EXPORT Options : public DBOptions, public ColumnFamilyOptions {
+  Options() = default;
+  Options(const DBOptions& db_options, const ColumnFamilyOptions& cf_options)
+      : DBOptions(db_options), ColumnFamilyOptions(cf_options) {}
+
   // The fast path for loading a lot of data, then compacting it once (RocksDB's preset, with
   // larger write buffers): no automatic compaction, L0 triggers and pending-compaction limits
   // out of the way (1<<30 files, no byte limits: writers never stall on compaction), 2 levels,
@@ -368,24 +433,24 @@ struct SHALE_EXPORT Options {
   // subcompactions over min(cores, max_background_jobs) threads.
   void PrepareForBulkLoad();
 
-  // Point lookups (Get) over keys that mostly exist or mostly do not: a 10 bits/key bloom
-  // filter, the data-block hash index (kDataBlockBinaryAndHash, util ratio 0.75), and a new
-  // LRU block cache of `block_cache_size_mb` MiB (0: the table options' cache is left as it
-  // is). Unlike RocksDB, which starts from fresh table options, every other table option
-  // (index partitioning, index compression, block size, cache_index_and_filter_blocks, ...) is
-  // kept: they have no bearing on point lookups that would justify undoing the caller's choice.
-  void OptimizeForPointLookup(uint64_t block_cache_size_mb);
-
-  // Lets flushes and compactions use `total_threads` threads: max_background_jobs =
-  // total_threads (RocksDB also sizes its thread pools here; ShaleDB's pool follows
-  // max_background_jobs).
-  void IncreaseParallelism(int total_threads = 16);
-
   // OK, or InvalidArgument naming the first option out of range and why, for the options as
   // DB::Open takes them: after the adjustments RocksDB makes too (write_buffer_size below
   // 64 KiB raised, max_write_buffer_number raised to 2, L0 triggers put in order, ...: the list
   // is in doc/options.md).
   Status Validate() const;
+};
+
+// The name of the column family every DB has (id 0), which cannot be dropped: "default".
+SHALE_EXPORT extern const std::string kDefaultColumnFamilyName;
+
+// A column family to open or create: its name and options (DB::Open, CreateColumnFamilies).
+// A plain value (thread-safety as Options).
+struct ColumnFamilyDescriptor {
+  std::string name;
+  ColumnFamilyOptions options;
+  ColumnFamilyDescriptor() : name(kDefaultColumnFamilyName) {}
+  ColumnFamilyDescriptor(std::string n, ColumnFamilyOptions o)
+      : name(std::move(n)), options(std::move(o)) {}
 };
 
 // A consistent read-only view of the DB as of one sequence number (DB::GetSnapshot). Opaque;
@@ -549,21 +614,68 @@ struct IngestExternalFileOptions {
 SHALE_EXPORT Status GetOptionsFromString(const Options& base, const std::string& opts,
                                          Options* out);
 
-// Every option (except file_system) as "name=value;..." in a stable order, so that
+// Every option (except file_system and statistics) as "name=value;..." in a stable order (the
+// DB options, then the column-family options), so that
 // GetOptionsFromString(any base with the same comparator, result) gives equal options.
 SHALE_EXPORT std::string GetStringFromOptions(const Options& options);
 
-// Writes `options` to `path` in RocksDB's OPTIONS file layout (an INI file with [Version],
-// [DBOptions], [CFOptions "default"] and [TableOptions/BlockBasedTable "default"]) and syncs it.
+// The scoped forms (RocksDB's): DB options only, or one column family's options only. Same
+// syntax and rules as GetOptionsFromString; a name of the other scope fails with
+// InvalidArgument saying so ("max_open_files is a DB option, not a column family option",
+// "write_buffer_size is a column family option, not a DB option"). *new_options is left
+// untouched on error.
+SHALE_EXPORT Status GetDBOptionsFromString(const DBOptions& base, const std::string& opts,
+                                           DBOptions* new_options);
+SHALE_EXPORT Status GetColumnFamilyOptionsFromString(const ColumnFamilyOptions& base,
+                                                     const std::string& opts,
+                                                     ColumnFamilyOptions* new_options);
+
+// Every DB option (except file_system and statistics), or every column-family option, as
+// "name=value" entries joined by `delimiter`, in a stable order; with the default delimiter
+// (or any ';' with whitespace around it) the Get*FromString of the same scope reads it back to
+// equal options. Always OK (RocksDB's shape).
+SHALE_EXPORT Status GetStringFromDBOptions(std::string* opts_str, const DBOptions& db_options,
+                                           const std::string& delimiter = ";");
+SHALE_EXPORT Status GetStringFromColumnFamilyOptions(std::string* opts_str,
+                                                     const ColumnFamilyOptions& cf_options,
+                                                     const std::string& delimiter = ";");
+
+// Writes the DB's options and each column family's to `path` in RocksDB's OPTIONS file layout
+// (an INI file: [Version], [DBOptions], then for each family [CFOptions "<name>"] and
+// [TableOptions/BlockBasedTable "<name>"]) and syncs it. `column_families` must start with the
+// default family and name each family once (else InvalidArgument, nothing written); the
+// sections follow its order.
+SHALE_EXPORT Status WriteOptionsFile(FileSystem* fs, const std::string& path,
+                                     const DBOptions& db_options,
+                                     const std::vector<ColumnFamilyDescriptor>& column_families);
+
+// The same for a DB with the default family only: `options`' column-family options are the
+// default family's.
 SHALE_EXPORT Status WriteOptionsFile(FileSystem* fs, const std::string& path,
                                      const Options& options);
 
-// Reads an OPTIONS file written by WriteOptionsFile or by RocksDB onto *options: options the
-// file does not name keep their value in *options. Options, sections and column families
-// ShaleDB does not know are skipped, each with a note appended to *warnings (when not null);
-// a bad value of a known option fails with InvalidArgument naming the file, line and option.
-// A RocksDB file's table format_version is RocksDB's and is skipped with a note.
-// *options is left untouched on error.
+// Reads an OPTIONS file written by WriteOptionsFile or by RocksDB.
+//   - *db_options: the options the file's [DBOptions] names take the file's values; the others
+//     keep theirs.
+//   - *column_families: replaced by one descriptor per family the file has sections for, in the
+//     order of their first section. Each starts from the descriptor of the same name already in
+//     *column_families, if any (so runtime objects the file cannot hold, such as the comparator,
+//     merge operator or block cache, carry over when the file names the same ones), else from
+//     ColumnFamilyOptions(); the file's values go on top. A family named in several sections
+//     gets all of them.
+// Options, sections and table formats ShaleDB does not know are skipped, each with a note
+// appended to *warnings (when not null), as is an option in the other scope's section (a
+// column-family option under [DBOptions]). A bad value of a known option fails with
+// InvalidArgument naming the file, line and option. A RocksDB file's table format_version is
+// RocksDB's and is skipped with a note. On error no output is changed.
+SHALE_EXPORT Status LoadOptionsFromFile(FileSystem* fs, const std::string& path,
+                                        DBOptions* db_options,
+                                        std::vector<ColumnFamilyDescriptor>* column_families,
+                                        std::vector<std::string>* warnings = nullptr);
+
+// The same onto `options`: the DB options and the default family's options (the file's other
+// families are skipped, each section with a note). Options the file does not name keep their
+// value in *options. *options is left untouched on error.
 SHALE_EXPORT Status LoadOptionsFromFile(FileSystem* fs, const std::string& path,
                                         Options* options,
                                         std::vector<std::string>* warnings = nullptr);

@@ -24,10 +24,9 @@
 //     kTypeColumnFamilyRangeDeletion (0xE) varint32 cf, then as kTypeRangeDeletion
 //     kTypeColumnFamilyMerge (0x6)         varint32 cf, then as kTypeMerge
 //   varstring = varint32 length, then that many bytes.
-// Records of the default column family (id 0) are written without a cf id; the column-family
-// tags are reserved so that column families can be added without a format change (this version
-// writes none, and Iterate rejects a record for a family other than 0 with NotSupported). The
-// tag values are RocksDB's. Record i (from 0) takes sequence number `sequence + i`.
+// Records of the default column family (id 0) are written without a cf id, those of another
+// family with a column-family tag and the family's id (ColumnFamilyHandle::GetID). The tag
+// values are RocksDB's. Record i (from 0) takes sequence number `sequence + i`.
 //
 // Thread-safety: a WriteBatch is a plain value. Const methods may be called concurrently;
 // anything that modifies it needs external synchronisation. Distinct batches are independent.
@@ -46,6 +45,8 @@
 
 namespace shale {
 
+class ColumnFamilyHandle;  // shale/db.h
+
 class SHALE_EXPORT WriteBatch {
  public:
   // Receives the records of a batch, in order, from Iterate(). A handler method that returns an
@@ -59,6 +60,17 @@ class SHALE_EXPORT WriteBatch {
     // Deletes the keys in [begin_key, end_key).
     virtual Status DeleteRange(std::string_view begin_key, std::string_view end_key) = 0;
     virtual Status Merge(std::string_view key, std::string_view value) = 0;
+
+    // Iterate calls these for every record, with its column family's id. By default a record
+    // of the default family (0) goes to the method above, and any other fails with
+    // InvalidArgument: a handler that takes column families overrides these.
+    virtual Status PutCF(uint32_t column_family_id, std::string_view key, std::string_view value);
+    virtual Status DeleteCF(uint32_t column_family_id, std::string_view key);
+    virtual Status SingleDeleteCF(uint32_t column_family_id, std::string_view key);
+    virtual Status DeleteRangeCF(uint32_t column_family_id, std::string_view begin_key,
+                                 std::string_view end_key);
+    virtual Status MergeCF(uint32_t column_family_id, std::string_view key,
+                           std::string_view value);
   };
 
   // An empty batch (sequence 0, no records).
@@ -95,6 +107,15 @@ class SHALE_EXPORT WriteBatch {
   // Adds a merge operand for key, combined with the existing value by the merge operator.
   Status Merge(std::string_view key, std::string_view value);
 
+  // The same, for the column family `column_family` (null: the default family). The batch
+  // records the family's id; DB::Write refuses the batch if the DB has no such family.
+  Status Put(ColumnFamilyHandle* column_family, std::string_view key, std::string_view value);
+  Status Delete(ColumnFamilyHandle* column_family, std::string_view key);
+  Status SingleDelete(ColumnFamilyHandle* column_family, std::string_view key);
+  Status DeleteRange(ColumnFamilyHandle* column_family, std::string_view begin_key,
+                     std::string_view end_key);
+  Status Merge(ColumnFamilyHandle* column_family, std::string_view key, std::string_view value);
+
   // Removes every record and resets the sequence to 0.
   void Clear();
 
@@ -117,9 +138,9 @@ class SHALE_EXPORT WriteBatch {
 
   // Hands every record to `handler`, in order. Returns the first error of the handler, or
   // Corruption (naming what is wrong and where) when the contents are damaged: a header or
-  // record cut short, an unknown tag, or a record count that does not match the header; or
-  // NotSupported for a record of a column family other than the default. Never reads outside
-  // Data(). Records before the damaged one have already been handed to the handler.
+  // record cut short, an unknown tag, or a record count that does not match the header. Each
+  // record goes to the handler's *CF method (see Handler). Never reads outside Data(). Records
+  // before the damaged one have already been handed to the handler.
   Status Iterate(Handler* handler) const;
 
  private:
@@ -135,9 +156,10 @@ class SHALE_EXPORT WriteBatch {
     kHasMerge = 1u << 5,
   };
 
-  // Validates sizes, then appends one default-family record and counts it.
-  Status AddRecord(unsigned char tag, std::string_view key, std::string_view value,
-                   bool has_value);
+  // Validates sizes, then appends one record (default-family `tag`; written with the
+  // column-family tag when column_family_id != 0) and counts it.
+  Status AddRecord(uint32_t column_family_id, unsigned char tag, std::string_view key,
+                   std::string_view value, bool has_value);
   // The ContentFlags bit of a default-family tag.
   static uint32_t FlagFor(unsigned char tag);
   // The content flags, computed first if deferred.

@@ -224,7 +224,7 @@ Status BulkLoader::Rep::Ingest(const std::vector<std::string>& files) {
   if (files.empty()) return Status::OK();
   IngestExternalFileOptions ingest;
   ingest.move_files = true;
-  Status s = db->IngestExternalFile(files, ingest);
+  Status s = db->IngestExternalFile(settings.column_family, files, ingest);
   if (s.ok()) return s;
   return Status(s.code(), s.subcode(),
                 absl::StrCat("BulkLoader::Finish: ingesting ", files.size(), " table files"),

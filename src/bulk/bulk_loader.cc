@@ -221,12 +221,16 @@ Status BulkLoader::Open(DB* db, const BulkLoaderOptions& options,
   if (db == nullptr) return Status::InvalidArgument("BulkLoader::Open: no DB given");
   Status s = CheckOptions(options);
   if (!s.ok()) return s;
+  ColumnFamilyHandle* family =
+      options.column_family != nullptr ? options.column_family : db->DefaultColumnFamily();
   uint64_t probe = 0;
-  if (!db->GetIntProperty("shale.num-files-at-level0", &probe)) {
-    return Status::ShutdownInProgress("BulkLoader::Open", "the DB is closed");
+  if (!db->GetIntProperty(family, "shale.num-files-at-level0", &probe)) {
+    return Status::ShutdownInProgress("BulkLoader::Open",
+                                      "the DB is closed or the column family was dropped");
   }
   bulk::LoaderSettings settings;
-  s = ResolveSettings(options, db->GetOptions(), &settings);
+  s = ResolveSettings(options, db->GetOptions(family), &settings);
+  settings.column_family = family;
   if (!s.ok()) return s;
   const bool default_dir = options.temp_dir.empty();
   const std::string dir = default_dir ? BulkLoadTempDir(db->GetName()) : options.temp_dir;

@@ -45,6 +45,9 @@ namespace bulk {
 
 // A loader's settings, resolved against the DB's options.
 struct LoaderSettings {
+  // The family the files are ingested into (BulkLoaderOptions::column_family, or the default
+  // family's handle).
+  ColumnFamilyHandle* column_family = nullptr;
   std::shared_ptr<FileSystem> fs;
   const Comparator* comparator = nullptr;
   TableOptions table_options;

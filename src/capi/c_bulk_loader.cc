@@ -30,6 +30,11 @@ void shale_bulkloader_options_set_memory_budget(shale_bulkloader_options_t* opti
   options->rep.memory_budget = bytes;
 }
 
+void shale_bulkloader_options_set_column_family(shale_bulkloader_options_t* options,
+                                                shale_column_family_handle_t* column_family) {
+  options->rep.column_family = column_family == nullptr ? nullptr : column_family->rep;
+}
+
 void shale_bulkloader_options_set_threads(shale_bulkloader_options_t* options, int threads) {
   options->rep.threads = threads;
 }

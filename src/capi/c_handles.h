@@ -98,15 +98,31 @@ struct shale_snapshot_t {
   const shale::Snapshot* rep = nullptr;  // owned by the DB until released
 };
 
-// An iterator with its own copy of the bounds it was made with: the DB iterator borrows
-// lower_view/upper_view, so they (and the strings they view) are declared before rep and
-// outlive it.
-struct shale_iterator_t {
+// The iterate bounds of one or more iterators (shale_create_iterators makes several over one
+// set of bounds): copies of the read options' bound bytes, and the views the engine's
+// iterators borrow. Immutable once made; shared by the iterators that read it.
+struct shale_iterator_bounds_t {
+  bool has_lower_bound = false;
+  bool has_upper_bound = false;
   std::string lower_bound;
   std::string upper_bound;
-  std::string_view lower_view;
-  std::string_view upper_view;
+  std::string_view lower_view;  // views lower_bound
+  std::string_view upper_view;  // views upper_bound
+};
+
+// An iterator and the bounds it reads: the DB iterator borrows bounds->lower_view/upper_view,
+// so `bounds` is declared before rep and outlives it.
+struct shale_iterator_t {
+  std::shared_ptr<const shale_iterator_bounds_t> bounds;
   std::unique_ptr<shale::Iterator> rep;
+};
+
+// A column family handle (shale_open_column_families, shale_create_column_family,
+// shale_get_default_column_family_handle). rep is owned by the handle and deleted with it,
+// unless immortal: the default family's handle, which belongs to the DB (as RocksDB's c.cc).
+struct shale_column_family_handle_t {
+  shale::ColumnFamilyHandle* rep = nullptr;
+  bool immortal = false;
 };
 
 struct shale_sstfilewriter_t {
@@ -133,6 +149,14 @@ char* CopyToMallocString(std::string_view text);
 // the interval checked: an error for a negative or NaN interval.
 Status MakeProgressCallback(shale_progress_callback callback, void* arg, double interval_seconds,
                             const char* what, ProgressCallback* out);
+
+// Copies of the bounds of `options`, for iterators made with them.
+std::shared_ptr<const shale_iterator_bounds_t> CopyBounds(const shale_readoptions_t* options);
+
+// options->rep with its iterate bounds pointing into `bounds` (which must outlive the
+// iterators made with the result).
+ReadOptions WithBounds(const shale_readoptions_t* options,
+                       const shale_iterator_bounds_t& bounds);
 
 // A view of the caller's bytes; NULL with length 0 is the empty string.
 inline std::string_view View(const char* data, size_t len) {

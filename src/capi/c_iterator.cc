@@ -21,6 +21,29 @@ void SetBound(const char* key, size_t keylen, bool* has_bound, std::string* boun
 
 }  // namespace
 
+namespace shale::capi {
+
+std::shared_ptr<const shale_iterator_bounds_t> CopyBounds(const shale_readoptions_t* options) {
+  auto bounds = std::make_shared<shale_iterator_bounds_t>();
+  bounds->has_lower_bound = options->has_lower_bound;
+  bounds->has_upper_bound = options->has_upper_bound;
+  bounds->lower_bound = options->lower_bound;
+  bounds->upper_bound = options->upper_bound;
+  bounds->lower_view = bounds->lower_bound;
+  bounds->upper_view = bounds->upper_bound;
+  return bounds;
+}
+
+ReadOptions WithBounds(const shale_readoptions_t* options,
+                       const shale_iterator_bounds_t& bounds) {
+  ReadOptions read_options = options->rep;
+  read_options.iterate_lower_bound = bounds.has_lower_bound ? &bounds.lower_view : nullptr;
+  read_options.iterate_upper_bound = bounds.has_upper_bound ? &bounds.upper_view : nullptr;
+  return read_options;
+}
+
+}  // namespace shale::capi
+
 extern "C" {
 
 shale_readoptions_t* shale_readoptions_create(void) { return new shale_readoptions_t; }
@@ -54,14 +77,8 @@ void shale_readoptions_set_iterate_upper_bound(shale_readoptions_t* options, con
 
 shale_iterator_t* shale_create_iterator(shale_t* db, const shale_readoptions_t* options) {
   auto iter = std::make_unique<shale_iterator_t>();
-  iter->lower_bound = options->lower_bound;
-  iter->upper_bound = options->upper_bound;
-  iter->lower_view = iter->lower_bound;
-  iter->upper_view = iter->upper_bound;
-  shale::ReadOptions read_options = options->rep;
-  read_options.iterate_lower_bound = options->has_lower_bound ? &iter->lower_view : nullptr;
-  read_options.iterate_upper_bound = options->has_upper_bound ? &iter->upper_view : nullptr;
-  iter->rep = db->rep->NewIterator(read_options);
+  iter->bounds = shale::capi::CopyBounds(options);
+  iter->rep = db->rep->NewIterator(shale::capi::WithBounds(options, *iter->bounds));
   return iter.release();
 }
 

@@ -48,6 +48,32 @@ void shale_options_set_compression(shale_options_t* options, int v) {
   options->rep.compression = static_cast<shale::CompressionType>(v);
 }
 
+// ---------------------------------------------------------------- Column families (DB options)
+
+void shale_options_set_create_missing_column_families(shale_options_t* options, unsigned char v) {
+  options->rep.create_missing_column_families = v != 0;
+}
+
+unsigned char shale_options_get_create_missing_column_families(const shale_options_t* options) {
+  return options->rep.create_missing_column_families ? 1 : 0;
+}
+
+void shale_options_set_max_total_wal_size(shale_options_t* options, uint64_t n) {
+  options->rep.max_total_wal_size = n;
+}
+
+uint64_t shale_options_get_max_total_wal_size(const shale_options_t* options) {
+  return options->rep.max_total_wal_size;
+}
+
+void shale_options_set_atomic_flush(shale_options_t* options, unsigned char v) {
+  options->rep.atomic_flush = v != 0;
+}
+
+unsigned char shale_options_get_atomic_flush(const shale_options_t* options) {
+  return options->rep.atomic_flush ? 1 : 0;
+}
+
 // ---------------------------------------------------------------- Presets
 
 void shale_options_prepare_for_bulk_load(shale_options_t* options) {

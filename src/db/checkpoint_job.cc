@@ -180,13 +180,16 @@ Status CopyWalRecords(FileSystem* fs, const std::string& src, uint64_t length,
 
 // OPTIONS, the MANIFEST and, last, CURRENT naming it.
 Status WriteMetadata(FileSystem* fs, const std::string& dir, const CheckpointPlan& src) {
-  Status s = WriteOptionsFile(fs, OptionsFileName(dir, src.options_number), src.options);
+  Status s = WriteOptionsFile(fs, OptionsFileName(dir, src.options_number), src.db_options,
+                              src.families);
   const std::string manifest = DescriptorFileName(dir, src.manifest_number);
   std::unique_ptr<WritableFile> file;
   if (s.ok()) s = fs->NewWritableFile(manifest, &file);
   if (!s.ok()) return s;
   log::Writer writer(std::move(file));
-  s = writer.AddRecord(src.manifest_record);
+  for (const std::string& record : src.manifest_records) {
+    if (s.ok()) s = writer.AddRecord(record);
+  }
   if (s.ok()) s = writer.Sync();
   Status c = writer.Close();
   if (s.ok()) s = c;
@@ -204,9 +207,11 @@ Status FillCheckpointDir(FileSystem* fs, const std::string& dbname, const std::s
   if (progress != nullptr) {
     uint64_t bytes = 0, files = src.wals.size();
     for (uint64_t length : src.wal_lengths) bytes += length;
-    for (int level = 0; level < src.version->num_levels(); level++) {
-      files += src.version->files(level).size();
-      for (const FileMetaData* f : src.version->files(level)) bytes += f->file_size;
+    for (const Version* v : src.versions) {
+      for (int level = 0; level < v->num_levels(); level++) {
+        files += v->files(level).size();
+        for (const FileMetaData* f : v->files(level)) bytes += f->file_size;
+      }
     }
     progress->Restart(bytes, files);  // a retry counts from zero again
     progress->SetStage("copy");
@@ -217,11 +222,13 @@ Status FillCheckpointDir(FileSystem* fs, const std::string& dbname, const std::s
     if (s.ok() && progress != nullptr) progress->Add(src.wal_lengths[i], 1);
   }
   bool link_failed = false;
-  for (int level = 0; s.ok() && level < src.version->num_levels(); level++) {
-    for (const FileMetaData* f : src.version->files(level)) {
-      s = LinkOrCopy(fs, TableFileName(dbname, f->number), TableFileName(dir, f->number),
-                     f->file_size, &link_failed, progress);
-      if (!s.ok()) break;
+  for (const Version* v : src.versions) {
+    for (int level = 0; s.ok() && level < v->num_levels(); level++) {
+      for (const FileMetaData* f : v->files(level)) {
+        s = LinkOrCopy(fs, TableFileName(dbname, f->number), TableFileName(dir, f->number),
+                       f->file_size, &link_failed, progress);
+        if (!s.ok()) break;
+      }
     }
   }
   if (s.ok()) s = WriteMetadata(fs, dir, src);
@@ -260,27 +267,22 @@ Status Publish(FileSystem* fs, const std::string& tmp, const std::string& dir) {
 
 }  // namespace
 
-void CaptureCheckpointVersion(VersionSet* versions, const Options& options,
+void CaptureCheckpointVersion(VersionSet* versions, const DBOptions& db_options,
+                              const std::vector<ColumnFamilyDescriptor>& families,
                               CheckpointPlan* plan) {
-  Version* v = versions->current();
-  v->Ref();
-  plan->version = v;
-  plan->log_number = versions->LogNumber();
+  for (uint32_t id : versions->ColumnFamilyIds()) {
+    Version* v = versions->current(id);
+    v->Ref();
+    plan->versions.push_back(v);
+  }
+  plan->log_number = versions->MinLogNumber();
   plan->manifest_number = versions->NewFileNumber();
   plan->options_number = versions->NewFileNumber();
-  plan->options = options;
-  VersionEdit snapshot;
-  snapshot.SetComparatorName(versions->icmp().user_comparator()->Name());
-  snapshot.SetLogNumber(plan->log_number);
-  snapshot.SetPrevLogNumber(0);
-  snapshot.SetNextFile(versions->PeekNextFileNumber());
-  snapshot.SetLastSequence(versions->LastAllocatedSequence());
-  for (int level = 0; level < v->num_levels(); level++) {
-    const std::string& pointer = versions->CompactPointer(level);
-    if (!pointer.empty()) snapshot.SetCompactPointer(level, pointer);
-    for (const FileMetaData* f : v->files(level)) snapshot.AddFile(level, *f);
-  }
-  snapshot.EncodeTo(&plan->manifest_record);
+  plan->db_options = db_options;
+  plan->families = families;
+  // The checkpoint's MANIFEST: every family's state, with the WALs it copies from
+  // plan->log_number on (no previous log).
+  versions->EncodeSnapshot(&plan->manifest_records);
 }
 
 CheckpointJob::CheckpointJob(CheckpointJobContext context, std::string checkpoint_dir,

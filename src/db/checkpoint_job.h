@@ -53,23 +53,28 @@ namespace shale {
 
 // What a checkpoint writes, fixed when it is planned.
 struct CheckpointPlan {
-  Version* version = nullptr;  // referenced while the plan lives; its tables are copied
-  uint64_t log_number = 0;     // WALs from this number on hold writes not in `version`
+  // Every live family's Version (referenced while the plan lives); their tables are copied.
+  std::vector<Version*> versions;
+  uint64_t log_number = 0;     // WALs from this number on hold writes not in `versions`
   uint64_t manifest_number = 0;
   uint64_t options_number = 0;
-  std::string manifest_record;  // the MANIFEST's only record: a snapshot of `version`
-  Options options;
+  // The MANIFEST's records: a snapshot of every family (VersionSet::EncodeSnapshot).
+  std::vector<std::string> manifest_records;
+  DBOptions db_options;
+  std::vector<ColumnFamilyDescriptor> families;
   uint64_t current_wal = 0;         // the WAL being written when the plan was captured...
   uint64_t current_wal_length = 0;  // ...and its length then (a record boundary)
   std::vector<uint64_t> wals;         // WALs to copy, ascending...
   std::vector<uint64_t> wal_lengths;  // ...and how many bytes of each
 };
 
-// Fills the plan's Version part from `versions`: references the current Version (the caller
-// releases it with Unref under the DB mutex), takes the log number and two new file numbers
-// (MANIFEST and OPTIONS), copies `options` and encodes the MANIFEST record.
-// REQUIRES: the DB mutex, which guards `versions` and `options`.
-void CaptureCheckpointVersion(VersionSet* versions, const Options& options,
+// Fills the plan's Version part from `versions`: references every live family's current
+// Version (the caller releases them with Unref under the DB mutex), takes the smallest log
+// number and two new file numbers (MANIFEST and OPTIONS), copies the options and encodes the
+// MANIFEST's records.
+// REQUIRES: the DB mutex, which guards `versions`.
+void CaptureCheckpointVersion(VersionSet* versions, const DBOptions& db_options,
+                              const std::vector<ColumnFamilyDescriptor>& families,
                               CheckpointPlan* plan);
 
 // What a CheckpointJob needs of its DB. Each function is called without the DB mutex, from

@@ -2,6 +2,8 @@
 // issues. Properties are in db_impl_properties.cc.
 #include "db/db_impl.h"
 
+#include "options/dynamic_options.h"
+
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -45,32 +47,6 @@ size_t TableFileDescriptors(int max_open_files) {
   return std::min<size_t>(std::max(max_open_files - kReservedFiles, 1), safe_share);
 }
 
-// The options that SetOptions may change (Dynamic: yes in options.h) and that this DB applies
-// while running.
-constexpr std::string_view kDynamicOptions[] = {
-    "write_buffer_size",
-    "max_write_buffer_number",
-    "compression",
-    "compression_level",
-    "level0_file_num_compaction_trigger",
-    "level0_slowdown_writes_trigger",
-    "level0_stop_writes_trigger",
-    "target_file_size_base",
-    "target_file_size_multiplier",
-    "max_bytes_for_level_base",
-    "max_bytes_for_level_multiplier",
-    "soft_pending_compaction_bytes_limit",
-    "hard_pending_compaction_bytes_limit",
-    "delayed_write_rate",
-    "disable_auto_compactions",
-    "max_background_jobs",
-    "max_subcompactions",
-    "compaction_options_universal",
-    "compaction_options_fifo",
-    "ttl",
-    "bottommost_compression",
-    "max_successive_merges",
-};
 
 }  // namespace
 
@@ -80,8 +56,7 @@ DBImpl::DBImpl(const Options& options, const std::string& dbname)
       fs_(options.file_system.get()),
       statistics_(options.statistics.get()),
       open_time_micros_(NowMicros()),
-      merge_operator_(options.merge_operator),
-      options_(options),
+      db_options_(options),
       fs_holder_(options.file_system),
       statistics_holder_(options.statistics) {
   // The block cache: the one the options name, else (unless no_block_cache) a private 8 MiB
@@ -90,7 +65,6 @@ DBImpl::DBImpl(const Options& options, const std::string& dbname)
   block_cache_ = topts.block_cache;
   if (block_cache_ == nullptr && !topts.no_block_cache) {
     block_cache_ = NewLRUCache(kDefaultBlockCacheBytes);
-    options_.table_options.block_cache = block_cache_;
   }
   uint64_t cache_id_prefix = 0;
   block_source_ = UncachedBlockSource();
@@ -116,10 +90,12 @@ DBImpl::DBImpl(const Options& options, const std::string& dbname)
   flush_pool_ = std::make_unique<ThreadPool>(1, "shale:flush");
   compaction_pool_ = std::make_unique<ThreadPool>(std::max(1, options.max_background_jobs - 1),
                                                   "shale:compact");
-  picker_ = NewCompactionPicker(options.compaction_style, &icmp_);
 }
 
 DBImpl::~DBImpl() {
+  // Handles released from now on (or after the DB is gone) do not call back into it; one
+  // releasing now is waited for.
+  handle_owner_->Detach();
   CloseImpl(/*check_snapshots=*/false).PermitUncheckedError();
   table_cache_.reset();  // before versions_ (see CloseImpl)
 }
@@ -149,17 +125,23 @@ DBImpl::InFlightCall::~InFlightCall() {
 Status DBImpl::FlushAllForCloseLocked() {
   mu_.AssertHeld();
   Status s;
-  if (mems_.mem()->num_entries() > 0) s = SwitchMemTable();
-  while (s.ok() && mems_.NumImmutable() > 0) {
+  std::vector<ColumnFamilyData*> families;
+  for (const auto& [id, cfd] : column_families_) families.push_back(cfd.get());
+  for (ColumnFamilyData* cfd : families) {
+    if (s.ok() && cfd->mems.mem()->num_entries() > 0) s = SwitchMemTable(cfd);
+  }
+  while (s.ok()) {
+    ColumnFamilyData* cfd = NextFamilyToFlushLocked();
+    if (cfd == nullptr) break;
     std::vector<MemTable*> to_unref;
-    SuperVersion* old_sv = nullptr;
-    s = FlushOldestLocked(&to_unref, &old_sv);
+    std::vector<SuperVersion*> old_svs;
+    s = FlushLocked(FlushGroupLocked(cfd), &to_unref, &old_svs);
     if (!s.ok()) {
       RecordBackgroundErrorLocked(s, "flush at Close");
       break;
     }
     mu_.Unlock();
-    if (old_sv != nullptr) UnrefSuperVersion(old_sv);
+    for (SuperVersion* sv : old_svs) UnrefSuperVersion(sv);
     for (MemTable* m : to_unref) m->Unref();
     mu_.Lock();
   }
@@ -201,7 +183,11 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
     // Invariant from here: nothing else touches the DB's state. No call is in flight, so the
     // write queue is empty (every writer is an in-flight call) and stays so; no background job
     // is scheduled or can be. Close still takes the queue's front (at once) for its switch.
-    if (opened_ && mems_.HasUnloggedWrites() && bg_error_.ok()) {
+    bool unlogged = false;
+    for (const auto& [id, cfd] : column_families_) {
+      unlogged = unlogged || cfd->mems.HasUnloggedWrites();
+    }
+    if (opened_ && unlogged && bg_error_.ok()) {
       // Writes made with disableWAL live only in memtables: flush them (and every memtable
       // before them, oldest first) in this thread.
       WriteQueue::Front front(&write_queue_, &mu_);
@@ -221,16 +207,20 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
     if (result.ok() && opened) result = s;
     log_.reset();
   }
-  SuperVersion* sv = nullptr;
+  std::vector<SuperVersion*> svs;
   std::vector<MemTable*> mems;
   {
     MutexLock lock(&mu_);
-    sv = super_version_;
-    super_version_ = nullptr;
-    mems_.ReleaseAll(&mems);
+    auto release = [&](ColumnFamilyData* cfd) {
+      if (cfd->super_version != nullptr) svs.push_back(cfd->super_version);
+      cfd->super_version = nullptr;
+      cfd->mems.ReleaseAll(&mems);
+    };
+    for (const auto& [id, cfd] : column_families_) release(cfd.get());
+    for (const auto& cfd : dropped_families_) release(cfd.get());
     closed_ = true;
   }
-  if (sv != nullptr) UnrefSuperVersion(sv);
+  for (SuperVersion* sv : svs) UnrefSuperVersion(sv);
   for (MemTable* m : mems) m->Unref();
   // The table cache itself stays until the destructor: a read that took its SuperVersion
   // before Close (a Get, or an iterator not yet destroyed) still reads the tables it holds.
@@ -265,62 +255,131 @@ void DBImpl::ReleaseSnapshot(const Snapshot* snapshot) {
   snapshots_.Delete(static_cast<const SnapshotImpl*>(snapshot));
 }
 
-Status DBImpl::Flush(const FlushOptions& options) {
+Status DBImpl::Flush(const FlushOptions& options, ColumnFamilyHandle* column_family) {
+  return Flush(options, std::vector<ColumnFamilyHandle*>{column_family});
+}
+
+Status DBImpl::Flush(const FlushOptions& options,
+                     const std::vector<ColumnFamilyHandle*>& column_families) {
   MutexLock lock(&mu_);
   InFlightCall call(this, /*mu_held=*/true);
   if (!call.status().ok()) return call.status();
-  if (!options.allow_write_stall) {
-    bool flush_needed = true;
-    Status s = WaitUntilFlushWouldNotStallLocked(&flush_needed);
-    if (!s.ok() || !flush_needed) return s;
+  std::vector<std::shared_ptr<ColumnFamilyData>> families;
+  for (ColumnFamilyHandle* h : column_families) {
+    ColumnFamilyData* cfd = nullptr;
+    Status s = LiveFamilyLocked(h, "Flush", &cfd);
+    if (!s.ok()) return s;
+    families.push_back(column_families_.at(cfd->id()));
   }
-  WriteQueue::Front front(&write_queue_, &mu_);
-  Status s = MakeRoomForWrite(/*force=*/true);
-  const uint64_t up_to = mems_.log_number();
-  front.Release();
-  if (s.ok() && options.wait) s = WaitForFlushLocked(up_to);
-  return s;
+  if (db_options_.atomic_flush) {
+    // Every family is flushed together (RocksDB's atomic_flush): the first switch retires all
+    // those holding writes (SwitchMemTable).
+    families.clear();
+    for (const auto& [id, cfd] : column_families_) families.push_back(cfd);
+  }
+  // Each family's memtable is retired (at the write queue's front), then the flushes are
+  // waited for together.
+  std::vector<std::pair<ColumnFamilyData*, uint64_t>> waits;
+  for (const auto& cfd : families) {
+    if (cfd->dropped) continue;
+    if (!options.allow_write_stall) {
+      bool flush_needed = true;
+      Status s = WaitUntilFlushWouldNotStallLocked(cfd.get(), &flush_needed);
+      if (!s.ok()) return s;
+      if (!flush_needed) continue;
+    }
+    WriteQueue::Front front(&write_queue_, &mu_);
+    if (cfd->dropped) continue;
+    Status s = MakeRoomForWrite(/*force=*/cfd.get());
+    const uint64_t up_to = cfd->mems.log_number();
+    front.Release();
+    if (!s.ok()) return s;
+    waits.emplace_back(cfd.get(), up_to);
+  }
+  if (!options.wait) return Status::OK();
+  for (const auto& [cfd, up_to] : waits) {
+    Status s = WaitForFlushLocked(cfd, up_to);
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
 }
 
-Status DBImpl::SetOptions(const std::unordered_map<std::string, std::string>& changes) {
+Status DBImpl::SetOptions(ColumnFamilyHandle* column_family,
+                          const std::unordered_map<std::string, std::string>& changes) {
   if (changes.empty()) return Status::InvalidArgument("SetOptions: no options given");
+  return ChangeOptions(column_family, changes);
+}
+
+Status DBImpl::SetDBOptions(const std::unordered_map<std::string, std::string>& changes) {
+  if (changes.empty()) return Status::InvalidArgument("SetDBOptions: no options given");
+  return ChangeOptions(nullptr, changes);
+}
+
+Status DBImpl::ChangeOptions(ColumnFamilyHandle* column_family,
+                             const std::unordered_map<std::string, std::string>& changes) {
+  const char* what = column_family != nullptr ? "SetOptions" : "SetDBOptions";
   std::string text;
-  for (const auto& [name, value] : changes) {
-    const bool dynamic = std::find(std::begin(kDynamicOptions), std::end(kDynamicOptions),
-                                   name) != std::end(kDynamicOptions);
-    if (!dynamic) {
-      return Status::InvalidArgument("SetOptions: " + name +
-                                     " is unknown or cannot be changed while the DB is open");
-    }
-    text += name + "=" + value + ";";
-  }
-  // One SetOptions at a time: options_ cannot change between the validation below and the
+  for (const auto& [name, value] : changes) text += name + "=" + value + ";";
+  // One change at a time: the options cannot change between the validation below and the
   // install, while the new OPTIONS file is written without mu_ held. Lock order:
   // set_options_mu_, then mu_.
   MutexLock serial(&set_options_mu_);
   // Registered for the whole call, the unlocked file write included: Close waits for it.
   InFlightCall call(this, /*mu_held=*/false);
   if (!call.status().ok()) return call.status();
-  Options updated;
+  // The new options of every family they change (one for SetOptions, all for SetDBOptions),
+  // and the DB's.
+  std::map<uint32_t, Options> updated;
+  DBOptions db_updated;
+  DBOptions file_db_options;
+  std::vector<ColumnFamilyDescriptor> file_families;
   uint64_t number = 0;
   std::vector<std::string> adjusted;
   {
     MutexLock lock(&mu_);
     if (closed_ || shutting_down_) return Status::ShutdownInProgress("the DB is closing");
-    Status s = GetOptionsFromString(options_, text, &updated);
-    if (s.ok()) SanitizeOptions(&updated, &adjusted);
-    if (s.ok()) s = ValidateOptions(updated);
-    if (s.ok()) s = CheckSupportedNow(updated);
-    if (!s.ok()) return s;
+    Status s;
+    if (column_family != nullptr) {
+      ColumnFamilyData* cfd = nullptr;
+      s = LiveFamilyLocked(column_family, what, &cfd);
+      if (!s.ok()) return s;
+      ColumnFamilyOptions cf_updated;
+      s = ApplyColumnFamilyOptionChanges(cfd->options, changes, &cf_updated);
+      if (!s.ok()) return s;
+      updated[cfd->id()] = Options(db_options_, cf_updated);
+      db_updated = db_options_;
+    } else {
+      s = ApplyDBOptionChanges(db_options_, changes, &db_updated);
+      if (!s.ok()) return s;
+      for (const auto& [id, cfd] : column_families_) {
+        updated[id] = Options(db_updated, cfd->options);
+      }
+    }
+    for (auto& [id, options] : updated) {
+      SanitizeOptions(&options, &adjusted);
+      s = ValidateOptions(options);
+      if (s.ok()) s = CheckSupportedNow(options);
+      if (!s.ok()) return s;
+    }
+    // Sanitizing may adjust the DB's part (the same way in every family).
+    db_updated = updated.begin()->second;
+    CollectOptionsLocked(&file_db_options, &file_families);
+    file_db_options = db_updated;
+    for (ColumnFamilyDescriptor& d : file_families) {
+      uint32_t id = 0;
+      if (versions_->FindColumnFamily(d.name, &id) && updated.count(id) > 0) {
+        d.options = updated[id];
+      }
+    }
     number = versions_->NewFileNumber();
     options_file_writing_ = number;
   }
   // All or none: the new values go live only once their OPTIONS file is durable; a failed
   // write leaves the old values live and the old file the latest.
-  Status s = WriteOptionsFileNumbered(updated, number);
+  Status s = WriteOptionsFileNumbered(file_db_options, file_families, number);
   if (!s.ok()) {
-    info_log_->Log("SetOptions: %s not applied: writing the OPTIONS file failed: %s",
-                   text.c_str(), s.ToString().c_str());
+    info_log_->Log("%s: %s not applied: writing the OPTIONS file failed: %s", what, text.c_str(),
+                   s.ToString().c_str());
     {
       MutexLock lock(&mu_);
       options_file_writing_ = 0;
@@ -332,10 +391,14 @@ Status DBImpl::SetOptions(const std::unordered_map<std::string, std::string>& ch
   }
   {
     MutexLock lock(&mu_);
-    options_ = updated;
+    db_options_ = db_updated;
+    for (const auto& [id, options] : updated) {
+      auto it = column_families_.find(id);
+      if (it != column_families_.end()) it->second->options = options;  // not dropped meanwhile
+    }
     options_file_number_ = number;
     options_file_writing_ = 0;
-    info_log_->Log("SetOptions: %s", text.c_str());
+    info_log_->Log("%s: %s", what, text.c_str());
     for (const std::string& note : adjusted) {
       info_log_->Log("option adjusted as RocksDB does: %s", note.c_str());
     }
@@ -361,18 +424,35 @@ Status DBImpl::Resume() {
   // WAL acknowledged before the flush could survive a power loss that loses them (the
   // recovered state would not be a prefix of the acknowledged writes). If the flush fails,
   // the error is back and the waiting writers fail with it.
-  if (s.ok()) s = WaitForFlushLocked(mems_.log_number());
+  if (s.ok()) {
+    std::vector<std::shared_ptr<ColumnFamilyData>> families;
+    for (const auto& [id, cfd] : column_families_) families.push_back(cfd);
+    for (const auto& cfd : families) {
+      if (s.ok()) s = WaitForFlushLocked(cfd.get(), cfd->mems.log_number());
+    }
+  }
   front.Release();
   return s;
 }
 
-Options DBImpl::GetOptions() const {
+Options DBImpl::GetOptions(ColumnFamilyHandle* column_family) const {
   MutexLock lock(&mu_);
-  return options_;
+  ColumnFamilyData* cfd = FamilyOf(column_family);
+  return cfd != nullptr ? cfd->options : default_cf_->options;
 }
 
-Status DBImpl::GetApproximateSizes(const Range* ranges, int n, uint64_t* sizes) {
-  SuperVersion* sv = RefSuperVersion(ReadOptions(), nullptr);
+DBOptions DBImpl::GetDBOptions() const {
+  MutexLock lock(&mu_);
+  return db_options_;
+}
+
+Status DBImpl::GetApproximateSizes(ColumnFamilyHandle* column_family, const Range* ranges, int n,
+                                   uint64_t* sizes) {
+  ColumnFamilyData* cfd = FamilyOf(column_family);
+  if (cfd == nullptr) {
+    return Status::InvalidArgument("GetApproximateSizes: null or foreign column family handle");
+  }
+  SuperVersion* sv = RefSuperVersion(cfd, ReadOptions(), nullptr);
   if (sv == nullptr) return Status::ShutdownInProgress("the DB is closed");
   const Comparator* ucmp = icmp_.user_comparator();
   Status s;

@@ -9,12 +9,18 @@
 // ingestion, checkpoints and Close take the front with a WriteQueue::Front too), so the
 // memtable has one writer at a time, as MemTable requires.
 //
-// Memtables and WALs: mems_ (memtable/memtable_set.h) holds the active and immutable memtables
-// and their WAL numbers; each memtable has its WAL; a switch closes the WAL (synced, so no
-// later synced write can survive a crash that an earlier write does not) and starts a new one.
-// An immutable memtable is flushed to one table file by the background thread, oldest first;
-// the MANIFEST edit that adds the file also raises the log number past its WAL, which is then
-// deleted.
+// Column families (db/column_family.h, doc/column_families.md): each live family is a
+// ColumnFamilyData in column_families_ with its options, memtables (MemTableSet), SuperVersion,
+// picker and stats; its table files are its Version in versions_. Everything else here is the
+// DB's and shared by the families.
+//
+// Memtables and WALs: one WAL (log_, number log_number_) takes the writes of every family. A
+// family's switch retires its active memtable and starts a new WAL (synced first, so no later
+// synced write can survive a crash that an earlier write does not); the other families go on
+// writing into the new WAL. An immutable memtable is flushed to one table file by the
+// background thread, oldest first; the MANIFEST edit that adds the file also raises the
+// family's log number past its WALs. A WAL is deleted once every live family's log number is
+// above it (VersionSet::MinLogNumber).
 //
 // Locking: mu_ guards the fields marked ABSL_GUARDED_BY(mu_) and the VersionSet (see
 // version_set.h). Never held across I/O: the leader releases it while writing the WAL and the
@@ -28,7 +34,7 @@
 // run in compaction_pool_ (max_background_jobs minus the flush thread) or, for CompactRange, in
 // the caller's thread, with mu_ released; each result is installed with one MANIFEST edit.
 // While a flush or compaction is writing files that its edit will add to a level, the key
-// range is listed in pending_ranges_, so no other flush or compaction places overlapping
+// range is listed in the family's pending_ranges, so no other flush or compaction places overlapping
 // files in that level before the edit lands.
 #ifndef SHALE_DB_DB_IMPL_H_
 #define SHALE_DB_DB_IMPL_H_
@@ -49,7 +55,9 @@
 #include "compaction/compaction_job.h"
 #include "compaction/compaction_picker.h"
 #include "db/checkpoint_job.h"
+#include "db/column_family.h"
 #include "db/compaction_debt.h"
+#include "db/db_iter.h"
 #include "shale/checkpoint.h"
 #include "db/info_log.h"
 #include "db/ingestion_job.h"
@@ -72,42 +80,87 @@ class DBImpl final : public DB {
   DBImpl(const Options& options, const std::string& dbname);
   ~DBImpl() override;
 
-  // Opens or creates the DB (the work of DB::Open after option checks). `option_notes`: the
-  // adjustments DB::Open made to the options (SanitizeOptions), logged once the info LOG is
-  // open.
-  [[nodiscard]] Status OpenDB(const std::vector<std::string>& option_notes = {});
+  // Opens or creates the DB (the work of DB::Open after option checks) with the column
+  // families `families` (validated, sanitized options each; the constructor's options are
+  // the DB's and the default family's); on success *handles gets one handle per family, in
+  // order. `option_notes`: the adjustments DB::Open made to the options (SanitizeOptions),
+  // logged once the info LOG is open.
+  [[nodiscard]] Status OpenDB(const std::vector<ColumnFamilyDescriptor>& families,
+                              std::vector<ColumnFamilyHandle*>* handles,
+                              const std::vector<std::string>& option_notes);
 
-  // DB interface.
-  Status Put(const WriteOptions& options, std::string_view key, std::string_view value) override;
-  Status Delete(const WriteOptions& options, std::string_view key) override;
-  Status SingleDelete(const WriteOptions& options, std::string_view key) override;
-  Status DeleteRange(const WriteOptions& options, std::string_view begin_key,
-                     std::string_view end_key) override;
-  Status Merge(const WriteOptions& options, std::string_view key,
-               std::string_view value) override;
+  // DB interface. The overloads without a column family are DB's (default family).
+  using DB::CompactRange;
+  using DB::Delete;
+  using DB::DeleteRange;
+  using DB::Flush;
+  using DB::Get;
+  using DB::GetApproximateSizes;
+  using DB::GetIntProperty;
+  using DB::GetOptions;
+  using DB::GetProperty;
+  using DB::IngestExternalFile;
+  using DB::Merge;
+  using DB::MultiGet;
+  using DB::NewIterator;
+  using DB::Put;
+  using DB::SetOptions;
+  using DB::SingleDelete;
+  // ---- db_impl_column_family.cc
+  Status CreateColumnFamily(const ColumnFamilyOptions& options, const std::string& name,
+                            ColumnFamilyHandle** handle) override ABSL_LOCKS_EXCLUDED(mu_);
+  Status DropColumnFamily(ColumnFamilyHandle* column_family) override ABSL_LOCKS_EXCLUDED(mu_);
+  Status DestroyColumnFamilyHandle(ColumnFamilyHandle* column_family) override;
+  ColumnFamilyHandle* DefaultColumnFamily() const override { return default_handle_.get(); }
+  // ---- writes and reads
+  Status Put(const WriteOptions& options, ColumnFamilyHandle* column_family, std::string_view key,
+             std::string_view value) override;
+  Status Delete(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                std::string_view key) override;
+  Status SingleDelete(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                      std::string_view key) override;
+  Status DeleteRange(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                     std::string_view begin_key, std::string_view end_key) override;
+  Status Merge(const WriteOptions& options, ColumnFamilyHandle* column_family,
+               std::string_view key, std::string_view value) override;
   Status Write(const WriteOptions& options, WriteBatch* updates) override;
-  Status Get(const ReadOptions& options, std::string_view key, std::string* value) override;
+  Status Get(const ReadOptions& options, ColumnFamilyHandle* column_family, std::string_view key,
+             std::string* value) override;
   std::vector<Status> MultiGet(const ReadOptions& options,
+                               const std::vector<ColumnFamilyHandle*>& column_families,
                                const std::vector<std::string_view>& keys,
                                std::vector<std::string>* values) override;
-  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options) override;
+  std::unique_ptr<Iterator> NewIterator(const ReadOptions& options,
+                                        ColumnFamilyHandle* column_family) override;
+  Status NewIterators(const ReadOptions& options,
+                      const std::vector<ColumnFamilyHandle*>& column_families,
+                      std::vector<std::unique_ptr<Iterator>>* iterators) override;
   const Snapshot* GetSnapshot() override;
   void ReleaseSnapshot(const Snapshot* snapshot) override;
-  Status Flush(const FlushOptions& options) override;
-  Status CompactRange(const CompactRangeOptions& options, const std::string_view* begin,
-                      const std::string_view* end) override;
-  Status IngestExternalFile(const std::vector<std::string>& files,
+  Status Flush(const FlushOptions& options, ColumnFamilyHandle* column_family) override;
+  Status Flush(const FlushOptions& options,
+               const std::vector<ColumnFamilyHandle*>& column_families) override;
+  Status CompactRange(const CompactRangeOptions& options, ColumnFamilyHandle* column_family,
+                      const std::string_view* begin, const std::string_view* end) override;
+  Status IngestExternalFile(ColumnFamilyHandle* column_family,
+                            const std::vector<std::string>& files,
                             const IngestExternalFileOptions& options) override;
-  Status SetOptions(const std::unordered_map<std::string, std::string>& options) override;
+  Status SetOptions(ColumnFamilyHandle* column_family,
+                    const std::unordered_map<std::string, std::string>& options) override;
+  Status SetDBOptions(const std::unordered_map<std::string, std::string>& options) override;
   Status Resume() override;
   // db_impl_verify.cc.
   Status VerifyChecksum(const ReadOptions& options) override ABSL_LOCKS_EXCLUDED(mu_);
   Status VerifyChecksum(const VerifyChecksumOptions& options) override ABSL_LOCKS_EXCLUDED(mu_);
   Status Close() override;
-  bool GetProperty(std::string_view property, std::string* value) override;
-  bool GetIntProperty(std::string_view property, uint64_t* value) override;
-  Status GetApproximateSizes(const Range* ranges, int n, uint64_t* sizes) override;
-  Options GetOptions() const override;
+  bool GetProperty(ColumnFamilyHandle* column_family, std::string_view property,
+                   std::string* value) override;
+  bool GetIntProperty(ColumnFamilyHandle* column_family, std::string_view property,
+                      uint64_t* value) override;
+  Status GetApproximateSizes(ColumnFamilyHandle* column_family, const Range* ranges, int n,
+                             uint64_t* sizes) override;
+  Options GetOptions(ColumnFamilyHandle* column_family) const override;
+  DBOptions GetDBOptions() const override;
   const std::string& GetName() const override { return dbname_; }
   uint64_t GetLatestSequenceNumber() const override { return versions_->LastSequence(); }
 
@@ -127,25 +180,6 @@ class DBImpl final : public DB {
   void ReleasePlan(CheckpointPlan* plan) ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
-  // Compaction counters of one output level, for shale.stats / shale.levelstats.
-  struct LevelCompactionStats {
-    uint64_t compactions = 0;
-    uint64_t trivial_moves = 0;
-    uint64_t bytes_read_start = 0;   // from the start level (Rn)
-    uint64_t bytes_read_output = 0;  // from the output level itself (Rnp1)
-    uint64_t bytes_written = 0;
-    uint64_t files_in = 0;
-    uint64_t files_out = 0;
-    uint64_t micros = 0;
-  };
-  // Counters for shale.stats. Guarded by mu_.
-  struct FlushStats {
-    uint64_t flushes = 0;
-    uint64_t bytes_written = 0;
-    uint64_t micros = 0;
-    uint64_t files_to_lower_levels = 0;  // flushes placed below L0
-  };
-
   // ---- db_impl_open.cc
   [[nodiscard]] Status CheckOrCreateDir();
   // Corruption when the directory holds a DB's data (a table or a non-empty WAL) but no
@@ -153,21 +187,43 @@ class DBImpl final : public DB {
   // by a crash leaves (to be removed before creating the DB again).
   [[nodiscard]] Status CheckNoDBFilesLocked(std::vector<std::string>* leftovers)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  [[nodiscard]] Status NewDBLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  [[nodiscard]] Status RecoverLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  [[nodiscard]] Status CheckTableFileSizesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  [[nodiscard]] Status ReplayWals(const std::vector<uint64_t>& wals, VersionEdit* edit)
+  // Creates the DB with its default family (the others named are created by OpenDB).
+  [[nodiscard]] Status NewDBLocked(const std::vector<ColumnFamilyDescriptor>& families)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Replays one WAL into *mem; `last`: no newer WAL follows it.
-  [[nodiscard]] Status ReplayWal(uint64_t number, bool last, MemTable** mem, VersionEdit* edit,
+  // Recovers the DB and the named families (InvalidArgument for a family the DB has that is
+  // not named); lists in *missing the named families the DB does not have (refused unless
+  // create_missing_column_families).
+  [[nodiscard]] Status RecoverLocked(const std::vector<ColumnFamilyDescriptor>& families,
+                                     std::vector<const ColumnFamilyDescriptor*>* missing)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  [[nodiscard]] Status CheckTableFileSizesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // What recovery gathers per family: the memtable being replayed into and the edit that
+  // records the tables flushed from it.
+  struct RecoveredFamily {
+    MemTable* mem = nullptr;  // referenced; null until a record of the family is replayed
+    VersionEdit edit;
+  };
+  using RecoveredFamilies = std::map<uint32_t, RecoveredFamily>;
+  [[nodiscard]] Status ReplayWals(const std::vector<uint64_t>& wals, RecoveredFamilies* families)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Replays one WAL into the families' memtables, skipping the records of families whose log
+  // number is above `number` (their tables hold them); `last`: no newer WAL follows it.
+  [[nodiscard]] Status ReplayWal(uint64_t number, bool last, RecoveredFamilies* families,
                                  bool* stop) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  [[nodiscard]] Status FlushRecoveredMemTable(MemTable* mem, VersionEdit* edit)
+  [[nodiscard]] Status FlushRecoveredMemTable(ColumnFamilyData* cfd, MemTable* mem,
+                                              VersionEdit* edit)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status StartNewWal(uint64_t number);
   [[nodiscard]] Status WriteOptionsFileLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Writes `options` durably as OPTIONS-<number> (a temp file, renamed, the directory synced);
-  // on failure leaves neither file. Touches no DB state: called with or without mu_.
-  [[nodiscard]] Status WriteOptionsFileNumbered(const Options& options, uint64_t number);
+  // The options of every live family (default first) and of the DB, as an OPTIONS file holds
+  // them.
+  void CollectOptionsLocked(DBOptions* db_options, std::vector<ColumnFamilyDescriptor>* families)
+      const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Writes the options durably as OPTIONS-<number> (a temp file, renamed, the directory
+  // synced); on failure leaves neither file. Touches no DB state: called with or without mu_.
+  [[nodiscard]] Status WriteOptionsFileNumbered(const DBOptions& db_options,
+                                                const std::vector<ColumnFamilyDescriptor>& families,
+                                                uint64_t number);
 
   // ---- db_impl_write.cc
   // Makes room in the active memtable for a write: waits while writes are stopped (too many
@@ -177,17 +233,31 @@ class DBImpl final : public DB {
   // Flush). Returns the background error, or ShutdownInProgress once Close began.
   // REQUIRES: mu_ held, and the caller holds the write queue's front. Releases and re-takes
   // mu_ (waiting on bg_cv_, and in SwitchMemTable): on return the caller must re-read
-  // everything it read from mems_, versions_ and the options before the call; bg_error_ and
+  // everything it read from the families, versions_ and the options before the call; bg_error_ and
   // shutting_down_ were checked at its last step.
-  [[nodiscard]] Status MakeRoomForWrite(bool force) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // With column families: every live family is checked (a write group may touch any), and
+  // `force` names the family whose memtable Flush retires (null for writes).
+  [[nodiscard]] Status MakeRoomForWrite(ColumnFamilyData* force)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Syncs and closes the WAL, starts a new one, and retires the active memtable for flushing
-  // (mems_.Switch), then schedules the flush and installs a new SuperVersion. On failure
+  // of the family (cfd->mems.Switch), then schedules the flush and installs the family's new
+  // SuperVersion. On failure
   // records the background error and leaves the memtables and the old WAL as they were.
   // REQUIRES: mu_ held, and the caller holds the write queue's front (nothing else touches
   // log_ or the active memtable). Releases mu_ for the WAL I/O and re-takes it (and again to
   // release the replaced SuperVersion): the caller must re-check bg_error_ and
-  // shutting_down_, and re-read mems_ and versions_, afterwards.
-  [[nodiscard]] Status SwitchMemTable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // shutting_down_, and re-read the families and versions_, afterwards.
+  // The other families keep their memtables and write into the new WAL too.
+  [[nodiscard]] Status SwitchMemTable(ColumnFamilyData* cfd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts a write stall (or delay) against the family whose state caused it, for its stats.
+  void CountFamilyStallLocked(uint32_t id, WriteController::Cause cause, uint64_t micros)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // DBOptions::max_total_wal_size as applied (0: RocksDB's rule, see options.h).
+  uint64_t MaxTotalWalSizeLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // With more than one family and the live WALs over MaxTotalWalSizeLocked(): a family whose
+  // non-empty active memtable keeps the oldest WAL alive (to be switched, so its flush lets
+  // the WAL go); else null. REQUIRES: the write queue's front (it reads log_).
+  ColumnFamilyData* FamilyPinningOldestWalLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Paces the write leader while the write controller delays writes (releases mu_ to sleep).
   void DelayWriteLocked(size_t bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status WriteGroupToWal(const WriteBatch& group, bool sync);
@@ -198,13 +268,14 @@ class DBImpl final : public DB {
   static constexpr size_t kMinMemTableBudget = size_t{64} << 10;
   // Options::db_write_buffer_size as applied: 0 (no budget) or at least kMinMemTableBudget.
   size_t MemTableBudgetLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  MemTable* NewMemTable() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  MemTable* NewMemTable(const ColumnFamilyData& cfd) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Options::max_successive_merges: when `mem` already holds that many operands on top of
   // `key`, reads the key as of sequence - 1, merges `operand` onto it and returns true with the
   // value to add instead. False (add the operand) below the bound, or when the read or merge
   // fails (the operand then keeps the failure for readers to see). REQUIRES: the caller is the
   // write leader inserting into `mem`, without mu_.
-  bool MergeAtWriteTime(MemTable* mem, size_t max_successive_merges, SequenceNumber sequence,
+  bool MergeAtWriteTime(ColumnFamilyData* cfd, MemTable* mem, size_t max_successive_merges,
+                        SequenceNumber sequence,
                         std::string_view key, std::string_view operand, std::string* value)
       ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -212,33 +283,50 @@ class DBImpl final : public DB {
   // References the current SuperVersion and, with `sequence`, sets it to the read sequence
   // of `options` (its snapshot, or the last published sequence, read with the SuperVersion).
   // Null once the DB is closed (the caller returns ShutdownInProgress).
-  SuperVersion* RefSuperVersion(const ReadOptions& options, SequenceNumber* sequence)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  SuperVersion* RefSuperVersion(ColumnFamilyData* cfd, const ReadOptions& options,
+                                SequenceNumber* sequence) ABSL_LOCKS_EXCLUDED(mu_);
   void UnrefSuperVersion(SuperVersion* sv) ABSL_LOCKS_EXCLUDED(mu_);
   // Makes a SuperVersion of the current state and returns the one it replaces (to be
   // released with UnrefSuperVersion after mu_ is released), or null.
-  SuperVersion* InstallSuperVersionLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  SuperVersion* InstallSuperVersionLocked(ColumnFamilyData* cfd)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // InstallSuperVersionLocked, then releases the replaced one with mu_ dropped briefly.
   // REQUIRES: mu_ held; it is released and retaken.
-  void ReplaceSuperVersionLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  [[nodiscard]] Status GetImpl(const ReadOptions& options, SuperVersion* sv,
+  void ReplaceSuperVersionLocked(ColumnFamilyData* cfd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // An iterator over the family's SuperVersion `sv` (referenced by the caller, released when
+  // the iterator is destroyed; null: the DB is closed) at iopts.sequence.
+  std::unique_ptr<Iterator> NewIteratorOver(const ReadOptions& options,
+                                            std::shared_ptr<ColumnFamilyData> cfd,
+                                            SuperVersion* sv, DBIterOptions iopts);
+  [[nodiscard]] Status GetImpl(const ReadOptions& options, const ColumnFamilyData& cfd,
+                               SuperVersion* sv,
                                SequenceNumber sequence, std::string_view key,
                                std::string* value);
 
   // ---- db_impl_background.cc
   void MaybeScheduleFlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The live family to flush next (see db_impl_background.cc), or null when none waits.
+  ColumnFamilyData* NextFamilyToFlushLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void BackgroundFlushCall() ABSL_LOCKS_EXCLUDED(mu_);
-  // Flushes the oldest immutable memtable to a table file, logs the MANIFEST edit that adds
-  // it and drops its WAL, and removes it from mems_; hands back in *to_unref the memtable and
-  // in *old_sv the replaced SuperVersion, both to be released after mu_ is (Unref frees
-  // memory). On failure the memtable stays listed (the caller records the error).
-  // REQUIRES: mu_ held; mems_ has an immutable memtable; no other flush runs (the flush
-  // thread, or Close with nothing else running): only this removes from mems_. Releases mu_
-  // while it builds the table and while LogAndApply writes the MANIFEST, and re-takes it:
-  // afterwards the caller must re-check bg_error_ and shutting_down_ and re-read mems_ (new
-  // memtables may have been retired meanwhile) and the current Version.
-  [[nodiscard]] Status FlushOldestLocked(std::vector<MemTable*>* to_unref,
-                                         SuperVersion** old_sv)
+  // Flushes the oldest immutable memtable of each of `families` to a table file and logs,
+  // in one MANIFEST write (an atomic group when there are several), the edits that add the
+  // files and raise the families' log numbers (and those of idle families); removes the
+  // memtables from their sets; hands back in *to_unref the memtables and in *old_svs the
+  // replaced SuperVersions, all to be released after mu_ is (Unref frees memory). A family
+  // dropped meanwhile is skipped (its table is obsolete). On failure nothing is installed and
+  // the memtables stay listed (the caller records the error).
+  // REQUIRES: mu_ held; each family has an immutable memtable; no other flush runs (the flush
+  // thread, or Close with nothing else running): only this removes from the sets. Releases
+  // mu_ while it builds the tables and while LogAndApply writes the MANIFEST, and re-takes
+  // it: afterwards the caller must re-check bg_error_ and shutting_down_ and re-read the
+  // families (new memtables may have been retired meanwhile) and the current Versions.
+  [[nodiscard]] Status FlushLocked(const std::vector<ColumnFamilyData*>& families,
+                                   std::vector<MemTable*>* to_unref,
+                                   std::vector<SuperVersion*>* old_svs)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The families the next flush takes with `next` (NextFamilyToFlushLocked): `next` alone, or
+  // with atomic_flush every family whose oldest immutable memtable was retired with next's.
+  std::vector<ColumnFamilyData*> FlushGroupLocked(ColumnFamilyData* next) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // FlushOptions::allow_write_stall = false (RocksDB's meaning): before Flush switches the
   // memtable, waits while one more immutable memtable and one more L0 file would make the write
@@ -248,14 +336,16 @@ class DBImpl final : public DB {
   // condition, so waiting would never end). Sets *flush_needed = false if the
   // memtable that was active at the call got flushed meanwhile (by a flush of someone else).
   // Returns the background error, or ShutdownInProgress once Close began.
-  [[nodiscard]] Status WaitUntilFlushWouldNotStallLocked(bool* flush_needed)
+  [[nodiscard]] Status WaitUntilFlushWouldNotStallLocked(ColumnFamilyData* cfd,
+                                                         bool* flush_needed)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Waits until every memtable retired before this call is flushed (or an error).
-  [[nodiscard]] Status WaitForFlushLocked(uint64_t up_to_log_number)
+  [[nodiscard]] Status WaitForFlushLocked(ColumnFamilyData* cfd, uint64_t up_to_log_number)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The level a flushed file with user keys [smallest, largest] goes to: the lowest level it
   // fits in the current Version, raised above any pending output range it overlaps.
-  int PickFlushLevelLocked(std::string_view smallest, std::string_view largest) const
+  int PickFlushLevelLocked(const ColumnFamilyData& cfd, std::string_view smallest,
+                           std::string_view largest) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RecordBackgroundErrorLocked(const Status& s, const char* where)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -278,37 +368,80 @@ class DBImpl final : public DB {
   // Runs (or, for moves and deletions, applies) the compaction and installs its result.
   // Releases mu_ while the job runs. Does not release the compaction's inputs. The job counts
   // its input in *progress when not null (it reports without mu_).
-  [[nodiscard]] Status RunCompactionLocked(Compaction* c, ProgressReporter* progress = nullptr)
+  [[nodiscard]] Status RunCompactionLocked(ColumnFamilyData* cfd, Compaction* c,
+                                           ProgressReporter* progress = nullptr)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  [[nodiscard]] Status InstallCompactionLocked(Compaction* c, const CompactionJob* job,
+  [[nodiscard]] Status InstallCompactionLocked(ColumnFamilyData* cfd, Compaction* c,
+                                               const CompactionJob* job,
                                                bool trivial_move)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // CompactRange(change_level): moves the files of the finished manual compaction `c` in its
   // output level (the bottom) up to `target`, in one MANIFEST edit. Aborted (nothing moved,
   // the data stays correct in the output level) if a level between holds data of the span.
-  [[nodiscard]] Status RefitCompactionOutputLocked(const Compaction& c, int target)
+  [[nodiscard]] Status RefitCompactionOutputLocked(ColumnFamilyData* cfd, const Compaction& c,
+                                                   int target)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Registers a pending output range; returns its id for RemovePendingRangeLocked.
-  uint64_t AddPendingRangeLocked(int level, std::string_view smallest, std::string_view largest)
+  uint64_t AddPendingRangeLocked(ColumnFamilyData* cfd, int level, std::string_view smallest,
+                                 std::string_view largest) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RemovePendingRangeLocked(ColumnFamilyData* cfd, uint64_t id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void RemovePendingRangeLocked(uint64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::vector<PendingOutputRange> PendingRangesLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Recomputes the write controller's state from the current tree.
+  std::vector<PendingOutputRange> PendingRangesLocked(const ColumnFamilyData& cfd) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Recomputes the write controller's state from every family's tree (the most severe state
+  // wins).
   void RecalculateWriteStallLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The next live family (round robin after last_compacted_family_) whose picker says a
+  // compaction is due, or null.
+  ColumnFamilyData* FamilyNeedingCompactionLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Threads for compactions: max_background_jobs minus the flush thread, at least 1.
   int MaxCompactionThreadsLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::string CompactionStatsString() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string CompactionStatsString(const ColumnFamilyData& cfd) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // ---- db_impl_ingest.cc (what an IngestionJob, db/ingestion_job.h, needs of the DB)
   // Takes the write queue's front, flushes as needed, places the files and logs the edit.
-  [[nodiscard]] Status InstallExternalFiles(IngestionJob* job) ABSL_LOCKS_EXCLUDED(mu_);
+  [[nodiscard]] Status InstallExternalFiles(ColumnFamilyData* cfd, IngestionJob* job)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Flushes the memtables that hold keys in the job's files' ranges, and under universal
   // compaction every memtable before a file enters L0 (IngestionJob::CheckFlush). REQUIRES:
   // the writer queue's front; mu_ held, released and retaken while it waits for the flush.
-  [[nodiscard]] Status FlushForIngestionLocked(const IngestionJob& job)
+  [[nodiscard]] Status FlushForIngestionLocked(ColumnFamilyData* cfd, const IngestionJob& job)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The state IngestionJob::Place reads; its Version is valid while mu_ is held.
-  IngestionJob::DbView IngestionViewLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  IngestionJob::DbView IngestionViewLocked(const ColumnFamilyData& cfd) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // ---- db_impl_column_family.cc
+  // The family of a handle this DB handed out; null for a null handle or one of another DB.
+  // Live or
+  // dropped (cfd->dropped says).
+  ColumnFamilyData* FamilyOf(ColumnFamilyHandle* column_family) const;
+  std::shared_ptr<ColumnFamilyData> SharedFamilyOf(ColumnFamilyHandle* column_family) const;
+  // FamilyOf, refusing (InvalidArgument naming `what`) a null handle and a dropped family.
+  [[nodiscard]] Status LiveFamilyLocked(ColumnFamilyHandle* column_family, std::string_view what,
+                                        ColumnFamilyData** cfd) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Makes the ColumnFamilyData of a family the VersionSet has (Open, CreateColumnFamily):
+  // its picker, stats and first memtable (writing to log_number_), and its SuperVersion once
+  // `install` (after Open's recovery).
+  std::shared_ptr<ColumnFamilyData> NewFamilyLocked(uint32_t id, const std::string& name,
+                                                    const ColumnFamilyOptions& options)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Releases the SuperVersion and memtables of each dropped family only dropped_families_
+  // holds, appending them to *svs and *mems for the caller to release without mu_.
+  void SweepDroppedFamiliesLocked(std::vector<SuperVersion*>* svs, std::vector<MemTable*>* mems)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sweeps the dropped families nothing holds any more and deletes their files: called when a
+  // handle or an iterator lets go of a family. Cheap when no family was dropped.
+  void ReleaseDroppedFamilies() ABSL_LOCKS_EXCLUDED(mu_);
+  // A handle the caller owns, whose destruction calls ReleaseDroppedFamilies.
+  ColumnFamilyHandle* NewHandle(std::shared_ptr<ColumnFamilyData> cfd);
+  // OK, or InvalidArgument when a family's options cannot live beside the DB's (another
+  // comparator, another block cache, other reader-side table options: doc/column_families.md).
+  [[nodiscard]] Status CheckFamilyOptions(const std::string& name,
+                                          const ColumnFamilyOptions& options,
+                                          const ColumnFamilyOptions& default_options) const;
 
   // ---- db_impl.cc
   // Registers a public call that uses the write queue, the WAL, the memtables, the background
@@ -332,18 +465,26 @@ class DBImpl final : public DB {
     const bool mu_held_;
     Status status_;  // OK: registered (and unregistered by the destructor)
   };
+  // SetOptions (column_family set) and SetDBOptions (null): applies the changes, writes the
+  // OPTIONS file, then installs the new values (all or none).
+  [[nodiscard]] Status ChangeOptions(ColumnFamilyHandle* column_family,
+                                     const std::unordered_map<std::string, std::string>& changes)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Close: refuses new calls, waits for those in flight and for background work, flushes
   // memtables holding disableWAL writes, then frees the WAL writer, memtables and pools.
   [[nodiscard]] Status CloseImpl(bool check_snapshots);
   // Close's flush of every memtable, oldest first, in the calling thread. REQUIRES: mu_ held;
   // the caller holds the write queue's front; nothing else runs (no call in flight, no
-  // background job). Releases and re-takes mu_ (SwitchMemTable, FlushOldestLocked, and to
+  // background job). Releases and re-takes mu_ (SwitchMemTable, FlushLocked, and to
   // release what each flush replaced).
   [[nodiscard]] Status FlushAllForCloseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::string StatsString() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::string LevelStatsString() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::string SSTablesString() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  uint64_t EstimateNumKeysLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string StatsString(const ColumnFamilyData& cfd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string LevelStatsString(const ColumnFamilyData& cfd) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string SSTablesString(const ColumnFamilyData& cfd) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  uint64_t EstimateNumKeysLocked(const ColumnFamilyData& cfd) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The compaction debt figures (shale.estimate-pending-compaction-bytes,
   // shale.compaction-rate, shale.estimate-compaction-seconds-left,
   // shale.sustainable-write-rate; see CompactionDebtTracker).
@@ -356,6 +497,9 @@ class DBImpl final : public DB {
     double sustainable_write_rate = 0;  // user bytes/s; 0: unknown
   };
   DebtFigures DebtFiguresLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The family's estimate of the bytes compaction owes (0 without a picker).
+  uint64_t PendingCompactionBytesLocked(const ColumnFamilyData& cfd) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // One line of the debt figures, for shale.stats and the periodic LOG dump.
   std::string DebtStringLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Options::stats_dump_period_sec: writes shale.stats (debt figures included) to the info
@@ -371,8 +515,6 @@ class DBImpl final : public DB {
   FileSystem* const fs_;
   Statistics* const statistics_;  // may be null
   const uint64_t open_time_micros_;
-  // Options::merge_operator (not dynamic); may be null.
-  const std::shared_ptr<MergeOperator> merge_operator_;
 
   // ---- Set while opening (before any other thread can see the DB), then constant.
   std::unique_ptr<FileLock> db_lock_;
@@ -385,16 +527,17 @@ class DBImpl final : public DB {
   std::unique_ptr<VersionSet> versions_;
   std::unique_ptr<ThreadPool> flush_pool_;
   std::unique_ptr<ThreadPool> compaction_pool_;
-  std::unique_ptr<CompactionPicker> picker_;
   // The stats_dump_period_sec timer (null when 0). Started at the end of OpenDB, stopped by
   // CloseImpl before the pools go (Stop is thread-safe; the pointer does not change after Open).
   std::unique_ptr<PeriodicTask> stats_dumper_;
 
   // Serializes SetOptions calls (held across validating, writing the OPTIONS file and
-  // installing the values, so options_ cannot change in between). Lock order: before mu_.
+  // installing the values, so the options cannot change in between), and family creation and
+  // drop (which write OPTIONS files too). Lock order: before mu_.
   Mutex set_options_mu_;
   mutable Mutex mu_;
-  Options options_ ABSL_GUARDED_BY(mu_);  // changed by SetOptions
+  // The DB's options (the DB part of every family's options too); SetDBOptions changes them.
+  DBOptions db_options_ ABSL_GUARDED_BY(mu_);
   // Shared with the Options the user passed (keeps the file system alive).
   std::shared_ptr<FileSystem> fs_holder_;
   std::shared_ptr<Statistics> statistics_holder_;
@@ -403,12 +546,28 @@ class DBImpl final : public DB {
   // active memtable's contents, and the only one to switch them.
   WriteQueue write_queue_ ABSL_GUARDED_BY(mu_);
 
-  // The memtables and their WAL numbers (the WAL being written is mems_.log_number()). The
-  // set changes only under mu_, and its switch only at the write queue's front (or while
-  // opening); the front writes the active memtable's contents without mu_.
-  MemTableSet mems_ ABSL_GUARDED_BY(mu_);
-  std::unique_ptr<log::Writer> log_;  // only the write queue's front (or Open/Close) touches it
-  SuperVersion* super_version_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // The live column families by id (the default family, id 0, always). A dropped family leaves
+  // the map at once; handles and SuperVersions keep its ColumnFamilyData alive (column_family.h).
+  std::map<uint32_t, std::shared_ptr<ColumnFamilyData>> column_families_ ABSL_GUARDED_BY(mu_);
+  // Dropped families that a handle, an iterator or a write group in flight may still hold:
+  // swept (SuperVersion and memtables released) once only this list holds them
+  // (SweepDroppedFamiliesLocked), and at Close.
+  std::vector<std::shared_ptr<ColumnFamilyData>> dropped_families_ ABSL_GUARDED_BY(mu_);
+  // dropped_families_.size(), readable without mu_ (ReleaseDroppedFamilies' fast path).
+  std::atomic<size_t> num_dropped_families_{0};
+  // The default family and its DB-owned handle. Set while opening, then constant.
+  ColumnFamilyData* default_cf_ = nullptr;
+  std::unique_ptr<ColumnFamilyHandleImpl> default_handle_;
+  // Shared with every handle; detached by the destructor (column_family.h).
+  const std::shared_ptr<HandleOwner> handle_owner_ =
+      std::make_shared<HandleOwner>(&mu_, [this] { ReleaseDroppedFamilies(); });
+  // The WAL every family writes to, and its number. Only the write queue's front (or
+  // Open/Close) touches log_; log_number_ changes with it, under mu_.
+  std::unique_ptr<log::Writer> log_;
+  uint64_t log_number_ ABSL_GUARDED_BY(mu_) = 0;
+  // Bytes of each closed WAL that a family may still need (for max_total_wal_size); entries
+  // below versions_->MinLogNumber() are dropped as they are found.
+  std::map<uint64_t, uint64_t> closed_wal_bytes_ ABSL_GUARDED_BY(mu_);
   uint64_t super_version_number_ ABSL_GUARDED_BY(mu_) = 0;
 
   SnapshotList snapshots_ ABSL_GUARDED_BY(mu_);
@@ -446,13 +605,14 @@ class DBImpl final : public DB {
   int compactions_running_ ABSL_GUARDED_BY(mu_) = 0;       // jobs between pick and install
   int manual_compactions_ ABSL_GUARDED_BY(mu_) = 0;        // CompactRange calls in progress
   int exclusive_manual_compactions_ ABSL_GUARDED_BY(mu_) = 0;  // ... that pause automatic ones
-  std::map<uint64_t, PendingOutputRange> pending_ranges_ ABSL_GUARDED_BY(mu_);
   uint64_t next_pending_range_id_ ABSL_GUARDED_BY(mu_) = 1;
+  // The family the last automatic compaction was picked for (round robin).
+  uint32_t last_compacted_family_ ABSL_GUARDED_BY(mu_) = 0;
   WriteController write_controller_ ABSL_GUARDED_BY(mu_);
+  // The family whose tree set the write controller's state (RecalculateWriteStallLocked).
+  uint32_t write_stall_family_ ABSL_GUARDED_BY(mu_) = 0;
 
   // shale.stats counters. Guarded by mu_.
-  FlushStats flush_stats_ ABSL_GUARDED_BY(mu_);
-  std::vector<LevelCompactionStats> compaction_stats_ ABSL_GUARDED_BY(mu_);
   // Write stalls by cause (WriteController::Cause as index): count and microseconds.
   uint64_t stall_count_by_cause_[4] ABSL_GUARDED_BY(mu_) = {};
   uint64_t stall_micros_by_cause_[4] ABSL_GUARDED_BY(mu_) = {};

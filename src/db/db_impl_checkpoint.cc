@@ -42,15 +42,22 @@ Status DBImpl::CapturePlanAtFront(CheckpointPlan* plan) {
   // never applied. So no plan while the background error stands (as the flush path, which
   // fails with it, already does).
   Status s = bg_error_;
-  if (s.ok() && mems_.HasUnloggedWrites()) {
-    // Writes made without the WAL are only in the memtables: flush them into tables first,
-    // here, so that none is made meanwhile.
-    if (mems_.mem()->num_entries() > 0) s = MakeRoomForWrite(/*force=*/true);
-    if (s.ok()) s = WaitForFlushLocked(mems_.log_number());
+  std::vector<std::shared_ptr<ColumnFamilyData>> families;
+  for (const auto& [id, cfd] : column_families_) families.push_back(cfd);
+  for (const auto& cfd : families) {
+    if (s.ok() && !cfd->dropped && cfd->mems.HasUnloggedWrites()) {
+      // Writes made without the WAL are only in the memtables: flush them into tables first,
+      // here, so that none is made meanwhile.
+      if (cfd->mems.mem()->num_entries() > 0) s = MakeRoomForWrite(/*force=*/cfd.get());
+      if (s.ok()) s = WaitForFlushLocked(cfd.get(), cfd->mems.log_number());
+    }
   }
   if (s.ok()) {
-    CaptureCheckpointVersion(versions_.get(), options_, plan);
-    plan->current_wal = mems_.log_number();
+    DBOptions db_options;
+    std::vector<ColumnFamilyDescriptor> descriptors;
+    CollectOptionsLocked(&db_options, &descriptors);
+    CaptureCheckpointVersion(versions_.get(), db_options, descriptors, plan);
+    plan->current_wal = log_number_;
     plan->current_wal_length = log_->length();
     checkpoint_wals_.insert(plan->log_number);
   }
@@ -59,9 +66,9 @@ Status DBImpl::CapturePlanAtFront(CheckpointPlan* plan) {
 }
 
 void DBImpl::ReleasePlan(CheckpointPlan* plan) {
-  if (plan->version != nullptr) {
+  if (!plan->versions.empty()) {
     MutexLock lock(&mu_);
-    plan->version->Unref();
+    for (Version* v : plan->versions) v->Unref();
     checkpoint_wals_.erase(checkpoint_wals_.find(plan->log_number));
   }
   *plan = CheckpointPlan();

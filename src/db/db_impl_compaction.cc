@@ -28,32 +28,37 @@ constexpr int kDescriptorShortageRetryMs = 1000;
 }  // namespace
 
 int DBImpl::MaxCompactionThreadsLocked() const {
-  return std::max(1, options_.max_background_jobs - 1);
+  return std::max(1, db_options_.max_background_jobs - 1);
 }
 
-uint64_t DBImpl::AddPendingRangeLocked(int level, std::string_view smallest,
-                                       std::string_view largest) {
+uint64_t DBImpl::AddPendingRangeLocked(ColumnFamilyData* cfd, int level,
+                                       std::string_view smallest, std::string_view largest) {
   const uint64_t id = next_pending_range_id_++;
-  pending_ranges_[id] = PendingOutputRange{level, std::string(smallest), std::string(largest)};
+  cfd->pending_ranges[id] = PendingOutputRange{level, std::string(smallest), std::string(largest)};
   return id;
 }
 
-void DBImpl::RemovePendingRangeLocked(uint64_t id) { pending_ranges_.erase(id); }
+void DBImpl::RemovePendingRangeLocked(ColumnFamilyData* cfd, uint64_t id) {
+  cfd->pending_ranges.erase(id);
+}
 
-std::vector<PendingOutputRange> DBImpl::PendingRangesLocked() const {
+std::vector<PendingOutputRange> DBImpl::PendingRangesLocked(const ColumnFamilyData& cfd) const {
   std::vector<PendingOutputRange> r;
-  r.reserve(pending_ranges_.size());
-  for (const auto& [id, range] : pending_ranges_) r.push_back(range);
+  r.reserve(cfd.pending_ranges.size());
+  for (const auto& [id, range] : cfd.pending_ranges) r.push_back(range);
   return r;
 }
 
-int DBImpl::PickFlushLevelLocked(std::string_view smallest, std::string_view largest) const {
-  const bool lower_levels = options_.compaction_style != kCompactionStyleFIFO;
-  int level = versions_->current()->PickLevelForMemTableOutput(smallest, largest, lower_levels);
+int DBImpl::PickFlushLevelLocked(const ColumnFamilyData& cfd, std::string_view smallest,
+                                 std::string_view largest) const {
+  const Options& cf_options = cfd.options;
+  Version* current = versions_->current(cfd.id());
+  const bool lower_levels = cf_options.compaction_style != kCompactionStyleFIFO;
+  int level = current->PickLevelForMemTableOutput(smallest, largest, lower_levels);
   // A reserved last level is for ingest_behind files only.
-  level = std::min(level, LastWritableLevel(options_, versions_->num_levels()));
+  level = std::min(level, LastWritableLevel(cf_options, versions_->num_levels(cfd.id())));
   const Comparator* ucmp = icmp_.user_comparator();
-  for (const auto& [id, p] : pending_ranges_) {
+  for (const auto& [id, p] : cfd.pending_ranges) {
     if (level == 0) break;
     if (ucmp->Compare(largest, p.smallest_user_key) < 0 ||
         ucmp->Compare(smallest, p.largest_user_key) > 0) {
@@ -62,8 +67,8 @@ int DBImpl::PickFlushLevelLocked(std::string_view smallest, std::string_view lar
     // Older data is about to land in p.level: the flush must stay above it.
     level = std::min(level, std::max(0, p.level - 1));
   }
-  if (level > 0 && options_.compaction_style == kCompactionStyleLevel &&
-      level < ComputeLevelTargets(*versions_->current(), options_).base_level) {
+  if (level > 0 && cf_options.compaction_style == kCompactionStyleLevel &&
+      level < ComputeLevelTargets(*current, cf_options).base_level) {
     // A level above the base level has no target: a file there would be compacted into the
     // base level on its own, rewriting base-level data once per flush. In L0 several flushes
     // share one L0 -> base compaction.
@@ -73,15 +78,32 @@ int DBImpl::PickFlushLevelLocked(std::string_view smallest, std::string_view lar
 }
 
 void DBImpl::RecalculateWriteStallLocked() {
+  // Each family's shape against its own triggers; the most severe state wins (stopped over
+  // delayed over normal; the first family in id order among equals).
   WriteController::TreeShape shape;
-  Version* v = versions_->current();
-  shape.l0_files = v->NumFiles(0);
-  shape.immutable_memtables = static_cast<int>(mems_.NumImmutable());
-  if (picker_ != nullptr) {
-    shape.pending_compaction_bytes = picker_->EstimatePendingCompactionBytes(*v, options_);
+  const Options* worst_options = nullptr;
+  WriteController::State worst = WriteController::State::kNormal;
+  for (const auto& [id, cfd] : column_families_) {
+    WriteController::TreeShape family;
+    Version* v = versions_->current(id);
+    family.l0_files = v->NumFiles(0);
+    family.immutable_memtables = static_cast<int>(cfd->mems.NumImmutable());
+    if (cfd->picker != nullptr) {
+      family.pending_compaction_bytes =
+          cfd->picker->EstimatePendingCompactionBytes(*v, cfd->options);
+    }
+    WriteController probe;  // only its state is wanted
+    probe.Update(cfd->options, family);
+    if (worst_options == nullptr || static_cast<int>(probe.state()) > static_cast<int>(worst)) {
+      worst = probe.state();
+      shape = family;
+      worst_options = &cfd->options;
+      write_stall_family_ = id;
+    }
   }
+  if (worst_options == nullptr) return;  // no family (Close)
   const WriteController::State before = write_controller_.state();
-  write_controller_.Update(options_, shape);
+  write_controller_.Update(*worst_options, shape);
   if (before != write_controller_.state() && info_log_) {
     static const char* kNames[] = {"normal", "delayed", "stopped"};
     info_log_->Log("write controller: %s -> %s (%s; L0 files %d, pending compaction bytes %llu)",
@@ -93,15 +115,33 @@ void DBImpl::RecalculateWriteStallLocked() {
   if (write_controller_.state() != WriteController::State::kStopped) bg_cv_.SignalAll();
 }
 
+ColumnFamilyData* DBImpl::FamilyNeedingCompactionLocked() {
+  // Round robin from the family after the last one served, so that a busy family does not
+  // starve the others.
+  if (column_families_.empty()) return nullptr;
+  auto start = column_families_.upper_bound(last_compacted_family_);
+  auto it = start;
+  for (size_t n = 0; n < column_families_.size(); n++, ++it) {
+    if (it == column_families_.end()) it = column_families_.begin();
+    ColumnFamilyData* cfd = it->second.get();
+    if (cfd->picker == nullptr || cfd->options.disable_auto_compactions) continue;
+    if (cfd->picker->NeedsCompaction(*versions_->current(cfd->id()), cfd->options,
+                                     NowSeconds())) {
+      return cfd;
+    }
+  }
+  return nullptr;
+}
+
 void DBImpl::MaybeScheduleCompactionLocked() {
-  if (!opened_ || shutting_down_ || !bg_error_.ok() || picker_ == nullptr) return;
-  if (options_.disable_auto_compactions || exclusive_manual_compactions_ > 0) return;
+  if (!opened_ || shutting_down_ || !bg_error_.ok()) return;
+  if (exclusive_manual_compactions_ > 0) return;
   const int max_threads = MaxCompactionThreadsLocked();
   if (compaction_pool_->NumThreads() != max_threads) compaction_pool_->SetNumThreads(max_threads);
   // Schedule one job per free thread while work is due; a job that finds nothing it can start
   // (conflicts) simply ends, and every finished job schedules again.
   if (bg_compactions_scheduled_ >= max_threads) return;
-  if (!picker_->NeedsCompaction(*versions_->current(), options_, NowSeconds())) return;
+  if (FamilyNeedingCompactionLocked() == nullptr) return;
   bg_compactions_scheduled_++;
   compaction_pool_->Schedule([this] { BackgroundCompactionCall(); });
 }
@@ -110,15 +150,26 @@ void DBImpl::BackgroundCompactionCall() {
   bool did_work = false;
   {
     MutexLock lock(&mu_);
-    if (!shutting_down_ && bg_error_.ok() && !options_.disable_auto_compactions &&
-        exclusive_manual_compactions_ == 0) {
-      std::unique_ptr<Compaction> c = picker_->PickCompaction(
-          versions_->current(), options_, PendingRangesLocked(), NowSeconds());
+    std::shared_ptr<ColumnFamilyData> cfd;
+    std::unique_ptr<Compaction> c;
+    if (!shutting_down_ && bg_error_.ok() && exclusive_manual_compactions_ == 0) {
+      // The first family (round robin) with a compaction that can start now.
+      for (size_t n = 0; n < column_families_.size() && c == nullptr; n++) {
+        ColumnFamilyData* candidate = FamilyNeedingCompactionLocked();
+        if (candidate == nullptr) break;
+        last_compacted_family_ = candidate->id();
+        c = candidate->picker->PickCompaction(versions_->current(candidate->id()),
+                                              candidate->options, PendingRangesLocked(*candidate),
+                                              NowSeconds());
+        if (c != nullptr) cfd = column_families_.at(candidate->id());
+      }
+    }
+    {
       if (c != nullptr) {
         did_work = true;
         // Another thread may find more to do alongside this one.
         MaybeScheduleCompactionLocked();
-        Status s = RunCompactionLocked(c.get());
+        Status s = RunCompactionLocked(cfd.get(), c.get());
         if (IsDescriptorShortage(s)) {
           // The table file pool gave up waiting for a descriptor (the process's limit is held
           // by files outside it): nothing is damaged and the inputs are still there, so this
@@ -148,23 +199,24 @@ void DBImpl::BackgroundCompactionCall() {
   if (did_work) DeleteObsoleteFiles();
 }
 
-Status DBImpl::RunCompactionLocked(Compaction* c, ProgressReporter* progress) {
+Status DBImpl::RunCompactionLocked(ColumnFamilyData* cfd, Compaction* c,
+                                   ProgressReporter* progress) {
   compactions_running_++;
   Status s;
   if (c->deletion_only) {
-    s = InstallCompactionLocked(c, nullptr, false);
+    s = InstallCompactionLocked(cfd, c, nullptr, false);
   } else if (c->IsTrivialMove()) {
-    s = InstallCompactionLocked(c, nullptr, true);
+    s = InstallCompactionLocked(cfd, c, nullptr, true);
   } else {
-    const uint64_t range_id =
-        AddPendingRangeLocked(c->output_level(), c->smallest_user_key(), c->largest_user_key());
+    const uint64_t range_id = AddPendingRangeLocked(cfd, c->output_level(),
+                                                    c->smallest_user_key(), c->largest_user_key());
     CompactionJobContext ctx;
     ctx.dbname = dbname_;
     ctx.fs = fs_;
     ctx.table_cache = table_cache_.get();
-    ctx.table_options = options_.table_options;
+    ctx.table_options = cfd->options.table_options;
     ctx.snapshots = snapshots_.All();
-    ctx.merge_operator = merge_operator_.get();
+    ctx.merge_operator = cfd->merge_operator();
     ctx.shutting_down = &stop_compactions_;
     ctx.progress = progress;
     std::vector<uint64_t> numbers;
@@ -176,8 +228,8 @@ Status DBImpl::RunCompactionLocked(Compaction* c, ProgressReporter* progress) {
       return n;
     };
     if (info_log_) {
-      info_log_->Log("compaction (%s) starts: %s, %llu bytes, %u subcompactions max%s",
-                     CompactionReasonName(c->reason()), c->InputSummary().c_str(),
+      info_log_->Log("compaction [%s] (%s) starts: %s, %llu bytes, %u subcompactions max%s",
+                     cfd->name().c_str(), CompactionReasonName(c->reason()), c->InputSummary().c_str(),
                      static_cast<unsigned long long>(c->InputBytes()), c->max_subcompactions,
                      c->bottommost ? ", bottommost" : "");
     }
@@ -190,7 +242,7 @@ Status DBImpl::RunCompactionLocked(Compaction* c, ProgressReporter* progress) {
     // The bytes count once the job has read them all (a failed or stopped job adds busy time
     // only).
     debt_tracker_.CompactionFinished(SteadyMicros(), s.ok() ? c->InputBytes() : 0, started_busy);
-    if (s.ok()) s = InstallCompactionLocked(c, &job, false);
+    if (s.ok()) s = InstallCompactionLocked(cfd, c, &job, false);
     if (!s.ok()) {
       // Outputs of a failed install stay until no MANIFEST can name them (AddLiveFiles).
       if (info_log_) {
@@ -199,35 +251,38 @@ Status DBImpl::RunCompactionLocked(Compaction* c, ProgressReporter* progress) {
       }
     }
     for (uint64_t n : numbers) pending_outputs_.erase(n);
-    RemovePendingRangeLocked(range_id);
+    RemovePendingRangeLocked(cfd, range_id);
   }
   compactions_running_--;
   return s;
 }
 
-Status DBImpl::InstallCompactionLocked(Compaction* c, const CompactionJob* job,
-                                       bool trivial_move) {
+Status DBImpl::InstallCompactionLocked(ColumnFamilyData* cfd, Compaction* c,
+                                       const CompactionJob* job, bool trivial_move) {
   VersionEdit edit;
+  edit.SetColumnFamily(cfd->id());
   c->AddInputDeletions(&edit);
   uint64_t range_id = 0;
   if (trivial_move) {
     for (const FileMetaData* f : c->inputs().front().files) edit.AddFile(c->output_level(), *f);
-    range_id =
-        AddPendingRangeLocked(c->output_level(), c->smallest_user_key(), c->largest_user_key());
+    range_id = AddPendingRangeLocked(cfd, c->output_level(), c->smallest_user_key(),
+                                     c->largest_user_key());
   } else if (job != nullptr) {
     for (const FileMetaData& f : job->outputs()) edit.AddFile(c->output_level(), f);
   }
-  Status s = versions_->LogAndApply(&edit, &mu_);
-  if (range_id != 0) RemovePendingRangeLocked(range_id);
+  Status s = cfd->dropped ? Status::OK() : versions_->LogAndApply(&edit, &mu_);
+  if (range_id != 0) RemovePendingRangeLocked(cfd, range_id);
+  // A family dropped meanwhile (its edit refused): nothing to install, its files go with it.
+  if (cfd->dropped) return Status::OK();
   if (!s.ok()) return s;
   SHALE_KILL_POINT("compaction.manifest_written");
-  ReplaceSuperVersionLocked();
-  // Statistics and the LOG line.
+  // Statistics, before ReplaceSuperVersionLocked releases the mutex (a drop may then remove the
+  // family from the VersionSet, issue 23 tests: a drop racing a compaction's install).
   const int out = c->output_level();
-  if (compaction_stats_.size() < static_cast<size_t>(versions_->num_levels())) {
-    compaction_stats_.resize(versions_->num_levels());
+  if (cfd->compaction_stats.size() < static_cast<size_t>(versions_->num_levels(cfd->id()))) {
+    cfd->compaction_stats.resize(versions_->num_levels(cfd->id()));
   }
-  LevelCompactionStats& st = compaction_stats_[out];
+  LevelCompactionStats& st = cfd->compaction_stats[out];
   st.compactions++;
   st.files_in += c->NumInputFiles();
   if (trivial_move) {
@@ -243,44 +298,52 @@ Status DBImpl::InstallCompactionLocked(Compaction* c, const CompactionJob* job,
     RecordTick(COMPACT_WRITE_BYTES, job->stats().bytes_written);
     if (statistics_ != nullptr) statistics_->measureTime(COMPACTION_TIME, job->stats().micros);
   }
+  const std::string summary = versions_->LevelSummary(cfd->id());
+  ReplaceSuperVersionLocked(cfd);  // releases mu_ briefly: cfd may be dropped from here on
   if (info_log_) {
     if (job != nullptr) {
       const CompactionJobStats& js = job->stats();
       info_log_->Log(
-          "compaction (%s) done: %s, read %llu bytes, wrote %zu files %llu bytes, "
+          "compaction [%s] (%s) done: %s, read %llu bytes, wrote %zu files %llu bytes, "
           "%llu entries in, %llu dropped, %d subcompactions, %.3f s; %s",
-          CompactionReasonName(c->reason()), c->InputSummary().c_str(),
+          cfd->name().c_str(), CompactionReasonName(c->reason()), c->InputSummary().c_str(),
           static_cast<unsigned long long>(js.bytes_read), job->outputs().size(),
           static_cast<unsigned long long>(js.bytes_written),
           static_cast<unsigned long long>(js.entries_read),
           static_cast<unsigned long long>(js.entries_dropped), js.subcompactions, js.micros / 1e6,
-          versions_->LevelSummary().c_str());
+          summary.c_str());
     } else {
-      info_log_->Log("compaction (%s): %s %s; %s", CompactionReasonName(c->reason()),
-                     c->deletion_only ? "deleted" : "moved", c->InputSummary().c_str(),
-                     versions_->LevelSummary().c_str());
+      info_log_->Log("compaction [%s] (%s): %s %s; %s", cfd->name().c_str(),
+                     CompactionReasonName(c->reason()), c->deletion_only ? "deleted" : "moved",
+                     c->InputSummary().c_str(), summary.c_str());
     }
   }
   return Status::OK();
 }
 
-Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::string_view* begin,
+Status DBImpl::CompactRange(const CompactRangeOptions& options,
+                            ColumnFamilyHandle* column_family, const std::string_view* begin,
                             const std::string_view* end) {
   InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call
   if (!call.status().ok()) return call.status();
   Status s = ProgressReporter::ValidateInterval(
       options.progress_interval_seconds, "CompactRangeOptions::progress_interval_seconds");
   if (!s.ok()) return s;
+  std::shared_ptr<ColumnFamilyData> cfd;
   {
     MutexLock lock(&mu_);
-    if (options.change_level && options.target_level >= versions_->num_levels()) {
+    ColumnFamilyData* found = nullptr;
+    s = LiveFamilyLocked(column_family, "CompactRange", &found);
+    if (!s.ok()) return s;
+    cfd = column_families_.at(found->id());
+    const int num_levels = versions_->num_levels(cfd->id());
+    if (options.change_level && options.target_level >= num_levels) {
       return Status::InvalidArgument(
           "CompactRange: target_level",
-          absl::StrCat(options.target_level, " is not below num_levels = ",
-                       versions_->num_levels()));
+          absl::StrCat(options.target_level, " is not below num_levels = ", num_levels));
     }
     if (options.change_level &&
-        options.target_level > LastWritableLevel(options_, versions_->num_levels())) {
+        options.target_level > LastWritableLevel(cfd->options, num_levels)) {
       return Status::InvalidArgument(
           "CompactRange: target_level",
           absl::StrCat(options.target_level,
@@ -292,7 +355,7 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::strin
   // return) runs after mu_ is released: the callback never runs under the DB mutex.
   ProgressReporter progress("compact_range", options.progress, options.progress_interval_seconds);
   // The memtables' data is compacted too.
-  s = Flush(FlushOptions());
+  s = Flush(FlushOptions(), column_family);
   if (!s.ok()) return s;
   std::optional<std::string_view> lo, hi;
   if (begin != nullptr) lo = *begin;
@@ -307,8 +370,8 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::strin
   if (subcompactions == 0) {
     const uint32_t cores = std::max(1u, std::thread::hardware_concurrency());
     subcompactions = std::max<uint32_t>(
-        options_.max_subcompactions,
-        std::min<uint32_t>(cores, static_cast<uint32_t>(options_.max_background_jobs)));
+        db_options_.max_subcompactions,
+        std::min<uint32_t>(cores, static_cast<uint32_t>(db_options_.max_background_jobs)));
   }
   std::unique_ptr<Compaction> c;
   while (true) {
@@ -320,14 +383,20 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::strin
       s = bg_error_;
       break;
     }
+    if (cfd->dropped) {
+      s = Status::InvalidArgument("CompactRange: the column family was dropped");
+      break;
+    }
+    if (cfd->picker == nullptr) break;  // kCompactionStyleNone has a picker; none: nothing
     // An exclusive manual compaction waits for the automatic ones to finish.
     if (options.exclusive_manual_compaction && compactions_running_ > 0) {
       bg_cv_.Wait(&mu_);
       continue;
     }
     bool conflict = false;
-    c = picker_->PickManualCompaction(versions_->current(), options_, PendingRangesLocked(), lo,
-                                      hi, force, subcompactions, &conflict);
+    c = cfd->picker->PickManualCompaction(versions_->current(cfd->id()), cfd->options,
+                                          PendingRangesLocked(*cfd), lo, hi, force,
+                                          subcompactions, &conflict);
     if (c != nullptr || !conflict) break;
     bg_cv_.Wait(&mu_);
   }
@@ -354,19 +423,19 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::strin
     // L0 needs no guard: it is ordered by sequence number, so output moved into L0 goes below
     // any newer L0 file (and a flush can always go to L0).
     const int target = options.target_level < 0
-                           ? LastWritableLevel(options_, versions_->num_levels())
+                           ? LastWritableLevel(cfd->options, versions_->num_levels(cfd->id()))
                            : options.target_level;
     const bool refit = options.change_level && !c->deletion_only && target < c->output_level();
     std::vector<uint64_t> refit_guard;
     if (refit) {
       for (int level = std::max(1, target); level < c->output_level(); level++) {
-        refit_guard.push_back(
-            AddPendingRangeLocked(level, c->smallest_user_key(), c->largest_user_key()));
+        refit_guard.push_back(AddPendingRangeLocked(cfd.get(), level, c->smallest_user_key(),
+                                                    c->largest_user_key()));
       }
     }
-    s = RunCompactionLocked(c.get(), progress.enabled() ? &progress : nullptr);
-    if (s.ok() && refit) s = RefitCompactionOutputLocked(*c, target);
-    for (uint64_t id : refit_guard) RemovePendingRangeLocked(id);
+    s = RunCompactionLocked(cfd.get(), c.get(), progress.enabled() ? &progress : nullptr);
+    if (s.ok() && refit && !cfd->dropped) s = RefitCompactionOutputLocked(cfd.get(), *c, target);
+    for (uint64_t id : refit_guard) RemovePendingRangeLocked(cfd.get(), id);
     c->ReleaseInputs();
     // A refused move (Aborted) leaves a consistent tree: not a background error; nor is a
     // shortage of file descriptors (the caller gets it and may try again).
@@ -385,10 +454,11 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options, const std::strin
   return s;
 }
 
-Status DBImpl::RefitCompactionOutputLocked(const Compaction& c, int target) {
+Status DBImpl::RefitCompactionOutputLocked(ColumnFamilyData* cfd, const Compaction& c,
+                                           int target) {
   const int out = c.output_level();
   const std::string lo(c.smallest_user_key()), hi(c.largest_user_key());
-  Version* v = versions_->current();
+  Version* v = versions_->current(cfd->id());
   // The compaction took every file overlapping its span (but those of a reserved last level,
   // which are older and stay below), and the guard of CompactRange kept new ones out of the
   // levels max(1, target)..out-1 since: the span there is empty. Checked here, under the same
@@ -405,6 +475,7 @@ Status DBImpl::RefitCompactionOutputLocked(const Compaction& c, int target) {
   v->GetOverlappingInputs(out, FirstInternalKeyOf(lo), LastInternalKeyOf(hi), &moved);
   if (moved.empty()) return Status::OK();
   VersionEdit edit;
+  edit.SetColumnFamily(cfd->id());
   for (const FileMetaData* f : moved) {
     if (f->being_compacted) {
       return Status::Aborted("CompactRange: change_level",
@@ -421,21 +492,23 @@ Status DBImpl::RefitCompactionOutputLocked(const Compaction& c, int target) {
   for (FileMetaData* f : moved) f->being_compacted = true;
   Status s = versions_->LogAndApply(&edit, &mu_);
   for (FileMetaData* f : moved) f->being_compacted = false;
-  if (s.ok()) ReplaceSuperVersionLocked();
+  if (cfd->dropped) return Status::OK();
+  if (s.ok()) ReplaceSuperVersionLocked(cfd);
   return s;
 }
 
-std::string DBImpl::CompactionStatsString() const {
+std::string DBImpl::CompactionStatsString(const ColumnFamilyData& cfd) const {
+  const uint32_t cf = cfd.id();
   std::string r = "Level  Files   Size(MB) Comps Moves  Rn(MB) Rnp1(MB) Write(MB) W-Amp  Comp(s)\n";
   uint64_t total_written = 0, total_read = 0, total_micros = 0;
-  for (int level = 0; level < versions_->num_levels(); level++) {
+  for (int level = 0; level < versions_->num_levels(cf); level++) {
     LevelCompactionStats st;
-    if (static_cast<size_t>(level) < compaction_stats_.size()) st = compaction_stats_[level];
+    if (static_cast<size_t>(level) < cfd.compaction_stats.size()) st = cfd.compaction_stats[level];
     const double rn = static_cast<double>(st.bytes_read_start) / 1048576.0;
     const double w = static_cast<double>(st.bytes_written) / 1048576.0;
     absl::StrAppendFormat(&r, "L%-5d %5d %10.1f %5d %5d %7.1f %8.1f %9.1f %5.2f %8.2f\n", level,
-                          versions_->NumLevelFiles(level),
-                          static_cast<double>(versions_->NumLevelBytes(level)) / 1048576.0,
+                          versions_->NumLevelFiles(level, cf),
+                          static_cast<double>(versions_->NumLevelBytes(level, cf)) / 1048576.0,
                           st.compactions, st.trivial_moves, rn,
                           static_cast<double>(st.bytes_read_output) / 1048576.0, w,
                           rn > 0 ? w / rn : 0.0, st.micros / 1e6);
@@ -444,7 +517,7 @@ std::string DBImpl::CompactionStatsString() const {
     total_micros += st.micros;
   }
   const double user_mb = static_cast<double>(user_bytes_written_) / 1048576.0;
-  const double flushed_mb = static_cast<double>(flush_stats_.bytes_written) / 1048576.0;
+  const double flushed_mb = static_cast<double>(cfd.flush_stats.bytes_written) / 1048576.0;
   const double compacted_mb = static_cast<double>(total_written) / 1048576.0;
   absl::StrAppendFormat(
       &r,

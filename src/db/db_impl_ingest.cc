@@ -12,7 +12,8 @@
 
 namespace shale {
 
-Status DBImpl::IngestExternalFile(const std::vector<std::string>& paths,
+Status DBImpl::IngestExternalFile(ColumnFamilyHandle* column_family,
+                                  const std::vector<std::string>& paths,
                                   const IngestExternalFileOptions& options) {
   InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call
   if (!call.status().ok()) return call.status();
@@ -21,16 +22,21 @@ Status DBImpl::IngestExternalFile(const std::vector<std::string>& paths,
       options.progress_interval_seconds, "IngestExternalFileOptions::progress_interval_seconds");
   if (!checked.ok()) return checked;
   Options db_options;
+  std::shared_ptr<ColumnFamilyData> cfd;
   {
     MutexLock lock(&mu_);
+    ColumnFamilyData* found = nullptr;
+    Status s = LiveFamilyLocked(column_family, "IngestExternalFile", &found);
+    if (!s.ok()) return s;
+    cfd = column_families_.at(found->id());
     if (!bg_error_.ok()) return bg_error_;
-    db_options = options_;
+    db_options = cfd->options;
   }
   IngestionJobContext ctx;
   ctx.dbname = dbname_;
   ctx.fs = fs_;
   ctx.icmp = &icmp_;
-  ctx.has_merge_operator = merge_operator_ != nullptr;
+  ctx.has_merge_operator = cfd->merge_operator() != nullptr;
   ctx.info_log = info_log_.get();
   IngestionJob job(std::move(ctx), paths, options);
 
@@ -51,7 +57,7 @@ Status DBImpl::IngestExternalFile(const std::vector<std::string>& paths,
   if (s.ok()) SHALE_KILL_POINT("ingest.files_in_dir");
   if (s.ok()) {
     // 3 and 4.
-    s = InstallExternalFiles(&job);
+    s = InstallExternalFiles(cfd.get(), &job);
   }
   if (!s.ok()) {
     job.RemoveFilesFromDir();
@@ -69,13 +75,15 @@ Status DBImpl::IngestExternalFile(const std::vector<std::string>& paths,
   return Status::OK();
 }
 
-Status DBImpl::InstallExternalFiles(IngestionJob* job) {
+Status DBImpl::InstallExternalFiles(ColumnFamilyData* cfd, IngestionJob* job) {
   MutexLock lock(&mu_);
   WriteQueue::Front front(&write_queue_, &mu_);
-  Status s = FlushForIngestionLocked(*job);
-  if (s.ok()) s = job->Place(IngestionViewLocked());
+  Status s = cfd->dropped ? Status::InvalidArgument("IngestExternalFile: the column family was dropped")
+                          : FlushForIngestionLocked(cfd, *job);
+  if (s.ok()) s = job->Place(IngestionViewLocked(*cfd));
   if (s.ok()) {
     VersionEdit edit;
+    edit.SetColumnFamily(cfd->id());
     const SequenceNumber last = std::max(versions_->LastSequence(), job->AddToEdit(&edit));
     // The files' sequence numbers are allocated before the edit is logged, so the MANIFEST
     // records them (after a restart new writes are numbered above the files), but published
@@ -92,12 +100,12 @@ Status DBImpl::InstallExternalFiles(IngestionJob* job) {
     // overlapping file into their levels.
     std::vector<uint64_t> range_ids;
     for (const IngestionJob::File& f : job->files()) {
-      range_ids.push_back(
-          AddPendingRangeLocked(f.level, f.info.smallest_user_key, f.info.largest_user_key));
+      range_ids.push_back(AddPendingRangeLocked(cfd, f.level, f.info.smallest_user_key,
+                                                f.info.largest_user_key));
     }
     SHALE_KILL_POINT("ingest.before_manifest");
     s = versions_->LogAndApply(&edit, &mu_);
-    for (uint64_t id : range_ids) RemovePendingRangeLocked(id);
+    for (uint64_t id : range_ids) RemovePendingRangeLocked(cfd, id);
     if (!s.ok()) {
       // The edit may have reached the MANIFEST anyway (a failed sync after the write): the
       // files stay, listed as pending outputs until the DB closes; the next Open keeps them
@@ -109,7 +117,7 @@ Status DBImpl::InstallExternalFiles(IngestionJob* job) {
     } else {
       // Readers take the SuperVersion and the last sequence together under mu_: both change
       // here without releasing it.
-      SuperVersion* old = InstallSuperVersionLocked();
+      SuperVersion* old = InstallSuperVersionLocked(cfd);
       if (last > versions_->LastSequence()) versions_->SetLastSequence(last);
       if (old != nullptr) {
         mu_.Unlock();
@@ -127,34 +135,36 @@ Status DBImpl::InstallExternalFiles(IngestionJob* job) {
   return s;
 }
 
-Status DBImpl::FlushForIngestionLocked(const IngestionJob& job) {
+Status DBImpl::FlushForIngestionLocked(ColumnFamilyData* cfd, const IngestionJob& job) {
+  const MemTableSet& mems = cfd->mems;
   if (!bg_error_.ok()) return bg_error_;
   if (job.options().ingest_behind) return Status::OK();  // below everything: memtables may overlap
-  const bool mem_holds = mems_.mem()->num_entries() > 0;
-  if (!mem_holds && mems_.NumImmutable() == 0) return Status::OK();
-  const bool mem_overlaps = job.OverlapsMemTable(*mems_.mem());
+  const bool mem_holds = mems.mem()->num_entries() > 0;
+  if (!mem_holds && mems.NumImmutable() == 0) return Status::OK();
+  const bool mem_overlaps = job.OverlapsMemTable(*mems.mem());
   bool imm_overlaps = false;
-  for (const MemTableSet::Immutable& m : mems_.immutables()) {
+  for (const MemTableSet::Immutable& m : mems.immutables()) {
     imm_overlaps = imm_overlaps || job.OverlapsMemTable(*m.mem);
   }
   bool flush = false;
   bool flush_all = false;  // every memtable, not only the overlapping ones (universal)
-  Status s = job.CheckFlush(mem_overlaps || imm_overlaps, IngestionViewLocked(), &flush,
+  Status s = job.CheckFlush(mem_overlaps || imm_overlaps, IngestionViewLocked(*cfd), &flush,
                             &flush_all);
   if (!s.ok() || !flush) return s;
-  if (mem_holds && (mem_overlaps || flush_all)) s = MakeRoomForWrite(/*force=*/true);
-  if (s.ok()) s = WaitForFlushLocked(mems_.log_number());
+  if (mem_holds && (mem_overlaps || flush_all)) s = MakeRoomForWrite(/*force=*/cfd);
+  if (s.ok()) s = WaitForFlushLocked(cfd, cfd->mems.log_number());
   return s;
 }
 
-IngestionJob::DbView DBImpl::IngestionViewLocked() const {
+IngestionJob::DbView DBImpl::IngestionViewLocked(const ColumnFamilyData& cfd) const {
+  const Options& cf_options = cfd.options;
   IngestionJob::DbView view;
-  view.version = versions_->current();
-  view.pending_ranges = PendingRangesLocked();
+  view.version = versions_->current(cfd.id());
+  view.pending_ranges = PendingRangesLocked(cfd);
   view.has_snapshots = !snapshots_.empty();
   view.last_sequence = versions_->LastSequence();
-  view.compaction_style = options_.compaction_style;
-  view.last_writable_level = LastWritableLevel(options_, view.version->num_levels());
+  view.compaction_style = cf_options.compaction_style;
+  view.last_writable_level = LastWritableLevel(cf_options, view.version->num_levels());
   return view;
 }
 

@@ -42,26 +42,89 @@ log::WalRecoveryMode ToLogMode(WALRecoveryMode mode) {
 
 }  // namespace
 
-Status DB::Open(const Options& user_options, const std::string& name, std::unique_ptr<DB>* db) {
+Status DB::Open(const Options& options, const std::string& name, std::unique_ptr<DB>* db) {
+  std::vector<ColumnFamilyHandle*> handles;
+  Status s = Open(static_cast<const DBOptions&>(options), name,
+                  {ColumnFamilyDescriptor(kDefaultColumnFamilyName,
+                                          static_cast<const ColumnFamilyOptions&>(options))},
+                  &handles, db);
+  // The default family's handle is also the DB's own (DefaultColumnFamily()).
+  for (ColumnFamilyHandle* h : handles) {
+    if (*db != nullptr) (*db)->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+  }
+  return s;
+}
+
+Status DB::Open(const DBOptions& db_options, const std::string& name,
+                const std::vector<ColumnFamilyDescriptor>& column_families,
+                std::vector<ColumnFamilyHandle*>* handles, std::unique_ptr<DB>* db) {
+  if (db == nullptr || handles == nullptr) {
+    return Status::InvalidArgument("DB::Open: null result pointer");
+  }
   db->reset();
-  Options options = user_options;
-  if (options.file_system == nullptr) options.file_system = FileSystem::Default();
-  std::vector<std::string> adjusted;  // logged once the info LOG is open
-  SanitizeOptions(&options, &adjusted);
-  Status s = ValidateOptions(options);
-  if (!s.ok()) return s;
-  s = CheckSupportedNow(options);
-  if (!s.ok()) return s;
+  handles->clear();
   if (name.empty()) return Status::InvalidArgument("DB::Open: empty DB name");
+  // Every family's options, checked as one Options each (the DB's part with the family's).
+  const ColumnFamilyDescriptor* default_family = nullptr;
+  std::vector<ColumnFamilyDescriptor> families;
+  std::vector<std::string> adjusted;  // logged once the info LOG is open
+  for (const ColumnFamilyDescriptor& d : column_families) {
+    if (d.name.empty()) return Status::InvalidArgument("DB::Open: a column family has no name");
+    for (const ColumnFamilyDescriptor& other : families) {
+      if (other.name == d.name) {
+        return Status::InvalidArgument("DB::Open: column family \"" + d.name +
+                                       "\" is named twice");
+      }
+    }
+    Options options(db_options, d.options);
+    if (options.file_system == nullptr) options.file_system = FileSystem::Default();
+    std::vector<std::string> notes;
+    SanitizeOptions(&options, &notes);
+    Status s = ValidateOptions(options);
+    if (s.ok()) s = CheckSupportedNow(options);
+    if (!s.ok()) {
+      if (d.name == kDefaultColumnFamilyName) return s;
+      return Status(s.code(), s.subcode(), "column family \"" + d.name + "\"", s.message());
+    }
+    for (std::string& note : notes) {
+      adjusted.push_back(d.name == kDefaultColumnFamilyName ? note
+                                                            : "[" + d.name + "] " + note);
+    }
+    families.emplace_back(d.name, static_cast<const ColumnFamilyOptions&>(options));
+    if (d.name == kDefaultColumnFamilyName) default_family = &d;
+  }
+  if (default_family == nullptr) {
+    return Status::InvalidArgument("DB::Open: the column families must include \"" +
+                                   kDefaultColumnFamilyName + "\"");
+  }
+  // The DB's options as sanitized with the default family's (the DB part is the same in all).
+  Options options(db_options, default_family->options);
+  if (options.file_system == nullptr) options.file_system = FileSystem::Default();
+  std::vector<std::string> ignored;
+  SanitizeOptions(&options, &ignored);
   auto impl = std::make_unique<DBImpl>(options, name);
-  s = impl->OpenDB(adjusted);
-  if (!s.ok()) return s;  // impl's destructor releases whatever was taken
+  Status s = impl->OpenDB(families, handles, adjusted);
+  if (!s.ok()) {
+    handles->clear();
+    return s;  // impl's destructor releases whatever was taken
+  }
   *db = std::move(impl);
   return Status::OK();
 }
 
+Status DB::ListColumnFamilies(const DBOptions& db_options, const std::string& name,
+                              std::vector<std::string>* column_families) {
+  if (column_families == nullptr) {
+    return Status::InvalidArgument("ListColumnFamilies: null result pointer");
+  }
+  column_families->clear();
+  std::shared_ptr<FileSystem> fs =
+      db_options.file_system != nullptr ? db_options.file_system : FileSystem::Default();
+  return VersionSet::ListColumnFamilies(fs.get(), name, column_families);
+}
+
 Status DBImpl::CheckOrCreateDir() {
-  if (GetOptions().create_if_missing) {
+  if (GetDBOptions().create_if_missing) {
     const bool existed = fs_->FileExists(dbname_).ok();
     Status s = fs_->CreateDirIfMissing(dbname_);
     if (!s.ok()) return Status::IOError("creating the DB directory " + dbname_, s.ToString());
@@ -87,7 +150,9 @@ Status DBImpl::CheckOrCreateDir() {
   return Status::OK();
 }
 
-Status DBImpl::OpenDB(const std::vector<std::string>& option_notes) {
+Status DBImpl::OpenDB(const std::vector<ColumnFamilyDescriptor>& families,
+                      std::vector<ColumnFamilyHandle*>* handles,
+                      const std::vector<std::string>& option_notes) {
   Status s = CheckOrCreateDir();
   if (!s.ok()) return s;
   s = fs_->LockFile(LockFileName(dbname_), &db_lock_);
@@ -110,9 +175,12 @@ Status DBImpl::OpenDB(const std::vector<std::string>& option_notes) {
     }
   }
   {
-    const Options options = GetOptions();  // a copy taken under mu_: logged without it
-    const std::string opts = GetStringFromOptions(options);
-    info_log_->Log("options: %s", opts.c_str());
+    for (const ColumnFamilyDescriptor& d : families) {
+      const Options options(GetDBOptions(), d.options);
+      const std::string opts = GetStringFromOptions(options);
+      info_log_->Log("options [%s]: %s", d.name.c_str(), opts.c_str());
+    }
+    const DBOptions options = GetDBOptions();  // a copy taken under mu_: logged without it
     for (const std::string& note : option_notes) {
       info_log_->Log("option adjusted as RocksDB does: %s", note.c_str());
     }
@@ -124,12 +192,22 @@ Status DBImpl::OpenDB(const std::vector<std::string>& option_notes) {
   const auto start = std::chrono::steady_clock::now();
 
   MutexLock lock(&mu_);
+  // The families the DB must gain (a new DB has only the default one; see RecoverLocked for
+  // an existing DB).
+  std::vector<const ColumnFamilyDescriptor*> missing;
   const bool exists = fs_->FileExists(CurrentFileName(dbname_)).ok();
   if (!exists) {
+    for (const ColumnFamilyDescriptor& d : families) {
+      if (d.name != kDefaultColumnFamilyName) missing.push_back(&d);
+    }
+    if (!missing.empty() && !db_options_.create_missing_column_families) {
+      return Status::InvalidArgument("Column family not found: " + missing.front()->name +
+                                     " (create_missing_column_families is false)");
+    }
     std::vector<std::string> leftovers;
     s = CheckNoDBFilesLocked(&leftovers);
     if (!s.ok()) return s;
-    if (!options_.create_if_missing) {
+    if (!db_options_.create_if_missing) {
       return Status::InvalidArgument(dbname_ + ": does not exist (create_if_missing is false)");
     }
     for (const std::string& name : leftovers) {
@@ -138,12 +216,27 @@ Status DBImpl::OpenDB(const std::vector<std::string>& option_notes) {
       s = fs_->DeleteFile(dbname_ + "/" + name);
       if (!s.ok()) return s;
     }
-    s = NewDBLocked();
+    s = NewDBLocked(families);
   } else {
-    if (options_.error_if_exists) {
+    if (db_options_.error_if_exists) {
       return Status::InvalidArgument(dbname_ + ": exists (error_if_exists is true)");
     }
-    s = RecoverLocked();
+    s = RecoverLocked(families, &missing);
+  }
+  // The families named but not in the DB, created now that the WAL is in place.
+  for (size_t i = 0; s.ok() && i < missing.size(); i++) {
+    const ColumnFamilyDescriptor& d = *missing[i];
+    s = CheckFamilyOptions(d.name, d.options, default_cf_->options);
+    if (!s.ok()) break;
+    ColumnFamilyConfig config;
+    config.name = d.name;
+    config.num_levels = d.options.num_levels;
+    uint32_t id = 0;
+    s = versions_->CreateColumnFamily(config, log_number_, &mu_, &id);
+    if (s.ok()) {
+      column_families_[id] = NewFamilyLocked(id, d.name, d.options);
+      info_log_->Log("created column family \"%s\" (id %u)", d.name.c_str(), id);
+    }
   }
   if (!s.ok()) {
     info_log_->Log("open failed: %s", s.ToString().c_str());
@@ -151,20 +244,35 @@ Status DBImpl::OpenDB(const std::vector<std::string>& option_notes) {
   }
   s = WriteOptionsFileLocked();
   if (!s.ok()) return s;
-  mems_.Init(NewMemTable());
-  SuperVersion* none = InstallSuperVersionLocked();
-  (void)none;  // there was no SuperVersion before
+  for (const auto& [id, cfd] : column_families_) {
+    if (cfd->mems.mem() == nullptr) {
+      cfd->mems.SetLogNumber(log_number_);
+      cfd->mems.Init(NewMemTable(*cfd));
+    }
+    SuperVersion* none = InstallSuperVersionLocked(cfd.get());
+    (void)none;  // there was no SuperVersion before
+  }
+  // The DB's own handle: released with the DB, it frees nothing.
+  default_handle_ =
+      std::make_unique<ColumnFamilyHandleImpl>(column_families_.at(0), handle_owner_,
+                                               /*notify_owner=*/false);
+  for (const ColumnFamilyDescriptor& d : families) {
+    uint32_t id = 0;
+    const bool found = versions_->FindColumnFamily(d.name, &id);
+    (void)found;  // every named family exists by now
+    handles->push_back(NewHandle(column_families_.at(id)));
+  }
   opened_ = true;
   RecalculateWriteStallLocked();
   MaybeScheduleCompactionLocked();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
                              .count();
-  info_log_->Log("opened in %.3f s: %s, last sequence %llu", seconds,
-                 versions_->LevelSummary().c_str(),
+  info_log_->Log("opened in %.3f s: %zu column families, default %s, last sequence %llu",
+                 seconds, column_families_.size(), versions_->LevelSummary().c_str(),
                  static_cast<unsigned long long>(versions_->LastSequence()));
-  if (options_.stats_dump_period_sec > 0) {
+  if (db_options_.stats_dump_period_sec > 0) {
     stats_dumper_ = std::make_unique<PeriodicTask>(
-        std::chrono::seconds(options_.stats_dump_period_sec), [this] { DumpStats(); });
+        std::chrono::seconds(db_options_.stats_dump_period_sec), [this] { DumpStats(); });
   }
   mu_.Unlock();
   DeleteObsoleteFiles();
@@ -202,16 +310,24 @@ Status DBImpl::CheckNoDBFilesLocked(std::vector<std::string>* leftovers) {
   return Status::OK();
 }
 
-Status DBImpl::NewDBLocked() {
+Status DBImpl::NewDBLocked(const std::vector<ColumnFamilyDescriptor>& families) {
   info_log_->Log("creating a new DB");
   const uint64_t wal_number = versions_->NewFileNumber();
   Status s = StartNewWal(wal_number);
   if (!s.ok()) return s;
+  log_number_ = wal_number;
   VersionEdit edit;
   edit.SetComparatorName(icmp_.user_comparator()->Name());
   edit.SetLogNumber(wal_number);
-  mems_.SetLogNumber(wal_number);
-  return versions_->LogAndApply(&edit, &mu_);
+  s = versions_->LogAndApply(&edit, &mu_);
+  if (!s.ok()) return s;
+  for (const ColumnFamilyDescriptor& d : families) {
+    if (d.name == kDefaultColumnFamilyName) {
+      column_families_[0] = NewFamilyLocked(0, d.name, d.options);
+      default_cf_ = column_families_[0].get();
+    }
+  }
+  return Status::OK();
 }
 
 Status DBImpl::StartNewWal(uint64_t number) {
@@ -223,11 +339,39 @@ Status DBImpl::StartNewWal(uint64_t number) {
   return Status::OK();
 }
 
-Status DBImpl::RecoverLocked() {
+Status DBImpl::RecoverLocked(const std::vector<ColumnFamilyDescriptor>& families,
+                             std::vector<const ColumnFamilyDescriptor*>* missing) {
+  std::vector<ColumnFamilyConfig> configs;
+  for (const ColumnFamilyDescriptor& d : families) {
+    ColumnFamilyConfig config;
+    config.name = d.name;
+    config.num_levels = d.options.num_levels;
+    configs.push_back(std::move(config));
+  }
   bool save_manifest = false;
-  Status s = versions_->Recover(&save_manifest);
+  Status s = versions_->Recover(configs, &save_manifest);
   if (!s.ok()) return s;
-  if (options_.paranoid_checks && !options_.skip_checking_sst_file_sizes_on_db_open) {
+  // The recovered families, each with its descriptor's options; the named ones the DB lacks.
+  const ColumnFamilyOptions* default_options = nullptr;
+  for (const ColumnFamilyDescriptor& d : families) {
+    if (d.name == kDefaultColumnFamilyName) default_options = &d.options;
+  }
+  for (const ColumnFamilyDescriptor& d : families) {
+    uint32_t id = 0;
+    if (!versions_->FindColumnFamily(d.name, &id)) {
+      if (!db_options_.create_missing_column_families) {
+        return Status::InvalidArgument("Column family not found: " + d.name +
+                                       " (create_missing_column_families is false)");
+      }
+      missing->push_back(&d);
+      continue;
+    }
+    s = CheckFamilyOptions(d.name, d.options, *default_options);
+    if (!s.ok()) return s;
+    column_families_[id] = NewFamilyLocked(id, d.name, d.options);
+  }
+  default_cf_ = column_families_.at(0).get();
+  if (db_options_.paranoid_checks && !db_options_.skip_checking_sst_file_sizes_on_db_open) {
     s = CheckTableFileSizesLocked();
     if (!s.ok()) return s;
   }
@@ -243,7 +387,7 @@ Status DBImpl::RecoverLocked() {
     // Info logs carry a timestamp, not a file number.
     if (type != FileType::kInfoLogFile) versions_->MarkFileNumberUsed(number);
     if (type == FileType::kWalFile &&
-        (number >= versions_->LogNumber() || number == versions_->PrevLogNumber())) {
+        (number >= versions_->MinLogNumber() || number == versions_->PrevLogNumber())) {
       wals.push_back(number);
     }
     if (type == FileType::kTempFile) {
@@ -251,21 +395,30 @@ Status DBImpl::RecoverLocked() {
     }
   }
   std::sort(wals.begin(), wals.end());
-  VersionEdit edit;
-  s = ReplayWals(wals, &edit);
+  RecoveredFamilies recovered;
+  s = ReplayWals(wals, &recovered);
   if (!s.ok()) return s;
-  // Everything replayed is now in tables: start a fresh WAL and record that the old ones are
-  // obsolete, in one MANIFEST edit (which also writes the new MANIFEST).
+  // Everything replayed is now in tables: start a fresh WAL and record, for every family in
+  // one atomic MANIFEST write (which also starts the new MANIFEST), its recovered tables and
+  // that the old WALs are obsolete.
   const uint64_t wal_number = versions_->NewFileNumber();
   s = StartNewWal(wal_number);
   if (!s.ok()) return s;
-  mems_.SetLogNumber(wal_number);
-  edit.SetLogNumber(wal_number);
-  return versions_->LogAndApply(&edit, &mu_);
+  log_number_ = wal_number;
+  std::vector<VersionEdit*> edits;
+  for (const auto& [id, cfd] : column_families_) {
+    VersionEdit& edit = recovered[id].edit;
+    edit.SetColumnFamily(id);
+    edit.SetLogNumber(wal_number);
+    edits.push_back(&edit);
+  }
+  return edits.size() == 1 ? versions_->LogAndApply(edits[0], &mu_)
+                           : versions_->LogAndApply(edits, &mu_);
 }
 
 Status DBImpl::CheckTableFileSizesLocked() {
-  Version* v = versions_->current();
+  for (uint32_t id : versions_->ColumnFamilyIds()) {
+  Version* v = versions_->current(id);
   for (int level = 0; level < v->num_levels(); level++) {
     for (const FileMetaData* f : v->files(level)) {
       const std::string path = TableFileName(dbname_, f->number);
@@ -282,11 +435,11 @@ Status DBImpl::CheckTableFileSizesLocked() {
       }
     }
   }
+  }
   return Status::OK();
 }
 
-Status DBImpl::ReplayWals(const std::vector<uint64_t>& wals, VersionEdit* edit) {
-  MemTable* mem = nullptr;
+Status DBImpl::ReplayWals(const std::vector<uint64_t>& wals, RecoveredFamilies* families) {
   Status s;
   bool stop = false;
   for (uint64_t number : wals) {
@@ -295,23 +448,27 @@ Status DBImpl::ReplayWals(const std::vector<uint64_t>& wals, VersionEdit* edit) 
                      static_cast<unsigned long long>(number));
       continue;
     }
-    s = ReplayWal(number, number == wals.back(), &mem, edit, &stop);
+    s = ReplayWal(number, number == wals.back(), families, &stop);
     if (!s.ok()) break;
   }
-  if (s.ok() && mem != nullptr && mem->num_entries() > 0) s = FlushRecoveredMemTable(mem, edit);
-  if (mem != nullptr) mem->Unref();
+  for (auto& [id, family] : *families) {
+    if (s.ok() && family.mem != nullptr && family.mem->num_entries() > 0) {
+      s = FlushRecoveredMemTable(column_families_.at(id).get(), family.mem, &family.edit);
+    }
+    if (family.mem != nullptr) family.mem->Unref();
+    family.mem = nullptr;
+  }
   return s;
 }
 
-Status DBImpl::ReplayWal(uint64_t number, bool last, MemTable** mem, VersionEdit* edit,
-                         bool* stop) {
+Status DBImpl::ReplayWal(uint64_t number, bool last, RecoveredFamilies* families, bool* stop) {
   const std::string path = WalFileName(dbname_, number);
   std::unique_ptr<SequentialFile> file;
   Status s = fs_->NewSequentialFile(path, &file);
   if (!s.ok()) return s;
   WalReporter reporter(info_log_.get());
   log::Reader reader(file.get(), &reporter, /*checksum=*/true, 0,
-                     ToLogMode(options_.wal_recovery_mode), path);
+                     ToLogMode(db_options_.wal_recovery_mode), path);
   std::string_view record;
   std::string scratch;
   uint64_t records = 0;
@@ -323,18 +480,36 @@ Status DBImpl::ReplayWal(uint64_t number, bool last, MemTable** mem, VersionEdit
     WriteBatch batch;
     s = WriteBatchInternal::SetContents(&batch, record);
     if (!s.ok()) return s;
-    if (*mem == nullptr) *mem = NewMemTable();
-    s = WriteBatchInternal::InsertInto(batch, *mem);
+    // A family's records go to its memtable unless its tables already hold this WAL (its log
+    // number is above it) or it was dropped (ids are never reused).
+    auto mem_for = [&](uint32_t id) -> MemTable* {
+      mu_.AssertHeld();  // called by InsertInto in this thread, which holds mu_
+      auto it = column_families_.find(id);
+      if (it == column_families_.end() || number < versions_->LogNumber(id)) return nullptr;
+      RecoveredFamily& family = (*families)[id];
+      if (family.mem == nullptr) family.mem = NewMemTable(*it->second);
+      return family.mem;
+    };
+    s = WriteBatchInternal::InsertInto(
+        batch, mem_for, /*skip_families_without_memtable=*/true,
+        [](uint32_t, SequenceNumber, std::string_view, std::string_view, std::string*) {
+          return false;
+        });
     if (!s.ok()) return Status::Corruption(path + ": bad batch in WAL", s.ToString());
     const SequenceNumber last =
         WriteBatchInternal::Sequence(batch) + WriteBatchInternal::Count(batch) - 1;
     if (WriteBatchInternal::Count(batch) > 0 && last > max_sequence) max_sequence = last;
     records++;
-    if ((*mem)->ApproximateMemoryUsage() >= options_.write_buffer_size) {
+    for (auto& [id, family] : *families) {
+      ColumnFamilyData* cfd = column_families_.at(id).get();
+      if (family.mem == nullptr ||
+          family.mem->ApproximateMemoryUsage() < cfd->options.write_buffer_size) {
+        continue;
+      }
       versions_->SetLastSequence(max_sequence);
-      s = FlushRecoveredMemTable(*mem, edit);
-      (*mem)->Unref();
-      *mem = nullptr;
+      s = FlushRecoveredMemTable(cfd, family.mem, &family.edit);
+      family.mem->Unref();
+      family.mem = nullptr;
       if (!s.ok()) return s;
     }
   }
@@ -344,7 +519,7 @@ Status DBImpl::ReplayWal(uint64_t number, bool last, MemTable** mem, VersionEdit
   // failed append (after which Resume starts a new WAL) leaves an incomplete record there. It is
   // dropped in every mode; only the last WAL's torn tail (a crash) fails kAbsoluteConsistency.
   if (reader.torn_tail() && last &&
-      options_.wal_recovery_mode == WALRecoveryMode::kAbsoluteConsistency) {
+      db_options_.wal_recovery_mode == WALRecoveryMode::kAbsoluteConsistency) {
     return Status::Corruption(path + ": incomplete last record (wal_recovery_mode is "
                                      "kAbsoluteConsistency)");
   }
@@ -359,14 +534,15 @@ Status DBImpl::ReplayWal(uint64_t number, bool last, MemTable** mem, VersionEdit
   return Status::OK();
 }
 
-Status DBImpl::FlushRecoveredMemTable(MemTable* mem, VersionEdit* edit) {
+Status DBImpl::FlushRecoveredMemTable(ColumnFamilyData* cfd, MemTable* mem, VersionEdit* edit) {
+  const Options& cf_options = cfd->options;
   FileMetaData meta;
   meta.number = versions_->NewFileNumber();
   BuildTableOptions bopts;
-  bopts.table_options = options_.table_options;
-  bopts.compression = options_.compression;
-  bopts.compression_level = options_.compression_level;
-  bopts.merge_operator = merge_operator_.get();
+  bopts.table_options = cf_options.table_options;
+  bopts.compression = cf_options.compression;
+  bopts.compression_level = cf_options.compression_level;
+  bopts.merge_operator = cfd->merge_operator();
   std::unique_ptr<InternalIterator> points = mem->NewIterator();
   std::unique_ptr<InternalIterator> range_dels;
   if (mem->num_range_deletes() > 0) range_dels = mem->NewRangeTombstoneIterator();
@@ -374,8 +550,8 @@ Status DBImpl::FlushRecoveredMemTable(MemTable* mem, VersionEdit* edit) {
   Status s = BuildTable(dbname_, fs_, icmp_, bopts, points.get(), range_dels.get(), &meta);
   if (!s.ok()) return s;
   if (meta.file_size > 0) edit->AddFile(0, meta);
-  info_log_->Log("recovery: %llu entries -> table #%llu at L0, %llu bytes",
-                 static_cast<unsigned long long>(mem->num_entries()),
+  info_log_->Log("recovery [%s]: %llu entries -> table #%llu at L0, %llu bytes",
+                 cfd->name().c_str(), static_cast<unsigned long long>(mem->num_entries()),
                  static_cast<unsigned long long>(meta.number),
                  static_cast<unsigned long long>(meta.file_size));
   return Status::OK();
@@ -383,15 +559,30 @@ Status DBImpl::FlushRecoveredMemTable(MemTable* mem, VersionEdit* edit) {
 
 Status DBImpl::WriteOptionsFileLocked() {
   const uint64_t number = versions_->NewFileNumber();
-  Status s = WriteOptionsFileNumbered(options_, number);
+  DBOptions db_options;
+  std::vector<ColumnFamilyDescriptor> families;
+  CollectOptionsLocked(&db_options, &families);
+  // Open is single-threaded: writing under the mutex blocks nobody.
+  Status s = WriteOptionsFileNumbered(db_options, families, number);
   if (s.ok()) options_file_number_ = number;
   return s;
 }
 
-Status DBImpl::WriteOptionsFileNumbered(const Options& options, uint64_t number) {
+void DBImpl::CollectOptionsLocked(DBOptions* db_options,
+                                  std::vector<ColumnFamilyDescriptor>* families) const {
+  *db_options = db_options_;
+  families->clear();
+  for (const auto& [id, cfd] : column_families_) {  // the default family (id 0) first
+    families->emplace_back(cfd->name(), static_cast<const ColumnFamilyOptions&>(cfd->options));
+  }
+}
+
+Status DBImpl::WriteOptionsFileNumbered(const DBOptions& db_options,
+                                        const std::vector<ColumnFamilyDescriptor>& families,
+                                        uint64_t number) {
   const std::string tmp = TempFileName(dbname_, number);
   const std::string target = OptionsFileName(dbname_, number);
-  Status s = WriteOptionsFile(fs_, tmp, options);
+  Status s = WriteOptionsFile(fs_, tmp, db_options, families);
   bool renamed = false;
   if (s.ok()) {
     s = fs_->RenameFile(tmp, target);

@@ -65,22 +65,25 @@ std::string_view CanonicalPropertyName(std::string_view property, std::string* b
 
 }  // namespace
 
-bool DBImpl::GetIntProperty(std::string_view property, uint64_t* value) {
+bool DBImpl::GetIntProperty(ColumnFamilyHandle* column_family, std::string_view property,
+                            uint64_t* value) {
   std::string canonical;
   property = CanonicalPropertyName(property, &canonical);
+  ColumnFamilyData* cfd = FamilyOf(column_family);
   MutexLock lock(&mu_);
-  if (closed_) return false;
+  if (closed_ || cfd == nullptr || cfd->dropped) return false;
+  const MemTableSet& mems = cfd->mems;
   int level;
-  if (ParseLevelProperty(property, versions_->num_levels(), &level)) {
-    *value = versions_->NumLevelFiles(level);
+  if (ParseLevelProperty(property, versions_->num_levels(cfd->id()), &level)) {
+    *value = versions_->NumLevelFiles(level, cfd->id());
     return true;
   }
   if (property == Properties::kCurSizeAllMemTables) {
-    *value = mems_.MemoryUsage();
+    *value = mems.MemoryUsage();
     return true;
   }
   if (property == Properties::kSizeAllMemTables) {
-    *value = mems_.MemoryUsage() + mems_.FlushedBytesPinned();
+    *value = mems.MemoryUsage() + mems.FlushedBytesPinned();
     return true;
   }
   if (property == Properties::kBlockCacheUsage) {
@@ -100,19 +103,24 @@ bool DBImpl::GetIntProperty(std::string_view property, uint64_t* value) {
     return true;
   }
   if (property == Properties::kMemoryUsage) {
-    *value = mems_.MemoryUsage() + mems_.FlushedBytesPinned() +
+    // The DB's: every family's memtables.
+    uint64_t memtables = 0;
+    for (const auto& [id, family] : column_families_) {
+      memtables += family->mems.MemoryUsage() + family->mems.FlushedBytesPinned();
+    }
+    *value = memtables +
              (block_cache_ == nullptr ? 0 : block_cache_->GetUsage()) +
              table_cache_->ApproximateReadersMemory();
     return true;
   }
   if (property == Properties::kEstimateNumKeys) {
-    *value = EstimateNumKeysLocked();
+    *value = EstimateNumKeysLocked(*cfd);
     return true;
   }
   if (property == Properties::kCompactionPending) {
-    *value = !options_.disable_auto_compactions &&
-             picker_->NeedsCompaction(*versions_->current(), options_,
-                                      static_cast<uint64_t>(std::time(nullptr)));
+    *value = !cfd->options.disable_auto_compactions && cfd->picker != nullptr &&
+             cfd->picker->NeedsCompaction(*versions_->current(cfd->id()), cfd->options,
+                                          static_cast<uint64_t>(std::time(nullptr)));
     return true;
   }
   if (property == Properties::kNumRunningCompactions) {
@@ -124,7 +132,7 @@ bool DBImpl::GetIntProperty(std::string_view property, uint64_t* value) {
     return true;
   }
   if (property == Properties::kEstimatePendingCompactionBytes) {
-    *value = picker_->EstimatePendingCompactionBytes(*versions_->current(), options_);
+    *value = PendingCompactionBytesLocked(*cfd);
     return true;
   }
   if (property == Properties::kActualDelayedWriteRate) {
@@ -158,14 +166,24 @@ bool DBImpl::GetIntProperty(std::string_view property, uint64_t* value) {
   return false;
 }
 
+uint64_t DBImpl::PendingCompactionBytesLocked(const ColumnFamilyData& cfd) const {
+  return cfd.picker == nullptr ? 0
+                               : cfd.picker->EstimatePendingCompactionBytes(
+                                     *versions_->current(cfd.id()), cfd.options);
+}
+
 DBImpl::DebtFigures DBImpl::DebtFiguresLocked() {
+  // The DB's debt: every family's pending bytes, compacted by the one pool.
   DebtFigures d;
-  d.pending_bytes = picker_->EstimatePendingCompactionBytes(*versions_->current(), options_);
+  uint64_t flushed = 0, flush_micros = 0;
+  for (const auto& [id, cfd] : column_families_) {
+    d.pending_bytes += PendingCompactionBytesLocked(*cfd);
+    flushed += cfd->flush_stats.bytes_written;
+    flush_micros += cfd->flush_stats.micros;
+  }
   // Until a compaction is timed, the flush throughput stands in for the compaction rate.
   debt_tracker_.SetFallbackRate(
-      flush_stats_.micros == 0
-          ? 0
-          : static_cast<double>(flush_stats_.bytes_written) * 1e6 / flush_stats_.micros);
+      flush_micros == 0 ? 0 : static_cast<double>(flushed) * 1e6 / flush_micros);
   d.rate = debt_tracker_.Rate();
   d.rate_measured = debt_tracker_.measured();
   d.seconds_left_known =
@@ -200,7 +218,7 @@ void DBImpl::DumpStats() {
   {
     MutexLock lock(&mu_);
     if (shutting_down_ || closed_ || info_log_ == nullptr) return;
-    stats = StatsString();
+    for (const auto& [id, cfd] : column_families_) stats += StatsString(*cfd);
   }
   // The LOG takes one line per call (and bounds its length): log the report line by line.
   info_log_->Log("------- DUMPING STATS -------");
@@ -213,22 +231,24 @@ void DBImpl::DumpStats() {
   }
 }
 
-bool DBImpl::GetProperty(std::string_view property, std::string* value) {
+bool DBImpl::GetProperty(ColumnFamilyHandle* column_family, std::string_view property,
+                         std::string* value) {
   std::string canonical;
   property = CanonicalPropertyName(property, &canonical);
   uint64_t n;
-  if (GetIntProperty(property, &n)) {
+  if (GetIntProperty(column_family, property, &n)) {
     *value = std::to_string(n);
     return true;
   }
+  ColumnFamilyData* cfd = FamilyOf(column_family);
   MutexLock lock(&mu_);
-  if (closed_) return false;
+  if (closed_ || cfd == nullptr || cfd->dropped) return false;
   if (property == Properties::kStats) {
-    *value = StatsString();
+    *value = StatsString(*cfd);
   } else if (property == Properties::kLevelStats) {
-    *value = LevelStatsString();
+    *value = LevelStatsString(*cfd);
   } else if (property == Properties::kSSTables) {
-    *value = SSTablesString();
+    *value = SSTablesString(*cfd);
   } else if (property == Properties::kBackgroundError) {
     *value = bg_error_.ok() ? std::string() : bg_error_.ToString();
   } else if (property == Properties::kMemTableAllocator) {
@@ -241,16 +261,17 @@ bool DBImpl::GetProperty(std::string_view property, std::string* value) {
   return true;
 }
 
-uint64_t DBImpl::EstimateNumKeysLocked() const {
+uint64_t DBImpl::EstimateNumKeysLocked(const ColumnFamilyData& cfd) const {
+  const MemTableSet& mems = cfd.mems;
   // Entries minus what deletions are expected to remove (each deletion hides one entry).
   auto live = [](uint64_t entries, uint64_t deletes) {
     return entries > 2 * deletes ? entries - 2 * deletes : 0;
   };
-  uint64_t total = live(mems_.mem()->num_entries(), mems_.mem()->num_deletes());
-  for (const MemTableSet::Immutable& m : mems_.immutables()) {
+  uint64_t total = live(mems.mem()->num_entries(), mems.mem()->num_deletes());
+  for (const MemTableSet::Immutable& m : mems.immutables()) {
     total += live(m.mem->num_entries(), m.mem->num_deletes());
   }
-  Version* v = versions_->current();
+  Version* v = versions_->current(cfd.id());
   for (int level = 0; level < v->num_levels(); level++) {
     for (const FileMetaData* f : v->files(level)) {
       total += live(f->num_entries - f->num_range_deletions, f->num_deletions);
@@ -259,11 +280,13 @@ uint64_t DBImpl::EstimateNumKeysLocked() const {
   return total;
 }
 
-std::string DBImpl::LevelStatsString() const { return CompactionStatsString(); }
+std::string DBImpl::LevelStatsString(const ColumnFamilyData& cfd) const {
+  return CompactionStatsString(cfd);
+}
 
-std::string DBImpl::SSTablesString() const {
+std::string DBImpl::SSTablesString(const ColumnFamilyData& cfd) const {
   std::string out;
-  Version* v = versions_->current();
+  Version* v = versions_->current(cfd.id());
   for (int level = 0; level < v->num_levels(); level++) {
     if (v->NumFiles(level) == 0) continue;
     absl::StrAppend(&out, "--- level ", level, " ---\n");
@@ -274,21 +297,24 @@ std::string DBImpl::SSTablesString() const {
   return out;
 }
 
-std::string DBImpl::StatsString() {
+std::string DBImpl::StatsString(const ColumnFamilyData& cfd) {
+  const FlushStats& flush_stats = cfd.flush_stats;
+  const MemTableSet& mems = cfd.mems;
   const double uptime = (static_cast<double>(NowMicros()) - open_time_micros_) / 1e6;
-  std::string out = "** DB Stats **\n";
+  std::string out = absl::StrCat("** DB Stats ** (column family \"", cfd.name(), "\" of ",
+                                 column_families_.size(), ")\n");
   absl::StrAppend(&out, absl::StrFormat("Uptime(secs): %.1f\n", uptime));
   absl::StrAppend(&out, absl::StrFormat(
                             "Writes: %d writes, %d groups, %.2f MB user data, %.2f MB WAL\n",
                             writes_, write_groups_, user_bytes_written_ / kMB, wal_bytes_ / kMB));
   absl::StrAppend(
       &out, absl::StrFormat("Flushes: %d, %.2f MB written, %.2f s, %d placed below L0\n",
-                            flush_stats_.flushes, flush_stats_.bytes_written / kMB,
-                            flush_stats_.micros / 1e6, flush_stats_.files_to_lower_levels));
+                            flush_stats.flushes, flush_stats.bytes_written / kMB,
+                            flush_stats.micros / 1e6, flush_stats.files_to_lower_levels));
   const double write_amp =
       user_bytes_written_ == 0
           ? 0
-          : static_cast<double>(wal_bytes_ + flush_stats_.bytes_written) / user_bytes_written_;
+          : static_cast<double>(wal_bytes_ + flush_stats.bytes_written) / user_bytes_written_;
   absl::StrAppend(&out, absl::StrFormat("Write amplification (WAL + tables): %.2f\n", write_amp));
   absl::StrAppend(&out, absl::StrFormat("Write stalls: %d, %.3f s", stall_count_,
                                         stall_micros_ / 1e6));
@@ -297,6 +323,16 @@ std::string DBImpl::StatsString() {
                               "; %s %d (%.3f s)",
                               WriteController::CauseName(static_cast<WriteController::Cause>(cause)),
                               stall_count_by_cause_[cause], stall_micros_by_cause_[cause] / 1e6));
+  }
+  absl::StrAppend(&out, "\n");
+  absl::StrAppend(&out, absl::StrFormat("Write stalls caused by column family \"%s\":",
+                                        cfd.name()));
+  for (int cause = 1; cause < 4; cause++) {
+    absl::StrAppend(&out, absl::StrFormat(
+                              "%s %s %d (%.3f s)", cause > 1 ? ";" : "",
+                              WriteController::CauseName(static_cast<WriteController::Cause>(cause)),
+                              cfd.stall_count_by_cause[cause],
+                              cfd.stall_micros_by_cause[cause] / 1e6));
   }
   absl::StrAppend(&out, "\n");
   absl::StrAppend(&out, absl::StrFormat(
@@ -310,11 +346,11 @@ std::string DBImpl::StatsString() {
                             write_controller_.state() == WriteController::State::kDelayed
                                 ? absl::StrFormat("%.2f MB/s", write_controller_.rate() / kMB)
                                 : "",
-                            picker_->EstimatePendingCompactionBytes(*versions_->current(), options_),
+                            PendingCompactionBytesLocked(cfd),
                             compactions_running_));
   absl::StrAppend(&out, DebtStringLocked());
-  absl::StrAppend(&out, absl::StrFormat("Memtables: %d immutable, %.2f MB\n", mems_.NumImmutable(),
-                                        mems_.MemoryUsage() / kMB));
+  absl::StrAppend(&out, absl::StrFormat("Memtables: %d immutable, %.2f MB\n", mems.NumImmutable(),
+                                        mems.MemoryUsage() / kMB));
   absl::StrAppend(&out, absl::StrFormat(
                             "Table cache: %d tables parsed (at most %s), readers keep %.1f MB; %d "
                             "of %d table files open (peak %d)\n",
@@ -337,7 +373,7 @@ std::string DBImpl::StatsString() {
   absl::StrAppend(&out, absl::StrFormat("Background error: %s\n", bg_error_.ToString()));
   absl::StrAppend(&out, absl::StrFormat("Background errors since open: %d\n",
                                         bg_errors_recorded_));
-  absl::StrAppend(&out, "\n** Compaction **\n", CompactionStatsString());
+  absl::StrAppend(&out, "\n** Compaction **\n", CompactionStatsString(cfd));
   return out;
 }
 

@@ -18,9 +18,10 @@ TableReadOptions ToTableReadOptions(const ReadOptions& o) {
 
 }  // namespace
 
-SuperVersion* DBImpl::RefSuperVersion(const ReadOptions& options, SequenceNumber* sequence) {
+SuperVersion* DBImpl::RefSuperVersion(ColumnFamilyData* cfd, const ReadOptions& options,
+                                      SequenceNumber* sequence) {
   MutexLock lock(&mu_);
-  SuperVersion* sv = super_version_;
+  SuperVersion* sv = cfd->super_version;
   if (sv == nullptr) return nullptr;  // closed
   sv->refs.fetch_add(1, std::memory_order_relaxed);
   // Taken together under the mutex: the SuperVersion holds every write up to the sequence,
@@ -45,33 +46,36 @@ void DBImpl::UnrefSuperVersion(SuperVersion* sv) {
   delete sv;
 }
 
-void DBImpl::ReplaceSuperVersionLocked() {
-  SuperVersion* old = InstallSuperVersionLocked();
+void DBImpl::ReplaceSuperVersionLocked(ColumnFamilyData* cfd) {
+  SuperVersion* old = InstallSuperVersionLocked(cfd);
   if (old == nullptr) return;
   mu_.Unlock();
   UnrefSuperVersion(old);
   mu_.Lock();
 }
 
-SuperVersion* DBImpl::InstallSuperVersionLocked() {
+SuperVersion* DBImpl::InstallSuperVersionLocked(ColumnFamilyData* cfd) {
   auto* sv = new SuperVersion;
-  mems_.RefAll(&sv->mem, &sv->imm);
-  sv->current = versions_->current();
+  cfd->mems.RefAll(&sv->mem, &sv->imm);
+  sv->current = versions_->current(cfd->id());
   sv->current->Ref();
   sv->version_number = ++super_version_number_;
   sv->refs.store(1, std::memory_order_relaxed);
-  SuperVersion* old = super_version_;
-  super_version_ = sv;
+  SuperVersion* old = cfd->super_version;
+  cfd->super_version = sv;
   RecalculateWriteStallLocked();
   return old;
 }
 
-Status DBImpl::Get(const ReadOptions& options, std::string_view key, std::string* value) {
+Status DBImpl::Get(const ReadOptions& options, ColumnFamilyHandle* column_family,
+                   std::string_view key, std::string* value) {
   const auto start = std::chrono::steady_clock::now();
+  ColumnFamilyData* cfd = FamilyOf(column_family);
+  if (cfd == nullptr) return Status::InvalidArgument("Get: null or foreign column family handle");
   SequenceNumber sequence;
-  SuperVersion* sv = RefSuperVersion(options, &sequence);
+  SuperVersion* sv = RefSuperVersion(cfd, options, &sequence);
   if (sv == nullptr) return Status::ShutdownInProgress("the DB is closed");
-  Status s = GetImpl(options, sv, sequence, key, value);
+  Status s = GetImpl(options, *cfd, sv, sequence, key, value);
   UnrefSuperVersion(sv);
   RecordTick(NUMBER_DB_GET);
   RecordTick(NUMBER_KEYS_READ);
@@ -85,23 +89,59 @@ Status DBImpl::Get(const ReadOptions& options, std::string_view key, std::string
 }
 
 std::vector<Status> DBImpl::MultiGet(const ReadOptions& options,
+                                     const std::vector<ColumnFamilyHandle*>& column_families,
                                      const std::vector<std::string_view>& keys,
                                      std::vector<std::string>* values) {
   const auto start = std::chrono::steady_clock::now();
-  SequenceNumber sequence;
-  SuperVersion* sv = RefSuperVersion(options, &sequence);
   std::vector<Status> result(keys.size());
   values->resize(keys.size());
-  if (sv == nullptr) {
-    for (Status& s : result) s = Status::ShutdownInProgress("the DB is closed");
+  if (column_families.size() != keys.size()) {
+    for (Status& s : result) {
+      s = Status::InvalidArgument("MultiGet: one column family per key is needed");
+    }
     return result;
+  }
+  // One SuperVersion per family, all taken with one read sequence under the mutex: the reads
+  // see one state of the DB across families.
+  std::vector<std::pair<ColumnFamilyData*, SuperVersion*>> pinned;
+  SequenceNumber sequence = 0;
+  bool closed = false;
+  {
+    MutexLock lock(&mu_);
+    sequence = options.snapshot != nullptr ? options.snapshot->GetSequenceNumber()
+                                           : versions_->LastSequence();
+    for (ColumnFamilyHandle* h : column_families) {
+      ColumnFamilyData* cfd = FamilyOf(h);
+      if (cfd == nullptr) continue;
+      bool seen = false;
+      for (const auto& [c, sv] : pinned) seen = seen || c == cfd;
+      if (seen) continue;
+      SuperVersion* sv = cfd->super_version;
+      if (sv == nullptr) {
+        closed = true;
+        break;
+      }
+      sv->refs.fetch_add(1, std::memory_order_relaxed);
+      pinned.emplace_back(cfd, sv);
+    }
   }
   uint64_t bytes = 0;
   for (size_t i = 0; i < keys.size(); i++) {
-    result[i] = GetImpl(options, sv, sequence, keys[i], &(*values)[i]);
-    if (result[i].ok()) bytes += (*values)[i].size();
+    ColumnFamilyData* cfd = FamilyOf(column_families[i]);
+    SuperVersion* sv = nullptr;
+    for (const auto& [c, pinned_sv] : pinned) {
+      if (c == cfd) sv = pinned_sv;
+    }
+    if (cfd == nullptr) {
+      result[i] = Status::InvalidArgument("MultiGet: null or foreign column family handle");
+    } else if (closed || sv == nullptr) {
+      result[i] = Status::ShutdownInProgress("the DB is closed");
+    } else {
+      result[i] = GetImpl(options, *cfd, sv, sequence, keys[i], &(*values)[i]);
+      if (result[i].ok()) bytes += (*values)[i].size();
+    }
   }
-  UnrefSuperVersion(sv);
+  for (const auto& [c, sv] : pinned) UnrefSuperVersion(sv);
   RecordTick(NUMBER_DB_GET);
   RecordTick(NUMBER_KEYS_READ, keys.size());
   RecordTick(BYTES_READ, bytes);
@@ -113,10 +153,11 @@ std::vector<Status> DBImpl::MultiGet(const ReadOptions& options,
   return result;
 }
 
-Status DBImpl::GetImpl(const ReadOptions& options, SuperVersion* sv, SequenceNumber sequence,
-                       std::string_view key, std::string* value) {
+Status DBImpl::GetImpl(const ReadOptions& options, const ColumnFamilyData& cfd,
+                       SuperVersion* sv, SequenceNumber sequence, std::string_view key,
+                       std::string* value) {
   LookupKey lkey(key, sequence);
-  GetContext context(merge_operator_.get(), key, value);
+  GetContext context(cfd.merge_operator(), key, value);
   // Memtables decide on their own range deletions: a covering tombstone there is newer than
   // anything in older sources, so it ends the lookup (as a deletion).
   bool done = sv->mem->Get(lkey, &context);
@@ -133,9 +174,64 @@ Status DBImpl::GetImpl(const ReadOptions& options, SuperVersion* sv, SequenceNum
   return context.Finish();
 }
 
-std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
+std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options,
+                                              ColumnFamilyHandle* column_family) {
   DBIterOptions iopts;
-  SuperVersion* sv = RefSuperVersion(options, &iopts.sequence);
+  ColumnFamilyData* cfd = FamilyOf(column_family);
+  if (cfd == nullptr) {
+    return NewDBIterator(icmp_.user_comparator(),
+                         NewEmptyInternalIterator(Status::InvalidArgument(
+                             "NewIterator: null or foreign column family handle")),
+                         {}, std::move(iopts), [] {});
+  }
+  SuperVersion* sv = RefSuperVersion(cfd, options, &iopts.sequence);
+  return NewIteratorOver(options, SharedFamilyOf(column_family), sv, std::move(iopts));
+}
+
+Status DBImpl::NewIterators(const ReadOptions& options,
+                            const std::vector<ColumnFamilyHandle*>& column_families,
+                            std::vector<std::unique_ptr<Iterator>>* iterators) {
+  if (iterators == nullptr) return Status::InvalidArgument("NewIterators: null result vector");
+  iterators->clear();
+  std::vector<std::shared_ptr<ColumnFamilyData>> families;
+  for (ColumnFamilyHandle* h : column_families) {
+    std::shared_ptr<ColumnFamilyData> cfd = SharedFamilyOf(h);
+    if (cfd == nullptr) {
+      return Status::InvalidArgument("NewIterators: null or foreign column family handle");
+    }
+    families.push_back(cfd);
+  }
+  // Every SuperVersion and the one sequence taken together under the mutex.
+  std::vector<SuperVersion*> svs;
+  SequenceNumber sequence = 0;
+  {
+    MutexLock lock(&mu_);
+    sequence = options.snapshot != nullptr ? options.snapshot->GetSequenceNumber()
+                                           : versions_->LastSequence();
+    for (const auto& cfd : families) {
+      SuperVersion* sv = cfd->super_version;
+      if (sv != nullptr) sv->refs.fetch_add(1, std::memory_order_relaxed);
+      svs.push_back(sv);
+    }
+  }
+  for (size_t i = 0; i < families.size(); i++) {
+    if (svs[i] == nullptr) {
+      for (size_t j = i; j < families.size(); j++) {
+        if (svs[j] != nullptr) UnrefSuperVersion(svs[j]);
+      }
+      iterators->clear();
+      return Status::ShutdownInProgress("the DB is closed");
+    }
+    DBIterOptions iopts;
+    iopts.sequence = sequence;
+    iterators->push_back(NewIteratorOver(options, families[i], svs[i], std::move(iopts)));
+  }
+  return Status::OK();
+}
+
+std::unique_ptr<Iterator> DBImpl::NewIteratorOver(const ReadOptions& options,
+                                                  std::shared_ptr<ColumnFamilyData> cfd,
+                                                  SuperVersion* sv, DBIterOptions iopts) {
   if (sv == nullptr) {
     return NewDBIterator(icmp_.user_comparator(),
                          NewEmptyInternalIterator(Status::ShutdownInProgress("the DB is closed")),
@@ -148,7 +244,7 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
     iopts.upper_bound = std::string(*options.iterate_upper_bound);
   }
   iopts.statistics = statistics_;
-  iopts.merge_operator = merge_operator_.get();
+  iopts.merge_operator = cfd->merge_operator();
 
   const Comparator* ucmp = icmp_.user_comparator();
   RangeTombstoneSources tombstones;
@@ -180,7 +276,13 @@ std::unique_ptr<Iterator> DBImpl::NewIterator(const ReadOptions& options) {
     merged = NewEmptyInternalIterator(status);
   }
   return NewDBIterator(ucmp, std::move(merged), std::move(tombstones), std::move(iopts),
-                       [this, sv] { UnrefSuperVersion(sv); });
+                       // The family (its merge operator) lives as long as the iterator; a
+                       // dropped one may be freed once the iterator lets go of it.
+                       [this, sv, cfd]() mutable {
+                         UnrefSuperVersion(sv);
+                         cfd.reset();
+                         ReleaseDroppedFamilies();
+                       });
 }
 
 }  // namespace shale

@@ -36,15 +36,19 @@ Status DBImpl::VerifyChecksum(const VerifyChecksumOptions& options) {
   };
   std::vector<LiveTable> tables;
   uint64_t total_bytes = 0;
-  Version* version = nullptr;
+  // Every live family's Version, referenced so that its files are not deleted until the end.
+  std::vector<Version*> pinned;
   {
     MutexLock lock(&mu_);
-    version = versions_->current();
-    version->Ref();  // keeps the files below from being deleted until the Unref at the end
-    for (int level = 0; level < version->num_levels(); level++) {
-      for (const FileMetaData* f : version->files(level)) {
-        tables.push_back({f->number, f->file_size, f->global_seqno, level});
-        total_bytes += f->file_size;
+    for (const auto& [id, cfd] : column_families_) {
+      Version* version = versions_->current(id);
+      version->Ref();
+      pinned.push_back(version);
+      for (int level = 0; level < version->num_levels(); level++) {
+        for (const FileMetaData* f : version->files(level)) {
+          tables.push_back({f->number, f->file_size, f->global_seqno, level});
+          total_bytes += f->file_size;
+        }
       }
     }
   }
@@ -63,7 +67,7 @@ Status DBImpl::VerifyChecksum(const VerifyChecksumOptions& options) {
   }
   {
     MutexLock lock(&mu_);
-    version->Unref();
+    for (Version* version : pinned) version->Unref();
   }
   // The Version may have been the last to hold files that compactions replaced meanwhile.
   DeleteObsoleteFiles();

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/time/time.h"
 #include "base/filename.h"
 #include "base/size_limits.h"
@@ -16,10 +17,19 @@ namespace shale {
 
 namespace {
 
-// Checks that a batch parses, holds as many records as its header says, holds no merge without
-// a merge operator, and keeps the size limits of shale/limits.h as a whole and in every record
-// (a batch made from serialized contents was never checked record by record).
-Status ValidateBatch(const WriteBatch& batch, bool has_merge_operator) {
+// The column families a batch writes, and whether it merges in each.
+struct FamilyUse {
+  uint32_t id;
+  bool merges;
+};
+
+// Checks that a batch parses, holds as many records as its header says, and keeps the size
+// limits of shale/limits.h as a whole and in every record (a batch made from serialized
+// contents was never checked record by record); lists in *families the families it writes
+// (checked against the DB by the caller).
+using FamilyUses = absl::InlinedVector<FamilyUse, 2>;
+
+Status ValidateBatch(const WriteBatch& batch, FamilyUses* families) {
   std::string_view contents = WriteBatchInternal::Contents(batch);
   if (contents.size() < WriteBatchInternal::kHeader) {
     return Status::Corruption("write batch: shorter than its header");
@@ -34,12 +44,18 @@ Status ValidateBatch(const WriteBatch& batch, bool has_merge_operator) {
     if (!s.ok()) return s;
     s = WriteBatchInternal::CheckRecordSizes("Write", record.type, record.key, record.value);
     if (!s.ok()) return s;
-    if (record.column_family != 0) {
-      return Status::NotSupported("write batch: column families are not supported yet");
-    }
-    if (record.type == kTypeMerge && !has_merge_operator) {
-      return Status::InvalidArgument(
-          "write batch: Merge needs a merge operator (Options::merge_operator is not set)");
+    const bool merges = record.type == kTypeMerge;
+    if (families->empty() || families->back().id != record.column_family) {
+      bool known = false;
+      for (FamilyUse& f : *families) {
+        if (f.id == record.column_family) {
+          f.merges = f.merges || merges;
+          known = true;
+        }
+      }
+      if (!known) families->push_back({record.column_family, merges});
+    } else {
+      families->back().merges = families->back().merges || merges;
     }
     found++;
   }
@@ -51,59 +67,78 @@ Status ValidateBatch(const WriteBatch& batch, bool has_merge_operator) {
 
 }  // namespace
 
-Status DBImpl::Put(const WriteOptions& options, std::string_view key, std::string_view value) {
+Status DBImpl::Put(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                   std::string_view key, std::string_view value) {
+  if (FamilyOf(column_family) == nullptr) {
+    return Status::InvalidArgument("Put: null or foreign column family handle");
+  }
   // Checked before the batch reserves room for the value.
   Status s = WriteBatchInternal::CheckRecordSizes("Put", kTypeValue, key, value);
   if (!s.ok()) return s;
   WriteBatch batch(key.size() + value.size() + 24);
-  s = batch.Put(key, value);
+  s = batch.Put(column_family, key, value);
   if (!s.ok()) return s;
   return Write(options, &batch);
 }
 
-Status DBImpl::Delete(const WriteOptions& options, std::string_view key) {
+Status DBImpl::Delete(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                      std::string_view key) {
+  if (FamilyOf(column_family) == nullptr) {
+    return Status::InvalidArgument("Delete: null or foreign column family handle");
+  }
   WriteBatch batch;
-  Status s = batch.Delete(key);
+  Status s = batch.Delete(column_family, key);
   if (!s.ok()) return s;
   return Write(options, &batch);
 }
 
-Status DBImpl::SingleDelete(const WriteOptions& options, std::string_view key) {
+Status DBImpl::SingleDelete(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                            std::string_view key) {
+  if (FamilyOf(column_family) == nullptr) {
+    return Status::InvalidArgument("SingleDelete: null or foreign column family handle");
+  }
   WriteBatch batch;
-  Status s = batch.SingleDelete(key);
+  Status s = batch.SingleDelete(column_family, key);
   if (!s.ok()) return s;
   return Write(options, &batch);
 }
 
-Status DBImpl::DeleteRange(const WriteOptions& options, std::string_view begin_key,
-                           std::string_view end_key) {
+Status DBImpl::DeleteRange(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                           std::string_view begin_key, std::string_view end_key) {
+  if (FamilyOf(column_family) == nullptr) {
+    return Status::InvalidArgument("DeleteRange: null or foreign column family handle");
+  }
   Status s = CheckRangeKeySizes("DeleteRange", begin_key.size(), end_key.size());
   if (!s.ok()) return s;
   const int c = icmp_.user_comparator()->Compare(begin_key, end_key);
   if (c > 0) return Status::InvalidArgument("DeleteRange: end key is before begin key");
   if (c == 0) return Status::OK();
   WriteBatch batch;
-  s = batch.DeleteRange(begin_key, end_key);
+  s = batch.DeleteRange(column_family, begin_key, end_key);
   if (!s.ok()) return s;
   return Write(options, &batch);
 }
 
-Status DBImpl::Merge(const WriteOptions& options, std::string_view key,
-                     std::string_view value) {
-  if (merge_operator_ == nullptr) {
+Status DBImpl::Merge(const WriteOptions& options, ColumnFamilyHandle* column_family,
+                     std::string_view key, std::string_view value) {
+  ColumnFamilyData* cfd = FamilyOf(column_family);
+  if (cfd == nullptr) return Status::InvalidArgument("Merge: null or foreign column family handle");
+  if (cfd->merge_operator() == nullptr) {
     return Status::InvalidArgument(
-        "Merge: no merge operator is configured (Options::merge_operator)");
+        "Merge: no merge operator is configured (Options::merge_operator) for column family \"" +
+        cfd->name() + "\"");
   }
   Status s = WriteBatchInternal::CheckRecordSizes("Merge", kTypeMerge, key, value);
   if (!s.ok()) return s;
   WriteBatch batch(key.size() + value.size() + 24);
-  s = batch.Merge(key, value);
+  s = batch.Merge(column_family, key, value);
   if (!s.ok()) return s;
   return Write(options, &batch);
 }
 
-bool DBImpl::MergeAtWriteTime(MemTable* mem, size_t max_successive_merges,
-                              SequenceNumber sequence, std::string_view key,
+bool DBImpl::MergeAtWriteTime(ColumnFamilyData* cfd, MemTable* mem,
+                              size_t max_successive_merges, SequenceNumber sequence,
+                              std::string_view key,
                               std::string_view operand, std::string* value) {
   if (max_successive_merges == 0 ||
       mem->CountSuccessiveMerges(key, max_successive_merges) < max_successive_merges) {
@@ -112,13 +147,13 @@ bool DBImpl::MergeAtWriteTime(MemTable* mem, size_t max_successive_merges,
   // Everything before `sequence` is in `mem` or older sources (this writer is the memtable's
   // only writer, and the SuperVersion's active memtable is `mem`).
   ReadOptions ropts;
-  SuperVersion* sv = RefSuperVersion(ropts, nullptr);
+  SuperVersion* sv = RefSuperVersion(cfd, ropts, nullptr);
   std::string existing;
-  Status s = GetImpl(ropts, sv, sequence - 1, key, &existing);
+  Status s = GetImpl(ropts, *cfd, sv, sequence - 1, key, &existing);
   UnrefSuperVersion(sv);
   if (!s.ok() && !s.IsNotFound()) return false;  // keep the operand; the read will tell
   std::string_view existing_view(existing);
-  s = FullMerge(merge_operator_.get(), key, s.ok() ? &existing_view : nullptr, {operand}, value);
+  s = FullMerge(cfd->merge_operator(), key, s.ok() ? &existing_view : nullptr, {operand}, value);
   // A merged value over the value limit could not be flushed: keep the operand instead.
   return s.ok() && value->size() <= kMaxValueSize;
 }
@@ -128,13 +163,34 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
   if (options.sync && options.disableWAL) {
     return Status::InvalidArgument("Write: sync and disableWAL cannot both be set");
   }
-  Status s = ValidateBatch(*updates, merge_operator_ != nullptr);
+  FamilyUses uses;
+  Status s = ValidateBatch(*updates, &uses);
   if (!s.ok()) return s;
   if (updates->Count() == 0) return Status::OK();
 
   MutexLock lock(&mu_);
   InFlightCall call(this, /*mu_held=*/true);
   if (!call.status().ok()) return call.status();
+  // Checked before the batch is queued. A family dropped after this (DropColumnFamily waits
+  // for the write queue's front) still takes the write: the write is ordered before the drop.
+  // The families named are held until the write is done, so a dropped one is not freed (its
+  // memtable still takes the records) even if its last handle goes meanwhile. (The default
+  // family is never dropped.)
+  absl::InlinedVector<std::shared_ptr<ColumnFamilyData>, 1> named;
+  for (const FamilyUse& use : uses) {
+    auto it = column_families_.find(use.id);
+    if (it == column_families_.end()) {
+      return Status::InvalidArgument("Write: the batch writes column family id " +
+                                     std::to_string(use.id) +
+                                     ", which this DB does not have (or has dropped)");
+    }
+    if (use.id != 0) named.push_back(it->second);
+    if (use.merges && it->second->merge_operator() == nullptr) {
+      return Status::InvalidArgument("write batch: Merge needs a merge operator "
+                                     "(Options::merge_operator is not set) in column family \"" +
+                                     it->second->name() + "\"");
+    }
+  }
   WriteQueue::Front front(&write_queue_, &mu_, updates, options);
   if (!front.held()) {
     RecordTick(WRITE_DONE_BY_OTHER);
@@ -142,7 +198,7 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
   }
   RecordTick(WRITE_DONE_BY_SELF);
 
-  s = MakeRoomForWrite(/*force=*/false);
+  s = MakeRoomForWrite(/*force=*/nullptr);
   if (s.ok()) {
     WriteBatch* group = front.BuildGroup();
     DelayWriteLocked(WriteBatchInternal::ByteSize(*group));
@@ -150,26 +206,68 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
     WriteBatchInternal::SetSequence(group, first);
     const uint32_t count = WriteBatchInternal::Count(*group);
     const size_t bytes = WriteBatchInternal::ByteSize(*group);
-    MemTable* mem = mems_.mem();
-    const size_t max_merges = options_.max_successive_merges;
+    // Each family's active memtable, and what merging at write time needs of it. Families
+    // are created and dropped at the write queue's front, so none changes while the group is
+    // inserted. A batch checked before a drop of its family was queued may come after it: its
+    // records go to the dropped family's memtable, which is discarded (the write is ordered
+    // before the drop; recovery skips a dropped family's records). The shared_ptrs keep the
+    // families (and so their memtables) alive while the mutex is released.
+    // Live families cannot go while this writer holds the queue's front (a drop needs it);
+    // dropped ones could be swept meanwhile, so they are held.
+    struct Target {
+      uint32_t id;
+      ColumnFamilyData* cfd;
+      MemTable* mem;
+      size_t max_merges;
+    };
+    absl::InlinedVector<Target, 4> targets;
+    absl::InlinedVector<std::shared_ptr<ColumnFamilyData>, 1> held;
+    bool any_merge_at_write = false;
+    auto add_target = [&](ColumnFamilyData* cfd) {
+      if (cfd->mems.mem() == nullptr) return;  // a dropped family already released
+      targets.push_back(
+          Target{cfd->id(), cfd, cfd->mems.mem(), cfd->options.max_successive_merges});
+      any_merge_at_write = any_merge_at_write || (cfd->options.max_successive_merges > 0 &&
+                                                  cfd->merge_operator() != nullptr);
+    };
+    for (const auto& [id, cfd] : column_families_) add_target(cfd.get());
+    for (const auto& cfd : dropped_families_) {
+      held.push_back(cfd);
+      add_target(cfd.get());
+    }
+    auto find_target = [&targets](uint32_t id) -> const Target* {
+      for (const Target& t : targets) {
+        if (t.id == id) return &t;
+      }
+      return nullptr;
+    };
     const bool use_wal = !options.disableWAL;
-    if (!use_wal) mems_.MarkUnloggedWrite();
+    if (!use_wal) {
+      // Conservative: every family may hold writes no WAL holds (Close flushes them).
+      for (const auto& [id, cfd] : column_families_) cfd->mems.MarkUnloggedWrite();
+    }
     {
       mu_.Unlock();
       Status wal_status;
       if (use_wal) wal_status = WriteGroupToWal(*group, options.sync);
       if (use_wal && wal_status.ok()) SHALE_KILL_POINT("wal.written");
       if (wal_status.ok()) {
-        if (max_merges > 0 && merge_operator_ != nullptr && group->HasMerge()) {
-          s = WriteBatchInternal::InsertInto(
-              *group, mem,
-              [&](SequenceNumber seq, std::string_view key, std::string_view operand,
-                  std::string* value) {
-                return MergeAtWriteTime(mem, max_merges, seq, key, operand, value);
-              });
-        } else {
-          s = WriteBatchInternal::InsertInto(*group, mem);
-        }
+        auto mem_for = [&find_target](uint32_t id) -> MemTable* {
+          const Target* t = find_target(id);
+          return t == nullptr ? nullptr : t->mem;
+        };
+        const bool merge_at_write = any_merge_at_write && group->HasMerge();
+        s = WriteBatchInternal::InsertInto(
+            *group, mem_for, /*skip_families_without_memtable=*/false,
+            [&](uint32_t id, SequenceNumber seq, std::string_view key, std::string_view operand,
+                std::string* value) {
+              if (!merge_at_write) return false;
+              const Target* t = find_target(id);
+              if (t == nullptr || t->max_merges == 0 || t->cfd->merge_operator() == nullptr) {
+                return false;
+              }
+              return MergeAtWriteTime(t->cfd, t->mem, t->max_merges, seq, key, operand, value);
+            });
       }
       mu_.Lock();
       if (!wal_status.ok()) {
@@ -225,30 +323,33 @@ Status DBImpl::WriteGroupToWal(const WriteBatch& group, bool sync) {
 }
 
 size_t DBImpl::MemTableBudgetLocked() const {
-  if (options_.db_write_buffer_size == 0) return 0;
-  return std::max(options_.db_write_buffer_size, kMinMemTableBudget);
+  if (db_options_.db_write_buffer_size == 0) return 0;
+  return std::max(db_options_.db_write_buffer_size, kMinMemTableBudget);
 }
 
-MemTable* DBImpl::NewMemTable() const {
+MemTable* DBImpl::NewMemTable(const ColumnFamilyData& cfd) const {
+  const Options& cf_options = cfd.options;
   MemTable::Options mopts;
   mopts.allocator = MemtableAllocator::Get();
   // Blocks of 1/8 of the write buffer (RocksDB's choice), so a small buffer is not one block;
   // the same for the global budget when it is smaller, so that an empty memtable's first
   // block never fills the budget by itself (every write would then cost a flush).
-  size_t buffer = options_.write_buffer_size;
+  size_t buffer = cf_options.write_buffer_size;
   const size_t budget = MemTableBudgetLocked();
   if (budget > 0) buffer = std::min(buffer, budget);
   mopts.arena_block_size = std::clamp<size_t>(buffer / 8, 4096, Arena::kDefaultBlockSize);
   mopts.earliest_sequence = versions_->LastSequence() + 1;
-  mopts.track_successive_merges = merge_operator_ != nullptr && options_.max_successive_merges > 0;
+  mopts.track_successive_merges =
+      cfd.merge_operator() != nullptr && cf_options.max_successive_merges > 0;
   auto* mem = new MemTable(icmp_, mopts);
   mem->Ref();
   return mem;
 }
 
-Status DBImpl::MakeRoomForWrite(bool force) {
+Status DBImpl::MakeRoomForWrite(ColumnFamilyData* force) {
   bool stalled = false;
   WriteController::Cause stall_cause = WriteController::Cause::kMemtableLimit;
+  uint32_t stall_family = 0;  // the family whose state the writers waited on
   const auto stall_start = std::chrono::steady_clock::now();
   Status s;
   while (true) {
@@ -261,21 +362,59 @@ Status DBImpl::MakeRoomForWrite(bool force) {
       s = Status::ShutdownInProgress("the DB is closing");
       break;
     }
-    // The global budget: over it, the active memtable is retired for flushing (a flush frees
-    // memory), or, when it is empty, writers wait for a flush under way. Nothing waits for
-    // memory no flush can free: an empty active memtable with nothing to flush goes ahead.
+    // The global budget spans every family: over it, the family with the largest active
+    // memtable is retired for flushing (a flush frees memory), or, when that one is empty,
+    // writers wait for a flush under way. Nothing waits for memory no flush can free: an
+    // empty active memtable with nothing to flush goes ahead.
     const size_t budget = MemTableBudgetLocked();
-    const bool over_total = budget > 0 && mems_.MemoryUsage() >= budget;
-    const MemTableSet::Room room =
-        mems_.RoomForWrite(options_.write_buffer_size, over_total, force);
-    if (room == MemTableSet::Room::kReady) break;  // room, or (force) nothing to flush
+    bool over_total = false;
+    ColumnFamilyData* largest = nullptr;
+    if (budget > 0) {
+      size_t total = 0;
+      for (const auto& [id, cfd] : column_families_) {
+        total += cfd->mems.MemoryUsage();
+        if (largest == nullptr || cfd->mems.mem()->ApproximateMemoryUsage() >
+                                      largest->mems.mem()->ApproximateMemoryUsage()) {
+          largest = cfd.get();
+        }
+      }
+      over_total = total >= budget;
+    }
+    // The first family that needs something done (families are checked in id order; each
+    // action releases the mutex, so everything is checked again after it).
+    ColumnFamilyData* cfd = nullptr;
+    MemTableSet::Room room = MemTableSet::Room::kReady;
+    for (const auto& [id, candidate] : column_families_) {
+      room = candidate->mems.RoomForWrite(candidate->options.write_buffer_size,
+                                          over_total && candidate.get() == largest,
+                                          candidate.get() == force);
+      if (room != MemTableSet::Room::kReady) {
+        cfd = candidate.get();
+        break;
+      }
+    }
+    if (cfd == nullptr) {
+      // max_total_wal_size: a family whose unflushed writes keep the oldest WAL alive.
+      cfd = FamilyPinningOldestWalLocked();
+      if (cfd != nullptr) {
+        room = MemTableSet::Room::kSwitch;
+        if (info_log_) {
+          info_log_->Log("live WALs over max_total_wal_size (%llu bytes): flushing column "
+                         "family \"%s\"",
+                         static_cast<unsigned long long>(MaxTotalWalSizeLocked()),
+                         cfd->name().c_str());
+        }
+      }
+    }
+    if (cfd == nullptr) break;  // room everywhere, or (force) nothing to flush
     if (room == MemTableSet::Room::kWaitForFlush) {
       RecordTick(STALL_MEMTABLE_LIMIT_COUNT, stalled ? 0 : 1);
+      stall_family = cfd->id();
       stalled = true;
       bg_cv_.Wait(&mu_);
       continue;
     }
-    if (!force && write_controller_.state() == WriteController::State::kStopped &&
+    if (cfd != force && write_controller_.state() == WriteController::State::kStopped &&
         write_controller_.cause() != WriteController::Cause::kMemtableLimit) {
       // Too many L0 files or too many pending compaction bytes: wait for compaction.
       const WriteController::Cause cause = write_controller_.cause();
@@ -287,24 +426,27 @@ Status DBImpl::MakeRoomForWrite(bool force) {
         }
       }
       stall_cause = cause;
+      stall_family = write_stall_family_;
       stalled = true;
       bg_cv_.Wait(&mu_);
       continue;
     }
-    if (!mems_.CanSwitch(options_.max_write_buffer_number)) {
-      // Every memtable is full: wait for the oldest to be flushed.
+    if (!cfd->mems.CanSwitch(cfd->options.max_write_buffer_number)) {
+      // Every memtable of the family is full: wait for its oldest to be flushed.
       RecordTick(STALL_MEMTABLE_LIMIT_COUNT, stalled ? 0 : 1);
       if (!stalled && info_log_) {
-        info_log_->Log("write stall: %zu immutable memtables wait for flush",
-                       mems_.NumImmutable());
+        info_log_->Log("write stall: %zu immutable memtables of column family \"%s\" wait for "
+                       "flush",
+                       cfd->mems.NumImmutable(), cfd->name().c_str());
       }
+      stall_family = cfd->id();
       stalled = true;
       bg_cv_.Wait(&mu_);
       continue;
     }
-    s = SwitchMemTable();
+    if (cfd == force) force = nullptr;
+    s = SwitchMemTable(cfd);
     if (!s.ok()) break;
-    force = false;
   }
   if (stalled) {
     const uint64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -314,6 +456,7 @@ Status DBImpl::MakeRoomForWrite(bool force) {
     stall_count_ += 1;
     stall_count_by_cause_[static_cast<int>(stall_cause)]++;
     stall_micros_by_cause_[static_cast<int>(stall_cause)] += micros;
+    CountFamilyStallLocked(stall_family, stall_cause, micros);
     RecordTick(STALL_MICROS, micros);
     if (statistics_ != nullptr) statistics_->measureTime(WRITE_STALL, micros);
   }
@@ -357,13 +500,16 @@ void DBImpl::DelayWriteLocked(size_t bytes) {
   stall_count_ += 1;
   stall_count_by_cause_[static_cast<int>(cause)]++;
   stall_micros_by_cause_[static_cast<int>(cause)] += delay;
+  CountFamilyStallLocked(write_stall_family_, cause, delay);
   RecordTick(STALL_MICROS, delay);
   if (statistics_ != nullptr) statistics_->measureTime(WRITE_STALL, delay);
 }
 
-Status DBImpl::SwitchMemTable() {
+Status DBImpl::SwitchMemTable(ColumnFamilyData* cfd) {
   // Called at the write queue's front, so no write touches log_ or the memtable meanwhile.
   const uint64_t new_number = versions_->NewFileNumber();
+  const uint64_t old_number = log_number_;
+  const uint64_t old_bytes = log_->length();
   std::unique_ptr<WritableFile> file;
   mu_.Unlock();
   // The old WAL is synced before the new one exists: a synced write in the new WAL must never
@@ -392,10 +538,62 @@ Status DBImpl::SwitchMemTable() {
     return s;
   }
   log_ = std::make_unique<log::Writer>(std::move(file), 0, log::Writer::FlushPolicy::kManual);
-  mems_.Switch(NewMemTable(), new_number);
+  log_number_ = new_number;
+  closed_wal_bytes_[old_number] = old_bytes;
+  // With atomic_flush every family holding writes is retired with this one, into the same
+  // flush (FlushGroupLocked).
+  std::vector<std::shared_ptr<ColumnFamilyData>> switched;
+  if (db_options_.atomic_flush) {
+    for (const auto& [id, other] : column_families_) {
+      if (other.get() == cfd || other->mems.mem()->num_entries() > 0) switched.push_back(other);
+    }
+  } else {
+    switched.push_back(column_families_.at(cfd->id()));
+  }
+  for (const auto& family : switched) family->mems.Switch(NewMemTable(*family), new_number);
   MaybeScheduleFlushLocked();
-  ReplaceSuperVersionLocked();
+  for (const auto& family : switched) {
+    if (!family->dropped) ReplaceSuperVersionLocked(family.get());  // releases mu_ briefly
+  }
   return Status::OK();
+}
+
+void DBImpl::CountFamilyStallLocked(uint32_t id, WriteController::Cause cause, uint64_t micros) {
+  auto it = column_families_.find(id);
+  if (it == column_families_.end()) return;  // dropped meanwhile
+  it->second->stall_count_by_cause[static_cast<int>(cause)]++;
+  it->second->stall_micros_by_cause[static_cast<int>(cause)] += micros;
+}
+
+uint64_t DBImpl::MaxTotalWalSizeLocked() const {
+  if (db_options_.max_total_wal_size > 0) return db_options_.max_total_wal_size;
+  uint64_t sum = 0;
+  for (const auto& [id, cfd] : column_families_) {
+    sum += static_cast<uint64_t>(cfd->options.write_buffer_size) *
+           static_cast<uint64_t>(std::max(1, cfd->options.max_write_buffer_number));
+  }
+  return 4 * sum;
+}
+
+ColumnFamilyData* DBImpl::FamilyPinningOldestWalLocked() {
+  if (column_families_.size() < 2) return nullptr;  // the WAL follows the one memtable
+  const uint64_t oldest = versions_->MinLogNumber();
+  // Closed WALs that every family has flushed past are no longer counted.
+  closed_wal_bytes_.erase(closed_wal_bytes_.begin(), closed_wal_bytes_.lower_bound(oldest));
+  uint64_t total = log_ != nullptr ? log_->length() : 0;
+  for (const auto& [number, bytes] : closed_wal_bytes_) total += bytes;
+  if (total <= MaxTotalWalSizeLocked()) return nullptr;
+  for (const auto& [id, cfd] : column_families_) {
+    // Its tables end before the oldest WAL, and its active memtable holds writes from that
+    // WAL (it started at or before it): retiring it lets the flush move the family's log
+    // number on. A family retired for this already has a younger active memtable and is not
+    // picked again while that flush is pending (issue 23 review, finding 4: a switch storm).
+    if (versions_->LogNumber(id) == oldest && cfd->mems.mem()->num_entries() > 0 &&
+        cfd->mems.log_number() <= oldest) {
+      return cfd.get();
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace shale

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "shale/db.h"
 #include "base/size_limits.h"
 #include "db/write_batch_internal.h"
 #include "memtable/memtable.h"
@@ -56,12 +57,6 @@ Status ForEachRecord(std::string_view rep, Fn&& fn) {
       return Status::Corruption(
           absl::StrCat("WriteBatch: record ", found, " at offset ", offset), s.message());
     }
-    if (record.column_family != 0) {
-      return Status::NotSupported(
-          absl::StrCat("WriteBatch: record ", found, " at offset ", offset),
-          absl::StrCat("column family ", record.column_family,
-                       " (only the default family 0 is supported)"));
-    }
     s = fn(record);
     if (!s.ok()) return s;
     ++found;
@@ -77,15 +72,15 @@ Status ForEachRecord(std::string_view rep, Fn&& fn) {
 Status Dispatch(const WriteBatchRecord& r, WriteBatch::Handler* handler) {
   switch (r.type) {
     case kTypeValue:
-      return handler->Put(r.key, r.value);
+      return handler->PutCF(r.column_family, r.key, r.value);
     case kTypeDeletion:
-      return handler->Delete(r.key);
+      return handler->DeleteCF(r.column_family, r.key);
     case kTypeSingleDeletion:
-      return handler->SingleDelete(r.key);
+      return handler->SingleDeleteCF(r.column_family, r.key);
     case kTypeRangeDeletion:
-      return handler->DeleteRange(r.key, r.value);
+      return handler->DeleteRangeCF(r.column_family, r.key, r.value);
     case kTypeMerge:
-      return handler->Merge(r.key, r.value);
+      return handler->MergeCF(r.column_family, r.key, r.value);
   }
   // ReadWriteBatchRecord yields only the types above.
   assert(false);
@@ -144,6 +139,51 @@ Status ReadWriteBatchRecord(std::string_view* input, WriteBatchRecord* record) {
 
 WriteBatch::Handler::~Handler() = default;
 
+namespace {
+Status NoColumnFamilies(uint32_t id) {
+  return Status::InvalidArgument(
+      absl::StrCat("WriteBatch::Handler: a record of column family ", id),
+      "this handler takes the default family only (override the *CF methods)");
+}
+// The column-family tag of a default-family tag.
+unsigned char ColumnFamilyTag(unsigned char tag) {
+  switch (tag) {
+    case kTypeValue:
+      return kTypeColumnFamilyValue;
+    case kTypeDeletion:
+      return kTypeColumnFamilyDeletion;
+    case kTypeSingleDeletion:
+      return kTypeColumnFamilySingleDeletion;
+    case kTypeRangeDeletion:
+      return kTypeColumnFamilyRangeDeletion;
+    case kTypeMerge:
+      return kTypeColumnFamilyMerge;
+  }
+  assert(false);
+  return tag;
+}
+uint32_t IdOf(ColumnFamilyHandle* column_family) {
+  return column_family == nullptr ? 0 : column_family->GetID();
+}
+}  // namespace
+
+Status WriteBatch::Handler::PutCF(uint32_t id, std::string_view key, std::string_view value) {
+  return id == 0 ? Put(key, value) : NoColumnFamilies(id);
+}
+Status WriteBatch::Handler::DeleteCF(uint32_t id, std::string_view key) {
+  return id == 0 ? Delete(key) : NoColumnFamilies(id);
+}
+Status WriteBatch::Handler::SingleDeleteCF(uint32_t id, std::string_view key) {
+  return id == 0 ? SingleDelete(key) : NoColumnFamilies(id);
+}
+Status WriteBatch::Handler::DeleteRangeCF(uint32_t id, std::string_view begin_key,
+                                          std::string_view end_key) {
+  return id == 0 ? DeleteRange(begin_key, end_key) : NoColumnFamilies(id);
+}
+Status WriteBatch::Handler::MergeCF(uint32_t id, std::string_view key, std::string_view value) {
+  return id == 0 ? Merge(key, value) : NoColumnFamilies(id);
+}
+
 WriteBatch::WriteBatch() : rep_(kHeader, '\0') {}
 
 WriteBatch::WriteBatch(size_t reserved_bytes) {
@@ -190,8 +230,8 @@ void WriteBatch::Clear() {
 
 uint32_t WriteBatch::Count() const { return DecodeCount(rep_); }
 
-Status WriteBatch::AddRecord(unsigned char tag, std::string_view key, std::string_view value,
-                             bool has_value) {
+Status WriteBatch::AddRecord(uint32_t column_family_id, unsigned char tag, std::string_view key,
+                             std::string_view value, bool has_value) {
   // The size limits (shale/limits.h) are checked before anything is appended, so a refused
   // record leaves the batch as it was.
   Status s = WriteBatchInternal::CheckRecordSizes("WriteBatch", static_cast<ValueType>(tag), key,
@@ -202,11 +242,17 @@ Status WriteBatch::AddRecord(unsigned char tag, std::string_view key, std::strin
   if (count == UINT32_MAX) {
     return Status::InvalidArgument("WriteBatch: too many records", "the limit is 2^32 - 1");
   }
-  const size_t record_size = 1 + VarintLength(key.size()) + key.size() +
+  const size_t record_size = 1 + (column_family_id != 0 ? VarintLength(column_family_id) : 0) +
+                             VarintLength(key.size()) + key.size() +
                              (has_value ? VarintLength(value.size()) + value.size() : 0);
   s = CheckBatchSize("WriteBatch", rep_.size() + record_size);
   if (!s.ok()) return s;
-  rep_.push_back(static_cast<char>(tag));
+  if (column_family_id == 0) {
+    rep_.push_back(static_cast<char>(tag));
+  } else {
+    rep_.push_back(static_cast<char>(ColumnFamilyTag(tag)));
+    PutVarint32(&rep_, column_family_id);
+  }
   PutLengthPrefixed(&rep_, key);
   if (has_value) PutLengthPrefixed(&rep_, value);
   EncodeFixed32(rep_.data() + 8, count + 1);
@@ -217,23 +263,43 @@ Status WriteBatch::AddRecord(unsigned char tag, std::string_view key, std::strin
 }
 
 Status WriteBatch::Put(std::string_view key, std::string_view value) {
-  return AddRecord(kTypeValue, key, value, true);
+  return AddRecord(0, kTypeValue, key, value, true);
+}
+
+Status WriteBatch::Put(ColumnFamilyHandle* column_family, std::string_view key, std::string_view value) {
+  return AddRecord(IdOf(column_family), kTypeValue, key, value, true);
 }
 
 Status WriteBatch::Delete(std::string_view key) {
-  return AddRecord(kTypeDeletion, key, {}, false);
+  return AddRecord(0, kTypeDeletion, key, {}, false);
+}
+
+Status WriteBatch::Delete(ColumnFamilyHandle* column_family, std::string_view key) {
+  return AddRecord(IdOf(column_family), kTypeDeletion, key, {}, false);
 }
 
 Status WriteBatch::SingleDelete(std::string_view key) {
-  return AddRecord(kTypeSingleDeletion, key, {}, false);
+  return AddRecord(0, kTypeSingleDeletion, key, {}, false);
+}
+
+Status WriteBatch::SingleDelete(ColumnFamilyHandle* column_family, std::string_view key) {
+  return AddRecord(IdOf(column_family), kTypeSingleDeletion, key, {}, false);
 }
 
 Status WriteBatch::DeleteRange(std::string_view begin_key, std::string_view end_key) {
-  return AddRecord(kTypeRangeDeletion, begin_key, end_key, true);
+  return AddRecord(0, kTypeRangeDeletion, begin_key, end_key, true);
+}
+
+Status WriteBatch::DeleteRange(ColumnFamilyHandle* column_family, std::string_view begin_key, std::string_view end_key) {
+  return AddRecord(IdOf(column_family), kTypeRangeDeletion, begin_key, end_key, true);
 }
 
 Status WriteBatch::Merge(std::string_view key, std::string_view value) {
-  return AddRecord(kTypeMerge, key, value, true);
+  return AddRecord(0, kTypeMerge, key, value, true);
+}
+
+Status WriteBatch::Merge(ColumnFamilyHandle* column_family, std::string_view key, std::string_view value) {
+  return AddRecord(IdOf(column_family), kTypeMerge, key, value, true);
 }
 
 uint32_t WriteBatch::FlagFor(unsigned char type) {
@@ -337,14 +403,25 @@ Status WriteBatchInternal::CheckRecordSizes(std::string_view what, ValueType typ
 }
 
 Status WriteBatchInternal::InsertInto(const WriteBatch& batch, MemTable* mem) {
-  return InsertInto(batch, mem, [](SequenceNumber, std::string_view, std::string_view,
-                                   std::string*) { return false; });
+  return InsertInto(
+      batch, [mem](uint32_t column_family) { return column_family == 0 ? mem : nullptr; },
+      /*skip_families_without_memtable=*/false,
+      [](uint32_t, SequenceNumber, std::string_view, std::string_view, std::string*) {
+        return false;
+      });
 }
 
-Status WriteBatchInternal::InsertInto(const WriteBatch& batch, MemTable* mem,
+Status WriteBatchInternal::InsertInto(const WriteBatch& batch, MemTableForFamily mem_for,
+                                      bool skip_families_without_memtable,
                                       MergeRewriter rewrite) {
   // Check everything first: a memtable cannot take an entry back.
-  Status s = ForEachRecord(batch.rep_, [](const WriteBatchRecord&) { return Status::OK(); });
+  Status s = ForEachRecord(batch.rep_, [&](const WriteBatchRecord& r) {
+    if (skip_families_without_memtable || mem_for(r.column_family) != nullptr) {
+      return Status::OK();
+    }
+    return Status::InvalidArgument("WriteBatch: a record of an unknown column family",
+                                   absl::StrCat("column family id ", r.column_family));
+  });
   if (!s.ok()) return s;
   const SequenceNumber first = Sequence(batch);
   const uint32_t count = batch.Count();
@@ -355,8 +432,18 @@ Status WriteBatchInternal::InsertInto(const WriteBatch& batch, MemTable* mem,
   }
   SequenceNumber seq = first;
   std::string merged;
-  return ForEachRecord(batch.rep_, [mem, &seq, &rewrite, &merged](const WriteBatchRecord& r) {
-    if (r.type == kTypeMerge && rewrite(seq, r.key, r.value, &merged)) {
+  // Batches mostly write one family: remember the last lookup.
+  uint32_t last_family = 0;
+  MemTable* last_mem = mem_for(0);
+  return ForEachRecord(batch.rep_, [&](const WriteBatchRecord& r) {
+    if (r.column_family != last_family) {
+      last_family = r.column_family;
+      last_mem = mem_for(r.column_family);
+    }
+    MemTable* mem = last_mem;
+    if (mem == nullptr) {  // skipped (checked above)
+      ++seq;
+    } else if (r.type == kTypeMerge && rewrite(r.column_family, seq, r.key, r.value, &merged)) {
       mem->Add(seq++, kTypeValue, r.key, merged);
     } else {
       mem->Add(seq++, r.type, r.key, r.value);

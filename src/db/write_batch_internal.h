@@ -82,18 +82,27 @@ class WriteBatchInternal {
                                  std::string_view value);
 
   // Applies every record to `mem`, record i with sequence Sequence(batch) + i. The whole
-  // batch is checked first, so a damaged batch (Corruption), a record of an unsupported
-  // column family (NotSupported) or a sequence range past kMaxSequenceNumber (InvalidArgument)
-  // adds nothing. REQUIRES: the caller is the memtable's only writer; `mem` holds no entry
-  // with these sequence numbers.
+  // batch is checked first, so a damaged batch (Corruption), a record of a column family other
+  // than the default (InvalidArgument) or a sequence range past kMaxSequenceNumber
+  // (InvalidArgument) adds nothing. REQUIRES: the caller is the memtable's only writer; `mem`
+  // holds no entry with these sequence numbers.
   static Status InsertInto(const WriteBatch& batch, MemTable* mem);
 
-  // Decides, for a merge record (sequence, key, operand), whether to add a value instead:
-  // returns true with the value in *value. See Options::max_successive_merges.
-  using MergeRewriter = absl::FunctionRef<bool(SequenceNumber, std::string_view key,
-                                               std::string_view operand, std::string* value)>;
-  // InsertInto, asking `rewrite` about each merge record.
-  static Status InsertInto(const WriteBatch& batch, MemTable* mem, MergeRewriter rewrite);
+  // Decides, for a merge record (column family, sequence, key, operand), whether to add a
+  // value instead: returns true with the value in *value. See Options::max_successive_merges.
+  using MergeRewriter =
+      absl::FunctionRef<bool(uint32_t column_family, SequenceNumber, std::string_view key,
+                             std::string_view operand, std::string* value)>;
+  // The memtable that takes the records of a column family, or null when it has none.
+  using MemTableForFamily = absl::FunctionRef<MemTable*(uint32_t column_family)>;
+  // InsertInto for a DB with column families: each record goes to mem_for(its family), and
+  // `rewrite` is asked about each merge record. A family without a memtable (null) fails the
+  // whole batch with InvalidArgument before anything is added, unless
+  // `skip_families_without_memtable` (recovery: records of a family since dropped, or whose
+  // tables already hold them), when its records are skipped and still take their sequence
+  // numbers. REQUIRES: as above, for every memtable mem_for returns.
+  static Status InsertInto(const WriteBatch& batch, MemTableForFamily mem_for,
+                           bool skip_families_without_memtable, MergeRewriter rewrite);
 };
 
 }  // namespace shale

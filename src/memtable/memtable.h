@@ -70,12 +70,12 @@ class MemTable {
   void Unref();
 
   // Counts this memtable's bytes in *counter from now until it is deleted: the DB calls it
-  // when it stops listing the memtable (flushed) while readers may still pin it.
-  // REQUIRES: no more Add() (the memtable is immutable, so its size is final); called once;
-  // *counter outlives the memtable.
-  void CountUntilDeleted(std::atomic<uint64_t>* counter) {
+  // when it stops listing the memtable (flushed) while readers may still pin it. The
+  // memtable shares the counter, so it may outlive its owner (a dropped column family's set).
+  // REQUIRES: no more Add() (the memtable is immutable, so its size is final); called once.
+  void CountUntilDeleted(std::shared_ptr<std::atomic<uint64_t>> counter) {
     counter->fetch_add(ApproximateMemoryUsage(), std::memory_order_relaxed);
-    retired_counter_ = counter;
+    retired_counter_ = std::move(counter);
   }
 
   // Adds an entry. For kTypeRangeDeletion, `user_key` is the start and `value` the (exclusive)
@@ -173,7 +173,7 @@ class MemTable {
 
   KeyComparator comparator_;
   std::atomic<int> refs_{0};
-  std::atomic<uint64_t>* retired_counter_ = nullptr;  // see CountUntilDeleted
+  std::shared_ptr<std::atomic<uint64_t>> retired_counter_;  // see CountUntilDeleted
   // Declared before the tables: it must outlive them (members are destroyed in reverse order).
   Arena arena_;
   Table table_;             // point entries

@@ -32,7 +32,7 @@ MemTable* MemTableSet::RemoveOldest(MemTable* flushed) {
   MemTable* mem = imm_.back().mem;
   imm_.pop_back();
   flushed_++;
-  mem->CountUntilDeleted(&flushed_bytes_);  // until readers let go of it
+  mem->CountUntilDeleted(flushed_bytes_);  // until readers let go of it
   return mem;
 }
 

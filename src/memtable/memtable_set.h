@@ -122,7 +122,7 @@ class MemTableSet {
   size_t MemoryUsage() const;
   // Bytes of flushed memtables that readers (iterators, Gets in flight) still hold. Readable
   // without the mutex.
-  uint64_t FlushedBytesPinned() const { return flushed_bytes_.load(std::memory_order_relaxed); }
+  uint64_t FlushedBytesPinned() const { return flushed_bytes_->load(std::memory_order_relaxed); }
   // What a write must do before it adds to the active memtable, given the per-memtable limit
   // (Options::write_buffer_size) and whether the DB is over its total budget
   // (db_write_buffer_size, computed by the caller: the budget spans every set of the DB).
@@ -151,9 +151,11 @@ class MemTableSet {
   std::deque<Immutable> imm_;  // newest first
   uint64_t retired_ = 0;
   uint64_t flushed_ = 0;
-  // Bytes of flushed memtables not yet deleted (MemTable::CountUntilDeleted). Outlives the
-  // memtables it counts: the set lives as long as the DB, and readers let go before that.
-  std::atomic<uint64_t> flushed_bytes_{0};
+  // Bytes of flushed memtables not yet deleted (MemTable::CountUntilDeleted). Shared with the
+  // memtables it counts, which may outlive the set (readers and a flush still holding a
+  // memtable of a dropped column family whose set is gone).
+  const std::shared_ptr<std::atomic<uint64_t>> flushed_bytes_ =
+      std::make_shared<std::atomic<uint64_t>>(0);
 };
 
 }  // namespace shale

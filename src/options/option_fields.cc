@@ -1,5 +1,7 @@
 #include "options/option_fields.h"
 
+#include <array>
+
 #include "absl/strings/str_cat.h"
 #include "util/absl_compat.h"
 
@@ -11,8 +13,9 @@ namespace {
 
 // "leveldb.BytewiseComparator", the name of the comparator already there (so a custom
 // comparator survives a round trip), or "nullptr".
+template <typename S>
 Status ParseComparator(std::string_view name, std::string_view value, const OptionParseContext&,
-                       Options* target) {
+                       S* target) {
   if (value == "nullptr") {
     target->comparator = nullptr;
   } else if (target->comparator != nullptr && value == target->comparator->Name()) {
@@ -26,7 +29,8 @@ Status ParseComparator(std::string_view name, std::string_view value, const Opti
   return Status::OK();
 }
 
-std::string PrintComparator(const Options& source) {
+template <typename S>
+std::string PrintComparator(const S& source) {
   return source.comparator == nullptr ? "nullptr" : source.comparator->Name();
 }
 
@@ -34,8 +38,9 @@ std::string PrintComparator(const Options& source) {
 // A custom operator survives a round trip when the target already holds it (same GetId()). In
 // an OPTIONS file (lenient), an operator this process cannot make is skipped with a note and
 // the target's operator is kept: the caller supplies custom operators.
+template <typename S>
 Status ParseMergeOperator(std::string_view name, std::string_view value,
-                          const OptionParseContext& ctx, Options* target) {
+                          const OptionParseContext& ctx, S* target) {
   if (target->merge_operator != nullptr && value == target->merge_operator->GetId()) {
     return Status::OK();  // keep it
   }
@@ -55,20 +60,23 @@ Status ParseMergeOperator(std::string_view name, std::string_view value,
   return Status::OK();
 }
 
-std::string PrintMergeOperator(const Options& source) {
+template <typename S>
+std::string PrintMergeOperator(const S& source) {
   return source.merge_operator == nullptr ? "nullptr" : source.merge_operator->GetId();
 }
 
 // The only table format ShaleDB has; RocksDB's OPTIONS files name it the same way.
 constexpr std::string_view kBlockBasedTable = "BlockBasedTable";
 
+template <typename S>
 Status ParseTableFactory(std::string_view name, std::string_view value, const OptionParseContext&,
-                         Options*) {
+                         S*) {
   if (value != kBlockBasedTable) return BadOptionValue(name, value, "BlockBasedTable");
   return Status::OK();
 }
 
-std::string PrintTableFactory(const Options&) { return std::string(kBlockBasedTable); }
+template <typename S>
+std::string PrintTableFactory(const S&) { return std::string(kBlockBasedTable); }
 
 // "bloomfilter:<bits_per_key>[:<use_block_based_builder>]" (RocksDB's spelling; the last part
 // chose RocksDB's deprecated block-based filter and is ignored), or "nullptr" for none.
@@ -263,8 +271,9 @@ Status RefuseDictionary(std::string_view name, const RocksDbCompressionOptions& 
 
 // compression_opts: its level becomes compression_level (RocksDB's 32767, "the codec's
 // default", becomes 0, zstd's default here too); tuning-only fields are accepted and ignored.
+template <typename S>
 Status ParseCompressionOpts(std::string_view name, std::string_view value,
-                            const OptionParseContext& ctx, Options* target) {
+                            const OptionParseContext& ctx, S* target) {
   RocksDbCompressionOptions parsed;
   Status s = ParseRocksDbCompressionOptions(name, value, ctx, &parsed);
   if (s.ok()) s = RefuseDictionary(name, parsed);
@@ -281,8 +290,9 @@ Status ParseCompressionOpts(std::string_view name, std::string_view value,
 // level uses compression_opts. ShaleDB has one level for all levels, so enabled=true is refused
 // (a separate bottommost level would silently not be honoured); enabled=false is accepted and
 // ignored.
+template <typename S>
 Status ParseBottommostCompressionOpts(std::string_view name, std::string_view value,
-                                      const OptionParseContext& ctx, Options*) {
+                                      const OptionParseContext& ctx, S*) {
   RocksDbCompressionOptions parsed;
   Status s = ParseRocksDbCompressionOptions(name, value, ctx, &parsed);
   if (s.ok()) s = RefuseDictionary(name, parsed);
@@ -348,60 +358,126 @@ std::span<const OptionField<TableOptions>> TableOptionsFields() {
   return kFields;
 }
 
-std::span<const OptionField<Options>> OptionsFields() {
-  using O = Options;
-  static constexpr OptionField<O> kFields[] = {
-      // DBOptions.
-      SHALE_SCALAR(O, create_if_missing, kDB),
-      SHALE_SCALAR(O, error_if_exists, kDB),
-      SHALE_SCALAR(O, paranoid_checks, kDB),
-      SHALE_SCALAR(O, max_open_files, kDB),
-      SHALE_SCALAR(O, max_background_jobs, kDB),
-      SHALE_SCALAR(O, max_subcompactions, kDB),
-      SHALE_SCALAR(O, db_write_buffer_size, kDB),
-      SHALE_SCALAR(O, delayed_write_rate, kDB),
-      SHALE_SCALAR(O, wal_recovery_mode, kDB),
-      SHALE_SCALAR(O, use_fsync, kDB),
-      SHALE_SCALAR(O, max_manifest_file_size, kDB),
-      SHALE_SCALAR(O, allow_ingest_behind, kDB),
-      SHALE_SCALAR(O, skip_checking_sst_file_sizes_on_db_open, kDB),
-      SHALE_SCALAR(O, stats_dump_period_sec, kDB),
-      // ColumnFamilyOptions.
-      {"comparator", OptionGroup::kCF, &ParseComparator, &PrintComparator},
-      {"merge_operator", OptionGroup::kCF, &ParseMergeOperator, &PrintMergeOperator},
-      SHALE_SCALAR(O, write_buffer_size, kCF),
-      SHALE_SCALAR(O, max_write_buffer_number, kCF),
-      SHALE_SCALAR(O, min_write_buffer_number_to_merge, kCF),
-      SHALE_SCALAR(O, max_successive_merges, kCF),
-      SHALE_SCALAR(O, compression, kCF),
-      SHALE_SCALAR(O, bottommost_compression, kCF),
-      SHALE_SCALAR(O, compression_level, kCF),
+namespace {
+
+// Marks a field as one DB::SetOptions (column-family options) or DB::SetDBOptions (DB options)
+// may change on an open DB.
+template <typename S>
+constexpr OptionField<S> Dynamic(OptionField<S> field) {
+  field.dynamic = true;
+  return field;
+}
+
+// The DB options' fields, for S = DBOptions or Options (which derives from it).
+template <typename S>
+constexpr auto DBOptionFieldArray() {
+  return std::array{
+      SHALE_SCALAR(S, create_if_missing, kDB),
+      SHALE_SCALAR(S, error_if_exists, kDB),
+      SHALE_SCALAR(S, create_missing_column_families, kDB),
+      SHALE_SCALAR(S, paranoid_checks, kDB),
+      SHALE_SCALAR(S, max_open_files, kDB),
+      Dynamic(SHALE_SCALAR(S, max_background_jobs, kDB)),
+      Dynamic(SHALE_SCALAR(S, max_subcompactions, kDB)),
+      SHALE_SCALAR(S, db_write_buffer_size, kDB),
+      Dynamic(SHALE_SCALAR(S, max_total_wal_size, kDB)),
+      SHALE_SCALAR(S, atomic_flush, kDB),
+      Dynamic(SHALE_SCALAR(S, delayed_write_rate, kDB)),
+      SHALE_SCALAR(S, wal_recovery_mode, kDB),
+      SHALE_SCALAR(S, use_fsync, kDB),
+      SHALE_SCALAR(S, max_manifest_file_size, kDB),
+      SHALE_SCALAR(S, allow_ingest_behind, kDB),
+      SHALE_SCALAR(S, skip_checking_sst_file_sizes_on_db_open, kDB),
+      SHALE_SCALAR(S, stats_dump_period_sec, kDB),
+  };
+}
+
+// The column-family options' fields, for S = ColumnFamilyOptions or Options.
+template <typename S>
+constexpr auto ColumnFamilyOptionFieldArray() {
+  return std::array{
+      OptionField<S>{"comparator", OptionGroup::kCF, &ParseComparator<S>, &PrintComparator<S>},
+      OptionField<S>{"merge_operator", OptionGroup::kCF, &ParseMergeOperator<S>,
+                     &PrintMergeOperator<S>},
+      Dynamic(SHALE_SCALAR(S, write_buffer_size, kCF)),
+      Dynamic(SHALE_SCALAR(S, max_write_buffer_number, kCF)),
+      SHALE_SCALAR(S, min_write_buffer_number_to_merge, kCF),
+      Dynamic(SHALE_SCALAR(S, max_successive_merges, kCF)),
+      Dynamic(SHALE_SCALAR(S, compression, kCF)),
+      Dynamic(SHALE_SCALAR(S, bottommost_compression, kCF)),
+      Dynamic(SHALE_SCALAR(S, compression_level, kCF)),
       // RocksDB's spellings of the compression level: read, not printed (print == nullptr).
-      {"compression_opts", OptionGroup::kCF, &ParseCompressionOpts, nullptr},
-      {"bottommost_compression_opts", OptionGroup::kCF, &ParseBottommostCompressionOpts,
-       nullptr},
-      SHALE_SCALAR(O, num_levels, kCF),
-      SHALE_SCALAR(O, level0_file_num_compaction_trigger, kCF),
-      SHALE_SCALAR(O, level0_slowdown_writes_trigger, kCF),
-      SHALE_SCALAR(O, level0_stop_writes_trigger, kCF),
-      SHALE_SCALAR(O, target_file_size_base, kCF),
-      SHALE_SCALAR(O, target_file_size_multiplier, kCF),
-      SHALE_SCALAR(O, max_bytes_for_level_base, kCF),
-      SHALE_SCALAR(O, max_bytes_for_level_multiplier, kCF),
-      SHALE_SCALAR(O, level_compaction_dynamic_level_bytes, kCF),
-      SHALE_SCALAR(O, compaction_style, kCF),
-      SHALE_SCALAR(O, disable_auto_compactions, kCF),
-      SHALE_NESTED(O, compaction_options_universal, UniversalCompactionFields, kCF),
-      SHALE_NESTED(O, compaction_options_fifo, FifoCompactionFields, kCF),
-      SHALE_SCALAR(O, ttl, kCF),
-      SHALE_SCALAR(O, soft_pending_compaction_bytes_limit, kCF),
-      SHALE_SCALAR(O, hard_pending_compaction_bytes_limit, kCF),
-      {"table_factory", OptionGroup::kCF, &ParseTableFactory, &PrintTableFactory},
+      OptionField<S>{"compression_opts", OptionGroup::kCF, &ParseCompressionOpts<S>, nullptr},
+      OptionField<S>{"bottommost_compression_opts", OptionGroup::kCF,
+                     &ParseBottommostCompressionOpts<S>, nullptr},
+      SHALE_SCALAR(S, num_levels, kCF),
+      Dynamic(SHALE_SCALAR(S, level0_file_num_compaction_trigger, kCF)),
+      Dynamic(SHALE_SCALAR(S, level0_slowdown_writes_trigger, kCF)),
+      Dynamic(SHALE_SCALAR(S, level0_stop_writes_trigger, kCF)),
+      Dynamic(SHALE_SCALAR(S, target_file_size_base, kCF)),
+      Dynamic(SHALE_SCALAR(S, target_file_size_multiplier, kCF)),
+      Dynamic(SHALE_SCALAR(S, max_bytes_for_level_base, kCF)),
+      Dynamic(SHALE_SCALAR(S, max_bytes_for_level_multiplier, kCF)),
+      SHALE_SCALAR(S, level_compaction_dynamic_level_bytes, kCF),
+      SHALE_SCALAR(S, compaction_style, kCF),
+      Dynamic(SHALE_SCALAR(S, disable_auto_compactions, kCF)),
+      Dynamic(SHALE_NESTED(S, compaction_options_universal, UniversalCompactionFields, kCF)),
+      Dynamic(SHALE_NESTED(S, compaction_options_fifo, FifoCompactionFields, kCF)),
+      Dynamic(SHALE_SCALAR(S, ttl, kCF)),
+      Dynamic(SHALE_SCALAR(S, soft_pending_compaction_bytes_limit, kCF)),
+      Dynamic(SHALE_SCALAR(S, hard_pending_compaction_bytes_limit, kCF)),
+      OptionField<S>{"table_factory", OptionGroup::kCF, &ParseTableFactory<S>,
+                     &PrintTableFactory<S>},
       // The table options: nested in strings, a section of their own in OPTIONS files.
-      NestedField<O, &O::table_options, &TableOptionsFields>("block_based_table_factory",
+      NestedField<S, &S::table_options, &TableOptionsFields>("block_based_table_factory",
                                                              OptionGroup::kTableFactory),
   };
+}
+
+template <typename T, size_t N, size_t M>
+constexpr std::array<T, N + M> ConcatFields(const std::array<T, N>& a, const std::array<T, M>& b) {
+  std::array<T, N + M> all{};
+  for (size_t i = 0; i < N; i++) all[i] = a[i];
+  for (size_t i = 0; i < M; i++) all[N + i] = b[i];
+  return all;
+}
+
+}  // namespace
+
+std::span<const OptionField<DBOptions>> DBOptionsFields() {
+  static constexpr auto kFields = DBOptionFieldArray<DBOptions>();
   return kFields;
+}
+
+std::span<const OptionField<ColumnFamilyOptions>> ColumnFamilyOptionsFields() {
+  static constexpr auto kFields = ColumnFamilyOptionFieldArray<ColumnFamilyOptions>();
+  return kFields;
+}
+
+std::span<const OptionField<Options>> OptionsFields() {
+  static constexpr auto kFields =
+      ConcatFields(DBOptionFieldArray<Options>(), ColumnFamilyOptionFieldArray<Options>());
+  return kFields;
+}
+
+std::optional<OptionScope> FindOptionScope(std::string_view name) {
+  if (FindOptionField(DBOptionsFields(), name) != nullptr) return OptionScope::kDB;
+  if (FindOptionField(ColumnFamilyOptionsFields(), name) != nullptr) {
+    return OptionScope::kColumnFamily;
+  }
+  return std::nullopt;
+}
+
+std::string_view OptionScopeName(OptionScope scope) {
+  return scope == OptionScope::kDB ? "DB" : "column family";
+}
+
+Status WrongScopeOption(std::string_view name, OptionScope scope) {
+  const OptionScope other =
+      scope == OptionScope::kDB ? OptionScope::kColumnFamily : OptionScope::kDB;
+  return Status::InvalidArgument(absl::StrCat(ToAbsl(name), " is a ",
+                                              ToAbsl(OptionScopeName(scope)), " option, not a ",
+                                              ToAbsl(OptionScopeName(other)), " option"));
 }
 
 #undef SHALE_SCALAR

@@ -50,6 +50,9 @@ struct OptionField {
   // that is only read (another engine's spelling of an option printed under its own name);
   // printers skip it.
   std::string (*print)(const S& source);
+  // DB::SetOptions (a column-family option) or DB::SetDBOptions (a DB option) may change it
+  // on an open DB (options/dynamic_options.h).
+  bool dynamic = false;
 };
 
 // InvalidArgument "<name>: invalid value '<value>' (expected <expected>)".

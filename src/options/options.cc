@@ -1,4 +1,5 @@
-// Options presets and validation entry point; Snapshot's out-of-line destructor.
+// Options presets and validation entry point; Snapshot's out-of-line destructor; the default
+// column family's name.
 #include "shale/options.h"
 
 #include <algorithm>
@@ -7,6 +8,8 @@
 #include "options/options_validate.h"
 
 namespace shale {
+
+const std::string kDefaultColumnFamilyName = "default";
 
 Snapshot::~Snapshot() = default;
 
@@ -32,7 +35,7 @@ void Options::PrepareForBulkLoad() {
   max_background_jobs = std::max(max_background_jobs, 6);
 }
 
-void Options::OptimizeForPointLookup(uint64_t block_cache_size_mb) {
+void ColumnFamilyOptions::OptimizeForPointLookup(uint64_t block_cache_size_mb) {
   table_options.data_block_index_type = TableOptions::kDataBlockBinaryAndHash;
   table_options.data_block_hash_table_util_ratio = 0.75;
   table_options.filter_policy = NewBloomFilterPolicy(10);
@@ -42,7 +45,7 @@ void Options::OptimizeForPointLookup(uint64_t block_cache_size_mb) {
   }
 }
 
-void Options::IncreaseParallelism(int total_threads) { max_background_jobs = total_threads; }
+void DBOptions::IncreaseParallelism(int total_threads) { max_background_jobs = total_threads; }
 
 Status Options::Validate() const {
   // What DB::Open checks: the options after RocksDB's adjustments.

@@ -21,6 +21,11 @@ enum EditTag : uint32_t {
   kNewFile = 7,
   kPrevLogNumber = 8,
   kColumnFamily = 9,
+  // Column families (RocksDB's 200-203 and 300 under our next free numbers):
+  kColumnFamilyAdd = 10,   // bytes: the name; the family is column_family()
+  kColumnFamilyDrop = 11,  // no payload
+  kMaxColumnFamily = 12,   // varint32: the largest family id ever used
+  kInAtomicGroup = 13,     // varint32: how many edits of the group follow this one
 };
 
 // Optional fields of a new-file record, each followed by a length-prefixed payload (a varint64
@@ -152,6 +157,19 @@ void VersionEdit::AddFile(int level, const FileMetaData& f) {
 void VersionEdit::EncodeTo(std::string* dst) const {
   PutVarint32(dst, kColumnFamily);
   PutVarint32(dst, column_family_);
+  if (is_column_family_add_) {
+    PutVarint32(dst, kColumnFamilyAdd);
+    PutLengthPrefixed(dst, column_family_name_);
+  }
+  if (is_column_family_drop_) PutVarint32(dst, kColumnFamilyDrop);
+  if (has_max_column_family_) {
+    PutVarint32(dst, kMaxColumnFamily);
+    PutVarint32(dst, max_column_family_);
+  }
+  if (is_in_atomic_group_) {
+    PutVarint32(dst, kInAtomicGroup);
+    PutVarint32(dst, remaining_entries_);
+  }
   if (has_comparator_) {
     PutVarint32(dst, kComparator);
     PutLengthPrefixed(dst, comparator_);
@@ -221,6 +239,24 @@ Status VersionEdit::DecodeField(uint32_t tag, std::string_view* input) {
     case kColumnFamily:
       return GetVarint32(input, &column_family_) ? Status::OK()
                                                  : EditCorruption("truncated column family");
+    case kColumnFamilyAdd: {
+      std::string_view name;
+      if (!GetLengthPrefixed(input, &name)) {
+        return EditCorruption("truncated column family name");
+      }
+      AddColumnFamily(name);
+      return Status::OK();
+    }
+    case kColumnFamilyDrop:
+      DropColumnFamily();
+      return Status::OK();
+    case kMaxColumnFamily:
+      has_max_column_family_ = GetVarint32(input, &max_column_family_);
+      return has_max_column_family_ ? Status::OK()
+                                    : EditCorruption("truncated max column family");
+    case kInAtomicGroup:
+      is_in_atomic_group_ = GetVarint32(input, &remaining_entries_);
+      return is_in_atomic_group_ ? Status::OK() : EditCorruption("truncated atomic group count");
     case kCompactPointer: {
       int level;
       std::string key;
@@ -265,6 +301,14 @@ Status VersionEdit::DecodeField(uint32_t tag, std::string_view* input) {
 
 std::string VersionEdit::DebugString() const {
   std::string r = absl::StrCat("VersionEdit {\n  ColumnFamily: ", column_family_, "\n");
+  if (is_column_family_add_) {
+    absl::StrAppend(&r, "  ColumnFamilyAdd: ", ToAbsl(column_family_name_), "\n");
+  }
+  if (is_column_family_drop_) r.append("  ColumnFamilyDrop\n");
+  if (has_max_column_family_) absl::StrAppend(&r, "  MaxColumnFamily: ", max_column_family_, "\n");
+  if (is_in_atomic_group_) {
+    absl::StrAppend(&r, "  AtomicGroupRemaining: ", remaining_entries_, "\n");
+  }
   if (has_comparator_) absl::StrAppend(&r, "  Comparator: ", ToAbsl(comparator_), "\n");
   if (has_log_number_) absl::StrAppend(&r, "  LogNumber: ", log_number_, "\n");
   if (has_prev_log_number_) absl::StrAppend(&r, "  PrevLogNumber: ", prev_log_number_, "\n");

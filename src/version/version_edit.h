@@ -9,8 +9,12 @@
 // unknown tag is Corruption (the newer field changes the meaning of the state, so ignoring it
 // would be wrong). File records use the same rule for their optional fields.
 //
-// Every edit carries a column family id (default 0), so column families can be added later
-// without a format change.
+// Every edit names the column family it applies to (default 0, the "default" family). An edit
+// may add a family (AddColumnFamily: the family with the edit's id is created, named) or drop
+// one (DropColumnFamily). The VersionSet also records the largest family id ever used
+// (SetMaxColumnFamily) so ids are never reused, and marks the edits of an atomic group
+// (MarkAtomicGroup: how many edits of the group follow this one), which a reader applies all or
+// none of.
 //
 // Thread-safety: a VersionEdit is a plain value; no internal synchronisation.
 #ifndef SHALE_VERSION_VERSION_EDIT_H_
@@ -72,6 +76,28 @@ class VersionEdit {
     last_sequence_ = seq;
   }
   void SetColumnFamily(uint32_t id) { column_family_ = id; }
+  // This edit creates the column family column_family(), named `name`.
+  void AddColumnFamily(std::string_view name) {
+    is_column_family_add_ = true;
+    column_family_name_.assign(name.data(), name.size());
+  }
+  // This edit drops the column family column_family().
+  void DropColumnFamily() { is_column_family_drop_ = true; }
+  // The largest column family id ever used in the DB (ids above it are fresh).
+  void SetMaxColumnFamily(uint32_t id) {
+    has_max_column_family_ = true;
+    max_column_family_ = id;
+  }
+  // This edit belongs to an atomic group; `remaining` edits of the group follow it (0: the last).
+  void MarkAtomicGroup(uint32_t remaining) {
+    is_in_atomic_group_ = true;
+    remaining_entries_ = remaining;
+  }
+  // This edit is not part of an atomic group.
+  void ClearAtomicGroup() {
+    is_in_atomic_group_ = false;
+    remaining_entries_ = 0;
+  }
   // Where the next compaction of `level` should start (an internal key). A later pointer for the
   // same level in one edit replaces the earlier one.
   void SetCompactPointer(int level, std::string_view internal_key);
@@ -92,6 +118,15 @@ class VersionEdit {
   bool has_last_sequence() const { return has_last_sequence_; }
   SequenceNumber last_sequence() const { return last_sequence_; }
   uint32_t column_family() const { return column_family_; }
+  bool is_column_family_add() const { return is_column_family_add_; }
+  // The added family's name (empty unless is_column_family_add()).
+  const std::string& column_family_name() const { return column_family_name_; }
+  bool is_column_family_drop() const { return is_column_family_drop_; }
+  bool has_max_column_family() const { return has_max_column_family_; }
+  uint32_t max_column_family() const { return max_column_family_; }
+  bool is_in_atomic_group() const { return is_in_atomic_group_; }
+  // How many edits of the atomic group follow this one (0 unless is_in_atomic_group()).
+  uint32_t remaining_entries() const { return remaining_entries_; }
   // (level, internal key) in the order they were set, one per level.
   const std::vector<std::pair<int, std::string>>& compact_pointers() const {
     return compact_pointers_;
@@ -126,6 +161,13 @@ class VersionEdit {
   uint64_t next_file_number_ = 0;
   SequenceNumber last_sequence_ = 0;
   uint32_t column_family_ = 0;
+  bool is_column_family_add_ = false;
+  bool is_column_family_drop_ = false;
+  bool has_max_column_family_ = false;
+  bool is_in_atomic_group_ = false;
+  std::string column_family_name_;
+  uint32_t max_column_family_ = 0;
+  uint32_t remaining_entries_ = 0;
   std::vector<std::pair<int, std::string>> compact_pointers_;
   std::set<std::pair<int, uint64_t>> deleted_files_;
   std::vector<std::pair<int, FileMetaData>> new_files_;

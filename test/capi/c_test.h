@@ -82,6 +82,7 @@ void TestOpenErrors(void);
 void TestOptionSetters(void);
 void TestTableOptions(void);
 void TestOptionsFromString(void);
+void TestColumnFamilyDBOptions(void);
 void TestWritesAndReads(void);
 void TestWriteBatch(void);
 void TestModel(void);
@@ -94,6 +95,7 @@ void TestExternalFiles(void);
 void TestCheckpoint(void);
 void TestBulkLoader(void);
 void TestMerge(void);
+void TestColumnFamilies(void);
 
 /* What a shale_progress_callback saw (RecordProgress), checked by CheckProgressLog: at least
  * one report, done counts that never shrink, one final report and nothing after it, the

@@ -134,6 +134,7 @@ int main(int argc, char** argv) {
   TestOptionSetters();
   TestTableOptions();
   TestOptionsFromString();
+  TestColumnFamilyDBOptions();
   TestWritesAndReads();
   TestWriteBatch();
   TestModel();
@@ -146,6 +147,7 @@ int main(int argc, char** argv) {
   TestCheckpoint();
   TestBulkLoader();
   TestMerge();
+  TestColumnFamilies();
 
   if (rmdir(dir) != 0) Fail(__FILE__, __LINE__, "work directory not empty at the end", dir);
   printf("c_test: all checks passed\n");

@@ -407,3 +407,42 @@ void TestOptionsFromString(void) {
   shale_options_destroy(out);
   shale_options_destroy(base);
 }
+
+/* The DB options of column families: the getters read what the setters and the options string
+ * stored (the defaults first), and each setter reaches its own field. */
+void TestColumnFamilyDBOptions(void) {
+  shale_options_t* o = shale_options_create();
+  shale_options_t* parsed = shale_options_create();
+  char* err = NULL;
+  CHECK(shale_options_get_create_missing_column_families(o) == 0);
+  CHECK(shale_options_get_max_total_wal_size(o) == 0);
+  CHECK(shale_options_get_atomic_flush(o) == 0);
+
+  shale_options_set_create_missing_column_families(o, 1);
+  CHECK(shale_options_get_create_missing_column_families(o) == 1);
+  CHECK(shale_options_get_max_total_wal_size(o) == 0);
+  CHECK(shale_options_get_atomic_flush(o) == 0);
+  shale_options_set_max_total_wal_size(o, (uint64_t)5 << 30);
+  CHECK(shale_options_get_max_total_wal_size(o) == (uint64_t)5 << 30);
+  CHECK(shale_options_get_atomic_flush(o) == 0);
+  shale_options_set_atomic_flush(o, 2); /* any non-zero value is true */
+  CHECK(shale_options_get_atomic_flush(o) == 1);
+  shale_options_set_create_missing_column_families(o, 0);
+  CHECK(shale_options_get_create_missing_column_families(o) == 0);
+  CHECK(shale_options_get_atomic_flush(o) == 1);
+
+  /* The options string reaches the same fields, RocksDB's names. */
+  shale_get_options_from_string(o,
+                                "create_missing_column_families=true;max_total_wal_size=1M;"
+                                "atomic_flush=false",
+                                parsed, &err);
+  CHECK_OK(err);
+  CHECK(shale_options_get_create_missing_column_families(parsed) == 1);
+  CHECK(shale_options_get_max_total_wal_size(parsed) == 1 << 20);
+  CHECK(shale_options_get_atomic_flush(parsed) == 0);
+  shale_get_options_from_string(o, "max_total_wal_size=lots", parsed, &err);
+  CHECK_ERROR(err, "max_total_wal_size");
+  CHECK(shale_options_get_max_total_wal_size(parsed) == 1 << 20); /* unchanged */
+  shale_options_destroy(parsed);
+  shale_options_destroy(o);
+}

@@ -25,6 +25,11 @@ Modes:
 Options are fixed per DB (saved next to the expected state by shale_stress); every
 --reseed_every cycles the DB and its expected state are wiped and a new options seed drawn,
 so one run covers several option sets. The workload seed changes every cycle.
+Column families: the option sets take turns, from a random start, through the shapes of
+FAMILY_SHAPES -- one family; --column_families=3; --column_families=3 --atomic_flush -- so any
+two consecutive sets include one with families (shale_stress checks that a batch across
+families is all or nothing after every crash, and flushes families one at a time).
+--column_families N [--atomic_flush] fixes the shape of every set instead.
 
 Stops at the first failure: prints the cycle, the command and the end of its logs, exit 1.
 Exit 0 when every cycle verified; 2 on a usage error. Prints a summary: cycles, kills,
@@ -68,6 +73,8 @@ KILL_POINT_DEFAULT_RATE = 30
 KILL_POINT_FIRST_SHARE = 0.15
 # Groups a cycle may arm whole (their points are reached about equally often).
 KILL_POINT_GROUPS = ["flush.*", "compaction.*", "manifest.*", "ingest.*"]
+# The column-family shapes the option sets take turns through: shale_stress flags.
+FAMILY_SHAPES = [[], ["--column_families=3"], ["--column_families=3", "--atomic_flush"]]
 
 
 def parse_range(text):
@@ -93,6 +100,11 @@ def parse_args():
     p.add_argument("--log_dir", default=None, help="per-cycle logs (default: <db>.logs)")
     p.add_argument("--stress_arg", action="append", default=[],
                    help="extra flag passed to shale_stress (repeatable)")
+    p.add_argument("--column_families", type=int, default=None,
+                   help="use N families in every option set (default: the sets take turns "
+                        "through 1, 3, and 3 with atomic_flush)")
+    p.add_argument("--atomic_flush", action="store_true",
+                   help="with --column_families: atomic_flush in every option set")
     p.add_argument("--kill_point", action="append", default=[],
                    help="whitebox: arm only PATTERN[:N] (a point, or a prefix ending in *; "
                         "repeatable: each cycle picks one; default odds drawn per cycle)")
@@ -100,7 +112,9 @@ def parse_args():
         args = p.parse_args()
     except SystemExit as e:
         sys.exit(EXIT_USAGE if e.code else EXIT_OK)
-    if args.cycles < 1 or args.reseed_every < 1:
+    if (args.cycles < 1 or args.reseed_every < 1 or
+            (args.column_families is not None and args.column_families < 1) or
+            (args.atomic_flush and args.column_families is None)):
         p.print_usage()
         sys.exit(EXIT_USAGE)
     return args
@@ -114,6 +128,13 @@ class Driver:
         self.expected_dir = args.db + ".expected"
         self.log_dir = args.log_dir or args.db + ".logs"
         self.options_seed = None
+        if args.column_families is not None:
+            self.shapes = [["--column_families=%d" % args.column_families] +
+                           (["--atomic_flush"] if args.atomic_flush else [])]
+        else:
+            self.shapes = FAMILY_SHAPES
+        self.next_shape = self.rng.randrange(len(self.shapes))
+        self.shape = []  # the flags of the current option set's families
         self.option_sets = {}  # options summary -> {"cycles", "kills", "keys"}
         self.current_options = "?"
         self.kills = 0
@@ -132,12 +153,14 @@ class Driver:
         return [self.args.stress, "--db=" + self.args.db,
                 "--expected_dir=" + self.expected_dir,
                 "--threads=%d" % self.args.threads, "--max_key=%d" % self.args.max_key,
-                ] + self.args.stress_arg
+                ] + self.shape + self.args.stress_arg
 
     def wipe(self):
         for d in (self.args.db, self.expected_dir):
             shutil.rmtree(d, ignore_errors=True)
         self.options_seed = self.rng.randrange(1, 1 << 31)
+        self.shape = self.shapes[self.next_shape % len(self.shapes)]
+        self.next_shape += 1
 
     def log_path(self, cycle, what):
         return os.path.join(self.log_dir, "cycle%04d-%s.log" % (cycle, what))

@@ -65,7 +65,8 @@ class CheckpointJobTest : public testing::Test {
       if (!capture_status_.ok()) return capture_status_;
       version_->Ref();
       live_plans_++;
-      plan->version = version_;
+      plan->versions = {version_};
+      plan->families = {ColumnFamilyDescriptor()};
       plan->log_number = kWal;
       plan->manifest_number = 10;
       plan->options_number = 11;
@@ -74,15 +75,15 @@ class CheckpointJobTest : public testing::Test {
       snapshot.SetLogNumber(kWal);
       snapshot.SetNextFile(12);
       snapshot.SetLastSequence(1);
-      snapshot.EncodeTo(&plan->manifest_record);
+      snapshot.EncodeTo(&plan->manifest_records.emplace_back());
       plan->current_wal = kWal;
       plan->current_wal_length = captured_length_;
       return Status::OK();
     };
     ctx.release_plan = [this](CheckpointPlan* plan) {
       events_.push_back("release");
-      if (plan->version != nullptr) {
-        plan->version->Unref();
+      if (!plan->versions.empty()) {
+        for (Version* v : plan->versions) v->Unref();
         live_plans_--;
       }
       *plan = CheckpointPlan();

@@ -396,7 +396,7 @@ TEST_F(DBCompactionCutTest, HugeSubcompactionCountStartsBoundedThreads) {
   std::string log;
   ASSERT_OK(ReadFileToString(fs_.get(), std::string(kDb) + "/LOG", &log));
   std::smatch m;
-  const std::regex done(R"(compaction \(manual\) done: .*, (\d+) subcompactions,)");
+  const std::regex done(R"(compaction \[default\] \(manual\) done: .*, (\d+) subcompactions,)");
   ASSERT_TRUE(std::regex_search(log, m, done)) << "no compaction line in the LOG";
   const int subs = std::stoi(m[1].str());
   EXPECT_GE(subs, 2);

@@ -5,7 +5,8 @@
 // Open with InvalidArgument naming one of its options, or work: a mixed write load finishes,
 // Flush and a full CompactRange finish, every key reads back, and a reopen with the same
 // options succeeds and reads every key again. A hang, a crash, a Corruption or a failed reopen
-// fails the case. The dynamic options go through SetOptions the same way.
+// fails the case. The dynamic options go through SetOptions (SetDBOptions for the DB's) the
+// same way.
 //
 // Each case runs in a forked child with a deadline (the watchdog), so a hang or a crash is
 // reported as a failure naming the case instead of hanging or killing the suite. The parent
@@ -254,7 +255,17 @@ Outcome RunCase(const Options& options, const std::vector<std::string>& names,
     return {Outcome::kFailed, "Open: " + s.ToString()};
   }
   if (set_options != nullptr) {
-    s = db->SetOptions(*set_options);
+    // The DB's options go through SetDBOptions, a column family's through SetOptions (as
+    // RocksDB: each refuses the other's names).
+    std::unordered_map<std::string, std::string> db_changes, cf_changes;
+    for (const auto& [name, value] : *set_options) {
+      DBOptions probe;
+      const bool db_scope = GetDBOptionsFromString(DBOptions(), name + "=" + value, &probe).ok();
+      (db_scope ? db_changes : cf_changes)[name] = value;
+    }
+    s = Status::OK();
+    if (!db_changes.empty()) s = db->SetDBOptions(db_changes);
+    if (s.ok() && !cf_changes.empty()) s = db->SetOptions(cf_changes);
     if (!s.ok()) {
       if (s.IsInvalidArgument() && NamesOneOf(s, names)) {
         return {Outcome::kRefused, s.ToString()};

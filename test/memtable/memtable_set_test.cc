@@ -185,7 +185,8 @@ TEST_F(MemTableSetTest, CanSwitchUntilMaxWriteBufferNumber) {
 // own back, and the destructor drops what is still listed. A memtable's deletion is seen
 // through CountUntilDeleted.
 TEST_F(MemTableSetTest, ReferencesHandedOutAndBack) {
-  std::atomic<uint64_t> alive{0};
+  auto alive_counter = std::make_shared<std::atomic<uint64_t>>(0);
+  std::atomic<uint64_t>& alive = *alive_counter;
   {
     MemTableSet set;
     set.SetLogNumber(1);
@@ -195,8 +196,8 @@ TEST_F(MemTableSetTest, ReferencesHandedOutAndBack) {
     set.Switch(NewMem(), 2);
     MemTable* b = set.mem();
     Fill(b, 5);
-    a->CountUntilDeleted(&alive);
-    b->CountUntilDeleted(&alive);
+    a->CountUntilDeleted(alive_counter);
+    b->CountUntilDeleted(alive_counter);
     const uint64_t both = alive.load();
     ASSERT_GT(both, 0u);
 
@@ -223,7 +224,7 @@ TEST_F(MemTableSetTest, ReferencesHandedOutAndBack) {
     set.Init(c);
     Fill(c, 5);
     set.Switch(NewMem(), 3);
-    c->CountUntilDeleted(&alive);
+    c->CountUntilDeleted(alive_counter);
     EXPECT_GT(alive.load(), 0u);
   }
   EXPECT_EQ(alive.load(), 0u);

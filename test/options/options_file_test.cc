@@ -228,8 +228,7 @@ TEST_F(OptionsFileTest, RocksDbFileLoadsWithWarnings) {
 
   // Everything skipped is reported, with the file and line.
   for (const char* skipped :
-       {"max_background_flushes", "max_total_wal_size", "wal_dir", "bytes_per_sync",
-        "create_missing_column_families", "compaction_pri",
+       {"max_background_flushes", "wal_dir", "bytes_per_sync", "compaction_pri",
         "compaction_options_universal.allow_trivial_move",
         "compaction_options_universal.stop_style", "compaction_options_fifo.age_for_warm",
         "num_file_reads_for_auto_readahead", "metadata_cache_options",
@@ -239,6 +238,11 @@ TEST_F(OptionsFileTest, RocksDbFileLoadsWithWarnings) {
   }
   EXPECT_TRUE(HasWarning(warnings, "/OPTIONS-000007:12: skipped unknown option "
                                    "'max_background_flushes' (value '-1')"));
+  // Known DB options since issue 23 (column families).
+  EXPECT_FALSE(HasWarning(warnings, "max_total_wal_size"));
+  EXPECT_FALSE(HasWarning(warnings, "create_missing_column_families"));
+  EXPECT_TRUE(loaded.create_missing_column_families);
+  EXPECT_EQ(loaded.max_total_wal_size, 0u);
   EXPECT_FALSE(HasWarning(warnings, "write_buffer_size"));
   EXPECT_FALSE(HasWarning(warnings, "block_size"));
   EXPECT_FALSE(HasWarning(warnings, "no_block_cache"));  // a known table option now
@@ -247,7 +251,7 @@ TEST_F(OptionsFileTest, RocksDbFileLoadsWithWarnings) {
   // compression_opts is read since issue 19: its level=32767 (zstd's default) is level 0 here.
   EXPECT_FALSE(HasWarning(warnings, "compression_opts"));
   EXPECT_EQ(loaded.compression_level, 0);
-  EXPECT_EQ(warnings.size(), 17u) << testing::PrintToString(warnings);
+  EXPECT_EQ(warnings.size(), 15u) << testing::PrintToString(warnings);
 
   // Loaded is not valid: RocksDB's Snappy default is not built here.
   Status s = loaded.Validate();

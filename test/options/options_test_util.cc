@@ -6,7 +6,7 @@ namespace shale {
 
 // A new Options field changes this size: add the field to ExpectOptionsEqual, RandomOptions,
 // the field table (src/options/option_fields.cc) and the per-field parse test, then update it.
-static_assert(sizeof(Options) == 360 && sizeof(TableOptions) == 96,
+static_assert(sizeof(Options) == 376 && sizeof(TableOptions) == 96,
               "Options changed: update the options tests and src/options/option_fields.cc");
 
 #define EXPECT_FIELD_EQ(field) EXPECT_EQ(a.field, b.field) << "field " #field
@@ -15,6 +15,9 @@ void ExpectOptionsEqual(const Options& a, const Options& b) {
   EXPECT_FIELD_EQ(create_if_missing);
   EXPECT_FIELD_EQ(error_if_exists);
   EXPECT_FIELD_EQ(paranoid_checks);
+  EXPECT_FIELD_EQ(create_missing_column_families);
+  EXPECT_FIELD_EQ(max_total_wal_size);
+  EXPECT_FIELD_EQ(atomic_flush);
   EXPECT_FIELD_EQ(statistics);
   EXPECT_FIELD_EQ(comparator);
   // Operators made from the same options string are distinct objects: compare their ids.
@@ -143,6 +146,9 @@ Options RandomOptions(Random* rnd) {
   o.create_if_missing = rnd->OneIn(2);
   o.error_if_exists = rnd->OneIn(2);
   o.paranoid_checks = rnd->OneIn(2);
+  o.create_missing_column_families = rnd->OneIn(2);
+  o.max_total_wal_size = RandomInt<uint64_t>(rnd);
+  o.atomic_flush = rnd->OneIn(2);
   o.comparator = rnd->OneIn(2) ? BytewiseComparator() : TestReverseComparator();
   o.write_buffer_size = RandomInt<size_t>(rnd);
   o.max_write_buffer_number = RandomInt<int>(rnd);

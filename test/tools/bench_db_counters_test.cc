@@ -135,7 +135,7 @@ TEST_F(MemDbTest, WaitForCompactionFlushesAndReturnsWhenNothingIsDue) {
   for (int round = 0; round < 6; round++) PutAndFlush(round * 100, 100);
   ASSERT_OK(db_->Put(WriteOptions(), "in-the-memtable", "v"));
   testing::internal::CaptureStdout();
-  ASSERT_OK(WaitForCompactionStep(db_.get(), "/db"));
+  ASSERT_OK(WaitForCompactionStep(db_.get(), {}, "/db"));
   const std::string out = testing::internal::GetCapturedStdout();
   EXPECT_NE(out.find("waitforcompaction(/db): started\n"), std::string::npos) << out;
   EXPECT_NE(out.find("waitforcompaction(/db): waited "), std::string::npos) << out;

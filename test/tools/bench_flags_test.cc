@@ -212,6 +212,18 @@ TEST_F(FlagsTest, PrepareForBulkLoadIsAppliedAfterTheOtherFlags) {
   EXPECT_OK(o.Validate());
 }
 
+TEST_F(FlagsTest, NumColumnFamiliesMustBeAtLeastOne) {
+  ASSERT_OK(CheckFlags());  // the default, 1
+  absl::SetFlag(&FLAGS_num_column_families, 4);
+  ASSERT_OK(CheckFlags());
+  for (int bad : {0, -2}) {
+    absl::SetFlag(&FLAGS_num_column_families, bad);
+    const Status s = CheckFlags();
+    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_NE(s.ToString().find("--num_column_families"), std::string::npos) << s.ToString();
+  }
+}
+
 TEST_F(FlagsTest, MalformedValuesAreRejected) {
   absl::SetFlag(&FLAGS_compaction_style, 4);
   EXPECT_NE(CheckFlags().ToString().find("--compaction_style"), std::string::npos);

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "generators.h"
 #include "gtest/gtest.h"
@@ -103,6 +104,25 @@ TEST(DurationTest, StopsWhenAThreadFailed) {
   EXPECT_TRUE(run.Done(1));
   EXPECT_TRUE(shared.error().IsIOError());
   EXPECT_EQ(shared.error_context(), "put");
+}
+
+TEST(ColumnFamilyNameTest, DbBenchNames) {
+  EXPECT_EQ(ColumnFamilyName(0), "default");
+  EXPECT_EQ(ColumnFamilyName(1), "column_family_name_000001");
+  EXPECT_EQ(ColumnFamilyName(12), "column_family_name_000012");
+  EXPECT_EQ(ColumnFamilyName(123456), "column_family_name_123456");
+}
+
+TEST(WorkloadEnvTest, KeyNumberModuloFamiliesPicksTheFamily) {
+  // Stand-in handles: FamilyOf only picks one of the pointers, it never calls them.
+  std::vector<ColumnFamilyHandle*> families;
+  for (uintptr_t i = 1; i <= 3; i++) families.push_back(reinterpret_cast<ColumnFamilyHandle*>(i));
+  WorkloadEnv env;
+  env.families = families;
+  for (uint64_t k : {0u, 1u, 2u, 3u, 4u, 5u, 999u}) {
+    EXPECT_EQ(env.FamilyOf(k), families[k % 3]) << k;
+  }
+  EXPECT_EQ(env.AllFamilies(), families);
 }
 
 TEST(ThreadStatsTest, MergeAddsCountsAndKeepsTheWidestSpan) {

@@ -354,6 +354,62 @@ class BenchTest(unittest.TestCase):
             self.assertAlmostEqual(b["ops_per_sec"], b["ops"] / b["seconds"],
                                    delta=1e-6 * b["ops_per_sec"])
 
+    def test_num_column_families_spreads_keys_over_the_families(self):
+        # fillseq in batches of 7 (each batch spans the families), then every read benchmark:
+        # each key is read in its own family (k % 3), so all are found.
+        p = self.bench("--benchmarks=fillseq,readrandom,multireadrandom,readseq,readreverse,"
+                       "seekrandom,updaterandom,flush,compact,waitforcompaction,stats",
+                       "--num=999", "--num_column_families=3", "--batch_size=7")
+        lines = {m.group("name"): m for m in map(REPORT_LINE.match, p.stdout.splitlines()) if m}
+        for name in ("readrandom", "multireadrandom", "seekrandom"):
+            self.assertEqual(lines[name].group("msg"), " (999 of 999 found)", name)
+        self.assertEqual(lines["readseq"].group("ops"), "999")
+        self.assertEqual(lines["readreverse"].group("ops"), "999")
+        self.assertEqual(lines["updaterandom"].group("msg"), " ( updates:999 found:999)")
+        for name in ("default", "column_family_name_000001", "column_family_name_000002"):
+            self.assertIn(f"column family {name}:", p.stdout)
+        families = run(SHALE, "list_column_families", self.db, expect=0).stdout.splitlines()
+        self.assertEqual(families, ["default", "column_family_name_000001",
+                                    "column_family_name_000002"])
+        for i, name in enumerate(families):
+            rows = run(SHALE, "scan", self.db, "--hex", f"--column_family={name}",
+                       expect=0).stdout.splitlines()
+            self.assertEqual([r.split(" : ")[0] for r in rows],
+                             [key_hex(k) for k in range(i, 999, 3)], name)
+        # Reopened: the families are found again (and must all be named to open the DB).
+        p = self.bench("--benchmarks=readrandom", "--num=999", "--num_column_families=3",
+                       "--use_existing_db")
+        self.assertRegex(p.stdout, r"(?m)^readrandom +: .* \(999 of 999 found\)$")
+        p = self.bench("--benchmarks=readrandom", "--num=999", "--use_existing_db", expect=1)
+        self.assertIn("column_family_name_000001", p.stderr)
+        p = self.bench("--num_column_families=0", expect=1)
+        self.assertIn("--num_column_families", p.stderr)
+
+    def test_bulk_loads_spread_keys_over_the_families(self):
+        for name, total in (("bulkload_sorted", BULKLOAD_SORTED_TOTAL),
+                            ("bulkload_external", BULKLOAD_EXTERNAL_TOTAL),
+                            ("bulkload", BULKLOAD_TOTAL)):
+            p = self.bench(f"--benchmarks={name}", "--num=999", "--num_column_families=3",
+                           "--bulkload_memory_budget=200000")
+            lines = [line for line in p.stdout.splitlines()
+                     if line.startswith(name + " ") and REPORT_LINE.match(line)]
+            self.assertEqual(len(lines), 1, p.stdout)
+            m = total.match(REPORT_LINE.match(lines[0]).group("msg"))
+            self.assertIsNotNone(m, lines[0])
+            # Every key is in its own family (k % 3), and nothing was lost on the way.
+            scanned = 0
+            for i, family in enumerate(["default", "column_family_name_000001",
+                                        "column_family_name_000002"]):
+                rows = run(SHALE, "scan", self.db, "--hex", f"--column_family={family}",
+                           expect=0).stdout.splitlines()
+                numbers = [int(r.split(" : ")[0][:16], 16) for r in rows]
+                self.assertTrue(numbers, (name, family))
+                self.assertEqual([k % 3 for k in numbers], [i] * len(numbers), (name, family))
+                scanned += len(numbers)
+            if "distinct" in m.groupdict():
+                self.assertEqual(scanned, int(m.group("distinct")), name)
+            self.assertEqual(sorted(os.listdir(self.db)).count("bulkload.tmp.1"), 0)
+
     def test_threads_and_existing_db(self):
         p = self.bench("--benchmarks=fillseq,readwhilewriting,readrandom", "--num=1000",
                        "--threads=2")
@@ -394,6 +450,138 @@ class BenchTest(unittest.TestCase):
             secs, ops = row.split(",")
             self.assertEqual(secs, str(i), rows)
             self.assertGreater(int(ops), 0, rows)
+
+
+class ColumnFamilyCliTest(unittest.TestCase):
+    """The admin CLI on a DB with three column families: 99 keys, key k in family k % 3."""
+
+    FAMILIES = ["default", "column_family_name_000001", "column_family_name_000002"]
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="shale_cli_cf_test_")
+        cls.db = os.path.join(cls.tmp, "db")
+        run(BENCH, f"--db={cls.db}", "--benchmarks=fillseq,flush", "--num=99", "--seed=1",
+            "--num_column_families=3", expect=0)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def shale(self, *args, expect=0):
+        return run(SHALE, *args, expect=expect)
+
+    def copy(self, name):
+        """A copy of the DB to change."""
+        path = os.path.join(self.tmp, name)
+        shutil.copytree(self.db, path)
+        return path
+
+    def keys(self, db, family, *flags):
+        rows = self.shale("scan", db, "--hex", f"--column_family={family}", *flags).stdout
+        return [r.split(" : ")[0] for r in rows.splitlines()]
+
+    def test_list_column_families(self):
+        self.assertEqual(self.shale("list_column_families", self.db).stdout.splitlines(),
+                         self.FAMILIES)
+        self.assertIn("usage: shale list_column_families",
+                      self.shale("list_column_families", "--help").stdout)
+        p = self.shale("list_column_families", os.path.join(self.tmp, "nope"), expect=1)
+        self.assertIn("no such directory", p.stderr)
+
+    def test_reads_go_to_the_named_family(self):
+        for i, family in enumerate(self.FAMILIES):
+            self.assertEqual(self.keys(self.db, family), [key_hex(k) for k in range(i, 99, 3)])
+        self.assertEqual(self.keys(self.db, "default"),
+                         [r.split(" : ")[0] for r in
+                          self.shale("scan", self.db, "--hex").stdout.splitlines()])
+        p = self.shale("get", self.db, "--hex", key_hex(1), expect=1)
+        self.assertIn("key not found", p.stderr)
+        value = self.shale("get", self.db, "--hex", key_hex(1),
+                           "--column_family=column_family_name_000001").stdout
+        self.assertTrue(value.strip())
+        p = self.shale("get", self.db, "--hex", key_hex(1), "--column_family=nope", expect=1)
+        self.assertIn("no column family 'nope'", p.stderr)
+        self.assertIn("column_family_name_000002", p.stderr)  # names the ones it has
+        self.assertIn("** Column family column_family_name_000002 **",
+                      self.shale("stats", self.db,
+                                 "--column_family=column_family_name_000002").stdout)
+        self.assertRegex(self.shale("verify", self.db).stdout,
+                         r"^OK: \d+ table files and 99 keys verified")
+
+    def test_writes_go_to_the_named_family(self):
+        db = self.copy("writes")
+        cf1 = "--column_family=column_family_name_000001"
+        self.shale("put", db, "new-key", "v", cf1)
+        self.assertEqual(self.shale("get", db, "new-key", cf1).stdout, "v\n")
+        self.shale("get", db, "new-key", expect=1)
+        self.shale("get", db, "new-key", "--column_family=column_family_name_000002", expect=1)
+        self.shale("delete", db, "--hex", key_hex(4), cf1)
+        self.assertNotIn(key_hex(4), self.keys(db, "column_family_name_000001"))
+        self.shale("compact", db, cf1)
+        self.assertEqual(self.keys(db, "column_family_name_000002"),
+                         [key_hex(k) for k in range(2, 99, 3)])
+        # write-sst from one family, ingest into another.
+        sst = os.path.join(self.tmp, "from_cf2.sst")
+        self.shale("write-sst", db, sst, "--column_family=column_family_name_000002")
+        self.shale("ingest", db, sst, "--column_family=default")
+        self.assertEqual(self.keys(db, "default"),
+                         sorted([key_hex(k) for k in range(0, 99, 3)] +
+                                [key_hex(k) for k in range(2, 99, 3)]))
+        self.assertRegex(self.shale("verify", db).stdout, r"and 132 keys verified")
+        p = self.shale("put", db, "k", "v", "--column_family=nope", expect=1)
+        self.assertIn("no column family 'nope'", p.stderr)
+
+    def test_each_family_keeps_its_options(self):
+        db = self.copy("options")
+        self.shale("create_column_family", db, "small",
+                   "--options=write_buffer_size=2097152;merge_operator=stringappend")
+        # Opening the DB again (here for a put in another family) must not give the family
+        # the default family's options: each is opened with its own from the OPTIONS file.
+        self.shale("put", db, "k", "v")
+        out = self.shale("options", db, "--column_family=small").stdout
+        self.assertIn("write_buffer_size=2097152", out)
+        self.assertIn("merge_operator=stringappend", out)
+        self.assertNotIn("write_buffer_size=2097152", self.shale("options", db).stdout)
+        p = self.shale("options", db, "--column_family=nope", expect=1)
+        self.assertIn("no column family 'nope'", p.stderr)
+        p = self.shale("create_column_family", db, "bad", "--options=max_open_files=5", expect=1)
+        self.assertIn("max_open_files", p.stderr)
+        self.assertNotIn("bad", self.shale("list_column_families", db).stdout.splitlines())
+
+    def test_create_drop_and_dump_manifest(self):
+        db = self.copy("manifest")
+        out = self.shale("dump-manifest", db).stdout
+        self.assertIn("=> column family 1 'column_family_name_000001' added", out)
+        self.assertIn("=> column family 2 'column_family_name_000002' added", out)
+        # Each family's live table files under its own heading (fillseq,flush: one each).
+        live = out[out.index("Live files:"):]
+        for i, name in enumerate(self.FAMILIES):
+            self.assertRegex(live, rf"column family {i} '{name}':\n  L\d #\d+ ")
+        self.assertEqual(self.shale("create_column_family", db, "extra").stdout, "OK\n")
+        p = self.shale("create_column_family", db, "extra", expect=1)
+        self.assertIn("Invalid argument", p.stderr)
+        self.shale("put", db, "x", "1", "--column_family=extra")
+        self.assertEqual(self.shale("get", db, "x", "--column_family=extra").stdout, "1\n")
+        self.assertEqual(self.shale("list_column_families", db).stdout.splitlines(),
+                         self.FAMILIES + ["extra"])
+        self.assertEqual(self.shale("drop_column_family", db, "column_family_name_000001").stdout,
+                         "OK\n")
+        # Read before anything opens the DB again (an open may start a new MANIFEST, which
+        # lists the live families only).
+        out = self.shale("dump-manifest", db).stdout
+        self.assertIn("=> column family 1 'column_family_name_000001' dropped", out)
+        self.assertIn("  1 'column_family_name_000001' (dropped)", out)
+        live = out[out.index("Live files:"):]
+        self.assertNotIn("column_family_name_000001", live)
+        self.assertIn("column family 3 'extra':", live)
+        self.assertIn("'extra' added", out)
+        self.assertEqual(self.shale("list_column_families", db).stdout.splitlines(),
+                         ["default", "column_family_name_000002", "extra"])
+        p = self.shale("drop_column_family", db, "default", expect=1)
+        self.assertIn("Invalid argument", p.stderr)
+        p = self.shale("drop_column_family", db, "nope", expect=1)
+        self.assertIn("no column family 'nope'", p.stderr)
 
 
 class AdminCliTest(unittest.TestCase):

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include "testutil/status_matchers.h"
@@ -52,6 +53,10 @@ VersionEdit RandomCodecEdit(Random* rnd) {
   if (rnd->OneIn(2)) e.SetNextFile(RandomNumber(rnd));
   if (rnd->OneIn(2)) e.SetLastSequence(rnd->Uniform(kMaxSequenceNumber + 1));
   if (rnd->OneIn(3)) e.SetColumnFamily(static_cast<uint32_t>(rnd->Next32()));
+  if (rnd->OneIn(4)) e.AddColumnFamily(RandomBytes(rnd, 20));
+  if (rnd->OneIn(4)) e.DropColumnFamily();
+  if (rnd->OneIn(3)) e.SetMaxColumnFamily(static_cast<uint32_t>(rnd->Next32()));
+  if (rnd->OneIn(3)) e.MarkAtomicGroup(rnd->Uniform(5) == 0 ? 0 : rnd->Next32());
   for (int i = static_cast<int>(rnd->Uniform(3)); i > 0; --i) {
     e.SetCompactPointer(static_cast<int>(rnd->Uniform(kMaxNumLevels)), RandomInternalKey(rnd));
   }
@@ -76,6 +81,13 @@ void ExpectSameEdit(const VersionEdit& a, const VersionEdit& b) {
   EXPECT_EQ(a.has_last_sequence(), b.has_last_sequence());
   EXPECT_EQ(a.last_sequence(), b.last_sequence());
   EXPECT_EQ(a.column_family(), b.column_family());
+  EXPECT_EQ(a.is_column_family_add(), b.is_column_family_add());
+  EXPECT_EQ(a.column_family_name(), b.column_family_name());
+  EXPECT_EQ(a.is_column_family_drop(), b.is_column_family_drop());
+  EXPECT_EQ(a.has_max_column_family(), b.has_max_column_family());
+  EXPECT_EQ(a.max_column_family(), b.max_column_family());
+  EXPECT_EQ(a.is_in_atomic_group(), b.is_in_atomic_group());
+  EXPECT_EQ(a.remaining_entries(), b.remaining_entries());
   EXPECT_EQ(a.compact_pointers(), b.compact_pointers());
   EXPECT_EQ(a.deleted_files(), b.deleted_files());
   ASSERT_EQ(a.new_files().size(), b.new_files().size());
@@ -99,6 +111,45 @@ TEST(VersionEditTest, EmptyEditRoundTripsWithColumnFamilyZero) {
   // Decoding nothing at all gives the empty edit too.
   ASSERT_OK(d.DecodeFrom(""));
   ExpectSameEdit(e, d);
+  EXPECT_FALSE(d.is_column_family_add());
+  EXPECT_FALSE(d.is_column_family_drop());
+  EXPECT_FALSE(d.has_max_column_family());
+  EXPECT_FALSE(d.is_in_atomic_group());
+}
+
+// The column-family fields keep the tag numbers doc/manifest_format.md gives them.
+TEST(VersionEditTest, ColumnFamilyFieldsUseTheDocumentedTags) {
+  VersionEdit e;
+  e.SetColumnFamily(5);
+  e.AddColumnFamily("users");
+  e.DropColumnFamily();
+  e.SetMaxColumnFamily(9);
+  e.MarkAtomicGroup(2);
+  std::string encoded;
+  e.EncodeTo(&encoded);
+  std::string want;
+  PutVarint32(&want, 9);  // column family
+  PutVarint32(&want, 5);
+  PutVarint32(&want, 10);  // add column family
+  PutLengthPrefixed(&want, "users");
+  PutVarint32(&want, 11);  // drop column family
+  PutVarint32(&want, 12);  // max column family
+  PutVarint32(&want, 9);
+  PutVarint32(&want, 13);  // in atomic group
+  PutVarint32(&want, 2);
+  EXPECT_EQ(absl::CEscape(encoded), absl::CEscape(want));
+  VersionEdit d;
+  ASSERT_OK(d.DecodeFrom(encoded));
+  ExpectSameEdit(e, d);
+  // Every cut inside a field is Corruption; a cut between fields leaves a shorter edit.
+  const std::set<size_t> between_fields = {2, 9, 10, 12};
+  for (size_t cut = 1; cut < encoded.size(); ++cut) {
+    const Status s = d.DecodeFrom(std::string_view(encoded).substr(0, cut));
+    EXPECT_EQ(s.ok(), between_fields.count(cut) == 1) << cut << ": " << s.ToString();
+    if (!s.ok()) {
+      EXPECT_TRUE(s.IsCorruption()) << cut << ": " << s.ToString();
+    }
+  }
 }
 
 TEST(VersionEditTest, RandomEditsRoundTrip) {
@@ -285,6 +336,10 @@ TEST(VersionEditTest, DebugStringShowsEveryField) {
   e.SetNextFile(20);
   e.SetLastSequence(300);
   e.SetColumnFamily(0);
+  e.AddColumnFamily("users");
+  e.DropColumnFamily();
+  e.SetMaxColumnFamily(4);
+  e.MarkAtomicGroup(2);
   e.SetCompactPointer(1, MakeInternalKey("mid", 7, kTypeValue));
   e.DeleteFile(2, 15);
   e.AddFile(3, MakeFile(17, "a", "m", 1, 9));
@@ -292,7 +347,8 @@ TEST(VersionEditTest, DebugStringShowsEveryField) {
   for (const char* want : {"Comparator: leveldb.BytewiseComparator", "LogNumber: 11",
                            "PrevLogNumber: 10", "NextFileNumber: 20", "LastSequence: 300",
                            "CompactPointer: L1 'mid' @ 7", "DeleteFile: L2 #15", "AddFile: L3 #17",
-                           "ColumnFamily: 0"}) {
+                           "ColumnFamily: 0", "ColumnFamilyAdd: users", "ColumnFamilyDrop",
+                           "MaxColumnFamily: 4", "AtomicGroupRemaining: 2"}) {
     EXPECT_NE(s.find(want), std::string::npos) << want << " in\n" << s;
   }
 }

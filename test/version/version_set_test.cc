@@ -225,7 +225,10 @@ TEST_F(VersionSetTest, BadEditFailsBeforeAnyIo) {
   EXPECT_TRUE(LogAndApply(&bad).IsCorruption());
   VersionEdit cf;
   cf.SetColumnFamily(3);
-  EXPECT_TRUE(LogAndApply(&cf).IsNotSupported());
+  Status s = LogAndApply(&cf);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("column family 3 does not exist"), std::string::npos)
+      << s.ToString();
   uint64_t size_after = 0;
   ASSERT_OK(fs_->GetFileSize(DescriptorFileName(kDb, 1), &size_after));
   EXPECT_EQ(size_before, size_after);

@@ -1,5 +1,6 @@
 // verify, compact, stats and options: maintenance through the public API (verify checks every
-// block of the live table files with DB::VerifyChecksum, then reads every key).
+// block of the live table files with DB::VerifyChecksum, then reads every key of every column
+// family; compact and stats work on one family, --column_family, default "default").
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -58,25 +59,32 @@ Status VerifyTables(DB* db, uint64_t* tables) {
   return db->VerifyChecksum(options);
 }
 
-// Reads every key and value with checksums verified; counts them in *keys. Reports progress by
-// entries against the DB's estimate of its keys (stage "scan").
-Status VerifyScan(DB* db, uint64_t* keys) {
+// Reads every key and value of every column family with checksums verified; counts them in
+// *keys. Reports progress by entries against the DB's estimate of its keys (stage "scan").
+Status VerifyScan(DB* db, const std::vector<ColumnFamilyHandle*>& families, uint64_t* keys) {
   ReadOptions options;
   options.verify_checksums = true;
   options.fill_cache = false;
   uint64_t estimated_keys = 0;
-  db->GetIntProperty(DB::Properties::kEstimateNumKeys, &estimated_keys);
+  for (ColumnFamilyHandle* family : families) {
+    uint64_t n = 0;
+    if (db->GetIntProperty(family, DB::Properties::kEstimateNumKeys, &n)) estimated_keys += n;
+  }
   ProgressReporter progress("verify", StderrProgressLine(), kProgressInterval);
   progress.SetStage("scan");
   progress.SetTotals(0, estimated_keys);
   ProgressBatch batch(&progress);
-  std::unique_ptr<Iterator> it = db->NewIterator(options);
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    (*keys)++;
-    batch.Add(it->key().size() + it->value().size());
+  Status s;
+  for (size_t i = 0; s.ok() && i < families.size(); i++) {
+    std::unique_ptr<Iterator> it = db->NewIterator(options, families[i]);
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      (*keys)++;
+      batch.Add(it->key().size() + it->value().size());
+    }
+    s = it->status();
   }
   batch.Flush();
-  return it->status();
+  return s;
 }
 
 }  // namespace
@@ -84,11 +92,11 @@ Status VerifyScan(DB* db, uint64_t* keys) {
 int VerifyCommand(const CliArgs& args) {
   const std::string& dir = args.positional()[0];
   uint64_t tables = 0, keys = 0;
-  std::unique_ptr<DB> db;
+  OpenedDb db;
   Status s = OpenExisting(dir, &db);
-  if (s.ok()) s = VerifyTables(db.get(), &tables);
-  if (s.ok()) s = VerifyScan(db.get(), &keys);
-  if (s.ok()) s = db->Close();
+  if (s.ok()) s = VerifyTables(db.db(), &tables);
+  if (s.ok()) s = VerifyScan(db.db(), db.families(), &keys);
+  if (s.ok()) s = db.Close();
   if (!s.ok()) return ReportError("verify", s);
   std::printf("OK: %llu table files and %llu keys verified\n",
               static_cast<unsigned long long>(tables), static_cast<unsigned long long>(keys));
@@ -96,28 +104,29 @@ int VerifyCommand(const CliArgs& args) {
 }
 
 int CompactCommand(const CliArgs& args) {
-  std::unique_ptr<DB> db;
-  Status s = OpenExisting(args.positional()[0], &db);
+  OpenedDb db;
+  ColumnFamilyHandle* family = nullptr;
+  Status s = OpenWithFamily(args, &db, &family);
   CompactRangeOptions options;
   options.progress = StderrProgressLine();
   options.progress_interval_seconds = kProgressInterval;
-  if (s.ok()) s = db->CompactRange(options, nullptr, nullptr);
-  if (db != nullptr) {
-    Status c = db->Close();
-    if (s.ok()) s = c;
-  }
+  if (s.ok()) s = db.db()->CompactRange(options, family, nullptr, nullptr);
+  Status c = db.Close();
+  if (s.ok()) s = c;
   if (!s.ok()) return ReportError("compact", s);
   std::printf("OK\n");
   return kExitOk;
 }
 
 int StatsCommand(const CliArgs& args) {
-  std::unique_ptr<DB> db;
-  Status s = OpenExisting(args.positional()[0], &db);
+  OpenedDb db;
+  ColumnFamilyHandle* family = nullptr;
+  Status s = OpenWithFamily(args, &db, &family);
   if (!s.ok()) return ReportError("stats", s);
+  std::printf("** Column family %s **\n", family->GetName().c_str());
   for (std::string_view property : {DB::Properties::kStats, DB::Properties::kLevelStats}) {
     std::string value;
-    if (!db->GetProperty(property, &value)) value = "(not available)";
+    if (!db.db()->GetProperty(family, property, &value)) value = "(not available)";
     std::printf("%s\n", value.c_str());
   }
   // The compaction debt as numbers (shale.stats has them in its "Compaction debt:" line).
@@ -128,26 +137,40 @@ int StatsCommand(const CliArgs& args) {
        {DB::Properties::kEstimatePendingCompactionBytes, DB::Properties::kCompactionRate,
         DB::Properties::kEstimateCompactionSecondsLeft, DB::Properties::kSustainableWriteRate}) {
     uint64_t value = 0;
-    const bool known = db->GetIntProperty(property, &value) &&
+    const bool known = db.db()->GetIntProperty(family, property, &value) &&
                        (value > 0 || (property != DB::Properties::kCompactionRate &&
                                       property != DB::Properties::kSustainableWriteRate));
     std::printf("%.*s: %s\n", static_cast<int>(property.size()), property.data(),
                 known ? std::to_string(value).c_str()
                       : "unknown (measured while the DB runs; nothing timed since this open)");
   }
-  s = db->Close();
+  s = db.Close();
   return s.ok() ? kExitOk : ReportError("stats", s);
 }
 
 int OptionsCommand(const CliArgs& args) {
   const std::string& dir = args.positional()[0];
+  const std::string name = args.Get(kColumnFamilyOption, kDefaultColumnFamilyName);
   std::string path;
-  Options options;
+  DBOptions db_options;
+  std::vector<ColumnFamilyDescriptor> families;
   std::vector<std::string> warnings;
   Status s = CheckIsDatabase(dir);
   if (s.ok()) s = LatestOptionsFile(dir, &path);
-  if (s.ok()) s = LoadOptionsFromFile(options.file_system.get(), path, &options, &warnings);
+  if (s.ok()) {
+    s = LoadOptionsFromFile(db_options.file_system.get(), path, &db_options, &families,
+                            &warnings);
+  }
+  const ColumnFamilyDescriptor* family = nullptr;
+  for (const ColumnFamilyDescriptor& d : families) {
+    if (d.name == name) family = &d;
+  }
+  if (s.ok() && family == nullptr) {
+    s = Status::InvalidArgument("--column_family", "the OPTIONS file has no column family '" +
+                                                       name + "'");
+  }
   if (!s.ok()) return ReportError("options", s);
+  const Options options(db_options, family->options);
   std::printf("# %s\n", path.c_str());
   for (const std::string& w : warnings) std::printf("# warning: %s\n", w.c_str());
   for (const std::string& line : SplitTopLevel(GetStringFromOptions(options))) {

@@ -1,8 +1,11 @@
-// get, put, delete and scan: reads and writes through the public API.
+// get, put, delete and scan: reads and writes of one column family (--column_family, default
+// "default") through the public API; list_column_families, create_column_family and
+// drop_column_family.
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "commands.h"
 #include "db_files.h"
@@ -29,27 +32,29 @@ int ReportError(std::string_view command, const Status& s) {
 int GetCommand(const CliArgs& args) {
   std::string key, value;
   Status s = Bytes(args, 1, "KEY", &key);
-  std::unique_ptr<DB> db;
-  if (s.ok()) s = OpenExisting(args.positional()[0], &db);
-  if (s.ok()) s = db->Get(ReadOptions(), key, &value);
-  if (s.IsNotFound() && db != nullptr) {
+  OpenedDb db;
+  ColumnFamilyHandle* family = nullptr;
+  if (s.ok()) s = OpenWithFamily(args, &db, &family);
+  if (s.ok()) s = db.db()->Get(ReadOptions(), family, key, &value);
+  if (s.IsNotFound() && db.db() != nullptr) {
     std::fprintf(stderr, "shale: get: key not found: %s\n",
                  Printable(key, args.Has("hex")).c_str());
     return kExitFailed;
   }
   if (!s.ok()) return ReportError("get", s);
   std::printf("%s\n", Printable(value, args.Has("hex")).c_str());
-  return db->Close().ok() ? kExitOk : kExitFailed;
+  return db.Close().ok() ? kExitOk : kExitFailed;
 }
 
 int PutCommand(const CliArgs& args) {
   std::string key, value;
   Status s = Bytes(args, 1, "KEY", &key);
   if (s.ok()) s = Bytes(args, 2, "VALUE", &value);
-  std::unique_ptr<DB> db;
-  if (s.ok()) s = OpenExisting(args.positional()[0], &db);
-  if (s.ok()) s = db->Put(WriteOptions(), key, value);
-  if (s.ok()) s = db->Close();
+  OpenedDb db;
+  ColumnFamilyHandle* family = nullptr;
+  if (s.ok()) s = OpenWithFamily(args, &db, &family);
+  if (s.ok()) s = db.db()->Put(WriteOptions(), family, key, value);
+  if (s.ok()) s = db.Close();
   if (!s.ok()) return ReportError("put", s);
   std::printf("OK\n");
   return kExitOk;
@@ -58,10 +63,11 @@ int PutCommand(const CliArgs& args) {
 int DeleteCommand(const CliArgs& args) {
   std::string key;
   Status s = Bytes(args, 1, "KEY", &key);
-  std::unique_ptr<DB> db;
-  if (s.ok()) s = OpenExisting(args.positional()[0], &db);
-  if (s.ok()) s = db->Delete(WriteOptions(), key);
-  if (s.ok()) s = db->Close();
+  OpenedDb db;
+  ColumnFamilyHandle* family = nullptr;
+  if (s.ok()) s = OpenWithFamily(args, &db, &family);
+  if (s.ok()) s = db.db()->Delete(WriteOptions(), family, key);
+  if (s.ok()) s = db.Close();
   if (!s.ok()) return ReportError("delete", s);
   std::printf("OK\n");
   return kExitOk;
@@ -73,8 +79,9 @@ int ScanCommand(const CliArgs& args) {
   Status s = OptionBytes(args, "from", &from);
   if (s.ok()) s = OptionBytes(args, "to", &to);
   if (s.ok()) s = args.GetUint("limit", UINT64_MAX, &limit);
-  std::unique_ptr<DB> db;
-  if (s.ok()) s = OpenExisting(args.positional()[0], &db);
+  OpenedDb db;
+  ColumnFamilyHandle* family = nullptr;
+  if (s.ok()) s = OpenWithFamily(args, &db, &family);
   if (!s.ok()) return ReportError("scan", s);
   const std::string_view upper = to;
   ReadOptions read_options;
@@ -82,15 +89,57 @@ int ScanCommand(const CliArgs& args) {
   const bool hex = args.Has("hex");
   uint64_t n = 0;
   {
-    std::unique_ptr<Iterator> it = db->NewIterator(read_options);
+    std::unique_ptr<Iterator> it = db.db()->NewIterator(read_options, family);
     for (it->Seek(from); it->Valid() && n < limit; it->Next(), n++) {
       std::printf("%s : %s\n", Printable(it->key(), hex).c_str(),
                   Printable(it->value(), hex).c_str());
     }
     s = it->status();
   }
-  if (s.ok()) s = db->Close();
+  if (s.ok()) s = db.Close();
   if (!s.ok()) return ReportError("scan", s);
+  return kExitOk;
+}
+
+int ListColumnFamiliesCommand(const CliArgs& args) {
+  const std::string& dir = args.positional()[0];
+  std::vector<std::string> names;
+  Status s = CheckIsDatabase(dir);
+  if (s.ok()) s = DB::ListColumnFamilies(DBOptions(), dir, &names);
+  if (!s.ok()) return ReportError("list_column_families", s);
+  for (const std::string& name : names) std::printf("%s\n", Printable(name, false).c_str());
+  return kExitOk;
+}
+
+int CreateColumnFamilyCommand(const CliArgs& args) {
+  const std::string& name = args.positional()[1];
+  OpenedDb db;
+  Status s = OpenExisting(args.positional()[0], &db);
+  ColumnFamilyHandle* family = nullptr;
+  // The new family takes the default family's options, with --options on top.
+  ColumnFamilyOptions options;
+  if (s.ok()) {
+    s = GetColumnFamilyOptionsFromString(db.db()->GetOptions(db.families()[0]),
+                                         args.Get("options"), &options);
+  }
+  if (s.ok()) s = db.db()->CreateColumnFamily(options, name, &family);
+  if (s.ok()) s = db.db()->DestroyColumnFamilyHandle(family);
+  if (s.ok()) s = db.Close();
+  if (!s.ok()) return ReportError("create_column_family", s);
+  std::printf("OK\n");
+  return kExitOk;
+}
+
+int DropColumnFamilyCommand(const CliArgs& args) {
+  const std::string& name = args.positional()[1];
+  OpenedDb db;
+  Status s = OpenExisting(args.positional()[0], &db);
+  ColumnFamilyHandle* family = nullptr;
+  if (s.ok()) s = db.Family(name, &family);
+  if (s.ok()) s = db.db()->DropColumnFamily(family);
+  if (s.ok()) s = db.Close();
+  if (!s.ok()) return ReportError("drop_column_family", s);
+  std::printf("OK\n");
   return kExitOk;
 }
 

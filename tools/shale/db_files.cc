@@ -39,19 +39,81 @@ Status LatestOptionsFile(const std::string& dir, std::string* path) {
   return Status::OK();
 }
 
-Status OpenExisting(const std::string& dir, std::unique_ptr<DB>* db) {
+OpenedDb::~OpenedDb() { Close().PermitUncheckedError(); }
+
+Status OpenedDb::Family(std::string_view name, ColumnFamilyHandle** family) const {
+  std::string names;
+  for (ColumnFamilyHandle* handle : families_) {
+    if (handle->GetName() == name) {
+      *family = handle;
+      return Status::OK();
+    }
+    names += (names.empty() ? "" : ", ") + handle->GetName();
+  }
+  return Status::InvalidArgument("--column_family",
+                                 "the database has no column family '" + std::string(name) +
+                                     "' (it has: " + names + ")");
+}
+
+Status OpenedDb::Close() {
+  if (db_ == nullptr) return Status::OK();
+  for (ColumnFamilyHandle* handle : families_) {
+    db_->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+  }
+  families_.clear();
+  Status s = db_->Close();
+  db_.reset();
+  return s;
+}
+
+Status LoadLatestOptions(const std::string& dir, DBOptions* db_options,
+                         std::vector<ColumnFamilyDescriptor>* families) {
+  std::string options_path;
+  if (!LatestOptionsFile(dir, &options_path).ok()) return Status::OK();  // the defaults
+  return LoadOptionsFromFile(db_options->file_system.get(), options_path, db_options, families);
+}
+
+ColumnFamilyOptions FamilyOptions(const std::vector<ColumnFamilyDescriptor>& families,
+                                  std::string_view name) {
+  const ColumnFamilyDescriptor* fallback = nullptr;
+  for (const ColumnFamilyDescriptor& d : families) {
+    if (d.name == name) return d.options;
+    if (d.name == kDefaultColumnFamilyName) fallback = &d;
+  }
+  return fallback != nullptr ? fallback->options : ColumnFamilyOptions();
+}
+
+Status OpenExisting(const std::string& dir, OpenedDb* db) {
   Status s = CheckIsDatabase(dir);
   if (!s.ok()) return s;
-  Options options;
-  std::string options_path;
-  if (LatestOptionsFile(dir, &options_path).ok()) {
-    s = LoadOptionsFromFile(options.file_system.get(), options_path, &options);
-    if (!s.ok()) return s;
-  }
-  options.create_if_missing = false;
-  options.error_if_exists = false;
-  s = DB::Open(options, dir, db);
+  DBOptions db_options;
+  std::vector<ColumnFamilyDescriptor> from_file;
+  s = LoadLatestOptions(dir, &db_options, &from_file);
+  if (!s.ok()) return s;
+  db_options.create_if_missing = false;
+  db_options.error_if_exists = false;
+  std::vector<std::string> names;
+  s = DB::ListColumnFamilies(db_options, dir, &names);
   if (!s.ok()) return Status(s.code(), s.subcode(), "cannot open " + dir, s.message());
+  // Each family with its own options from the OPTIONS file (the default family's when the
+  // file has none for it), so that opening here does not rewrite them.
+  std::vector<ColumnFamilyDescriptor> descriptors;
+  for (const std::string& name : names) {
+    descriptors.emplace_back(name, FamilyOptions(from_file, name));
+    // The file gives each family a block cache of its own; the DB has one, the default
+    // family's, which a null block cache stands for.
+    if (name != kDefaultColumnFamilyName) {
+      descriptors.back().options.table_options.block_cache = nullptr;
+    }
+  }
+  s = DB::Open(db_options, dir, descriptors, &db->families_, &db->db_);
+  if (!s.ok()) return Status(s.code(), s.subcode(), "cannot open " + dir, s.message());
+  return s;
+}
+
+Status OpenWithFamily(const CliArgs& args, OpenedDb* db, ColumnFamilyHandle** family) {
+  Status s = OpenExisting(args.positional()[0], db);
+  if (s.ok()) s = db->Family(args.Get(kColumnFamilyOption, kDefaultColumnFamilyName), family);
   return s;
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli_args.h"
 #include "shale/db.h"
@@ -18,9 +19,56 @@ namespace shale::cli {
 // OK when `dir` holds a database (a CURRENT file); otherwise NotFound saying which is missing.
 Status CheckIsDatabase(const std::string& dir);
 
-// Opens the existing database in `dir` with the options of its latest OPTIONS file (or the
-// defaults if it has none). Never creates one.
-Status OpenExisting(const std::string& dir, std::unique_ptr<DB>* db);
+// An existing database as the CLI opens it: with every column family it has (DB::Open must name
+// them all), and their handles. Close releases the handles, then closes the DB; the destructor
+// does the same for a DB not closed, ignoring errors.
+//
+// Thread-safety: used by the CLI's one thread.
+class OpenedDb {
+ public:
+  OpenedDb() = default;
+  OpenedDb(const OpenedDb&) = delete;
+  OpenedDb& operator=(const OpenedDb&) = delete;
+  ~OpenedDb();
+
+  // The DB (null until opened, and after Close).
+  DB* db() const { return db_.get(); }
+  // One handle per family, "default" first, then in creation order.
+  const std::vector<ColumnFamilyHandle*>& families() const { return families_; }
+  // The handle of the family `name`; InvalidArgument naming the DB's families when it has no
+  // such family.
+  Status Family(std::string_view name, ColumnFamilyHandle** family) const;
+  // Releases the handles and closes the DB: OK, or Close's error. OK when not open.
+  Status Close();
+
+ private:
+  friend Status OpenExisting(const std::string& dir, OpenedDb* db);
+
+  std::unique_ptr<DB> db_;
+  std::vector<ColumnFamilyHandle*> families_;  // owned; released before db_ closes
+};
+
+// Reads the latest OPTIONS file of `dir` onto *db_options and *families (one descriptor per
+// family the file has); leaves them as they are when there is no OPTIONS file.
+Status LoadLatestOptions(const std::string& dir, DBOptions* db_options,
+                         std::vector<ColumnFamilyDescriptor>* families);
+
+// The options of the family `name` among `families`; the default family's when it is not
+// there (ColumnFamilyOptions() when neither is).
+ColumnFamilyOptions FamilyOptions(const std::vector<ColumnFamilyDescriptor>& families,
+                                  std::string_view name);
+
+// Opens the existing database in `dir` with every column family it has, each with its options
+// from the latest OPTIONS file (see FamilyOptions; the defaults if there is no file). Never
+// creates one.
+Status OpenExisting(const std::string& dir, OpenedDb* db);
+
+// The option every command that reads or writes keys takes: --column_family=NAME, the family
+// to work on ("default" when absent).
+inline constexpr std::string_view kColumnFamilyOption = "column_family";
+
+// OpenExisting(args.positional()[0]), then the family --column_family names.
+Status OpenWithFamily(const CliArgs& args, OpenedDb* db, ColumnFamilyHandle** family);
 
 // The path of the newest OPTIONS-<n> file in `dir`; NotFound if there is none.
 Status LatestOptionsFile(const std::string& dir, std::string* path);

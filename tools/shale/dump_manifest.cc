@@ -1,5 +1,6 @@
-// dump-manifest DIR [--hex]: every version edit of the MANIFEST that CURRENT names, in order,
-// then the live table files per level that they add up to.
+// dump-manifest DIR [--hex]: every version edit of the MANIFEST that CURRENT names, in order
+// (with a line for each column family an edit adds or drops), then the column families and the
+// live table files per family and level that they add up to.
 #include <cinttypes>
 #include <cstdio>
 #include <map>
@@ -50,16 +51,40 @@ Status ReadCurrent(const std::string& dir, std::string* manifest) {
   return Status::OK();
 }
 
-// Live files: level -> file number -> metadata.
+// Live files of one column family: level -> file number -> metadata.
 using LiveFiles = std::map<int, std::map<uint64_t, FileMetaData>>;
 
-void Apply(const VersionEdit& edit, LiveFiles* live) {
-  for (const auto& [level, number] : edit.deleted_files()) (*live)[level].erase(number);
-  for (const auto& [level, f] : edit.new_files()) (*live)[level][f.number] = f;
+// A column family as the edits so far leave it.
+struct Family {
+  std::string name;
+  bool dropped = false;
+  LiveFiles live;
+};
+
+// Every family the MANIFEST has named, by id ("default", id 0, exists without an add).
+using Families = std::map<uint32_t, Family>;
+
+// Applies `edit` to its family (tag 9): an add names it, a drop marks it dropped, and its files
+// are added and deleted. Prints a line for an add or a drop.
+void Apply(const VersionEdit& edit, Families* families) {
+  const uint32_t id = edit.column_family();
+  Family& family = (*families)[id];
+  if (edit.is_column_family_add()) {
+    family.name = edit.column_family_name();
+    family.dropped = false;
+    std::printf("  => column family %u '%s' added\n", id,
+                Printable(family.name, false).c_str());
+  }
+  if (edit.is_column_family_drop()) {
+    family.dropped = true;
+    std::printf("  => column family %u '%s' dropped\n", id,
+                Printable(family.name, false).c_str());
+  }
+  for (const auto& [level, number] : edit.deleted_files()) family.live[level].erase(number);
+  for (const auto& [level, f] : edit.new_files()) family.live[level][f.number] = f;
 }
 
 void PrintLive(const LiveFiles& live, bool hex) {
-  std::printf("Live files:\n");
   for (const auto& [level, files] : live) {
     for (const auto& [number, f] : files) {
       ParsedInternalKey smallest, largest;
@@ -89,7 +114,8 @@ Status DumpManifest(const std::string& dir, bool hex) {
                      log::WalRecoveryMode::kAbsoluteConsistency, name);
   std::string_view record;
   std::string scratch;
-  LiveFiles live;
+  Families families;
+  families[0].name = std::string(kDefaultColumnFamilyName);
   for (uint64_t i = 0; reader.ReadRecord(&record, &scratch); i++) {
     VersionEdit edit;
     s = edit.DecodeFrom(record);
@@ -97,10 +123,20 @@ Status DumpManifest(const std::string& dir, bool hex) {
                 reader.LastRecordOffset(), record.size());
     if (!s.ok()) return Status::Corruption(path, absl::StrCat("edit ", i, ": ", s.ToString()));
     std::printf("%s\n", edit.DebugString().c_str());
-    Apply(edit, &live);
+    Apply(edit, &families);
   }
   if (!reader.status().ok()) return reader.status();
-  PrintLive(live, hex);
+  std::printf("Column families:\n");
+  for (const auto& [id, family] : families) {
+    std::printf("  %u '%s'%s\n", id, Printable(family.name, false).c_str(),
+                family.dropped ? " (dropped)" : "");
+  }
+  std::printf("Live files:\n");
+  for (const auto& [id, family] : families) {
+    if (family.dropped) continue;
+    std::printf("column family %u '%s':\n", id, Printable(family.name, false).c_str());
+    PrintLive(family.live, hex);
+  }
   return Status::OK();
 }
 

@@ -13,39 +13,63 @@ namespace shale::cli {
 namespace {
 
 const Command kCommands[] = {
-    {"get", "get DIR KEY [--hex]", "print the value of KEY",
+    {"get", "get DIR KEY [--hex] [--column_family=NAME]", "print the value of KEY",
      "Prints the value stored under KEY, or fails (exit 1) if there is none.\n"
-     "  --hex   KEY is given, and the value printed, as hex digits", {{}, {"hex"}}, 2, 2,
-     GetCommand},
-    {"put", "put DIR KEY VALUE [--hex]", "set KEY to VALUE",
-     "  --hex   KEY and VALUE are given as hex digits", {{}, {"hex"}}, 3, 3, PutCommand},
-    {"delete", "delete DIR KEY [--hex]", "delete KEY",
+     "  --hex   KEY is given, and the value printed, as hex digits\n"
+     "  --column_family=NAME  the column family to work on (default: default)",
+     {{"column_family"}, {"hex"}}, 2, 2, GetCommand},
+    {"put", "put DIR KEY VALUE [--hex] [--column_family=NAME]", "set KEY to VALUE",
+     "  --hex   KEY and VALUE are given as hex digits\n"
+     "  --column_family=NAME  the column family to work on (default: default)",
+     {{"column_family"}, {"hex"}}, 3, 3, PutCommand},
+    {"delete", "delete DIR KEY [--hex] [--column_family=NAME]", "delete KEY",
      "Deleting a key that is not there is not an error.\n"
-     "  --hex   KEY is given as hex digits", {{}, {"hex"}}, 2, 2, DeleteCommand},
-    {"scan", "scan DIR [--from=KEY] [--to=KEY] [--limit=N] [--hex]",
+     "  --hex   KEY is given as hex digits\n"
+     "  --column_family=NAME  the column family to work on (default: default)",
+     {{"column_family"}, {"hex"}}, 2, 2, DeleteCommand},
+    {"scan", "scan DIR [--from=KEY] [--to=KEY] [--limit=N] [--hex] [--column_family=NAME]",
      "print keys and values in order",
      "Prints 'key : value' lines for the keys in [--from, --to), at most --limit of them.\n"
      "Non-printable bytes are shown as \\xNN.\n"
-     "  --hex   keys are given, and keys and values printed, as hex digits",
-     {{"from", "to", "limit"}, {"hex"}}, 1, 1, ScanCommand},
+     "  --hex   keys are given, and keys and values printed, as hex digits\n"
+     "  --column_family=NAME  the column family to work on (default: default)\n",
+     {{"from", "to", "limit", "column_family"}, {"hex"}}, 1, 1, ScanCommand},
+    {"list_column_families", "list_column_families DIR",
+     "print the names of the database's column families",
+     "Prints one name per line, \"default\" first, then in creation order, as the MANIFEST\n"
+     "records them (DB::ListColumnFamilies; the database is not opened).", {}, 1, 1,
+     ListColumnFamiliesCommand},
+    {"create_column_family", "create_column_family DIR NAME [--options=OPTIONS]",
+     "add a column family",
+     "Creates the column family NAME (DB::CreateColumnFamily) with the default family's options.\n"
+     "  --options=OPTIONS  column-family options to change, in the options-string syntax\n"
+     "                     (\"write_buffer_size=8M;merge_operator=uint64add\")",
+     {{"options"}, {}}, 2, 2, CreateColumnFamilyCommand},
+    {"drop_column_family", "drop_column_family DIR NAME", "drop a column family and its data",
+     "Drops the column family NAME (DB::DropColumnFamily); its table files are deleted. The\n"
+     "default family cannot be dropped.", {}, 2, 2, DropColumnFamilyCommand},
     {"dump-sst", "dump-sst FILE [--blocks] [--hex]", "print a table file's properties and entries",
      "Prints the properties and every entry (user key, sequence, type, value) of one table.\n"
      "  --blocks  also list the footer, meta-index, index partitions and data blocks\n"
      "  --hex     print keys and values as hex digits", {{}, {"blocks", "hex"}}, 1, 1,
      DumpSstCommand},
     {"dump-manifest", "dump-manifest DIR [--hex]", "print the version edits of the MANIFEST",
-     "Prints every edit of the MANIFEST that CURRENT names, then the live files per level.",
+     "Prints every edit of the MANIFEST that CURRENT names (a line for each column family it\n"
+     "adds or drops), then the column families and their live files per level.",
      {{}, {"hex"}}, 1, 1, DumpManifestCommand},
     {"verify", "verify DIR", "verify every block checksum of the database",
-     "Opens the database, reads every block of every table file, then every key. On a\n"
+     "Opens the database, reads every block of every table file, then every key of every\n"
+     "column family. On a\n"
      "terminal, a progress line on stderr shows how far it has got and the time left.", {}, 1, 1,
      VerifyCommand},
-    {"compact", "compact DIR", "compact the whole key range",
+    {"compact", "compact DIR [--column_family=NAME]", "compact the whole key range",
      "Runs a manual compaction over every key (DB::CompactRange). On a terminal, a progress\n"
-     "line on stderr shows how far it has got and the time left.", {}, 1, 1, CompactCommand},
+     "line on stderr shows how far it has got and the time left.\n"
+     "  --column_family=NAME  the column family to work on (default: default)",
+     {{"column_family"}, {}}, 1, 1, CompactCommand},
     {"ingest",
      "ingest DIR FILE... [--move] [--ingest_behind] [--verify_checksums] "
-     "[--no_allow_global_seqno] [--no_allow_blocking_flush]",
+     "[--no_allow_global_seqno] [--no_allow_blocking_flush] [--column_family=NAME]",
      "ingest table files written by SstFileWriter (or write-sst)",
      "Adds the files to the database in one atomic step (DB::IngestExternalFile): all of them\n"
      "or none. Each goes to the lowest level where it overlaps nothing; files that overlap the\n"
@@ -59,16 +83,18 @@ const Command kCommands[] = {
      "  --no_allow_global_seqno    fail instead of assigning a sequence number to files that\n"
      "                             overlap the database\n"
      "  --no_allow_blocking_flush  fail instead of flushing a memtable that the files overlap\n"
+     "  --column_family=NAME  the column family to work on (default: default)\n"
      "On a terminal, a progress line on stderr shows the files' bytes copied or linked.",
-     {{}, {"move", "ingest_behind", "verify_checksums", "no_allow_global_seqno",
-           "no_allow_blocking_flush"}},
+     {{"column_family"}, {"move", "ingest_behind", "verify_checksums", "no_allow_global_seqno",
+                          "no_allow_blocking_flush"}},
      2, SIZE_MAX, IngestCommand},
-    {"write-sst", "write-sst DIR FILE [--from=KEY] [--to=KEY] [--hex]",
+    {"write-sst", "write-sst DIR FILE [--from=KEY] [--to=KEY] [--hex] [--column_family=NAME]",
      "write the database's keys to a table file for ingest",
      "Writes the keys in [--from, --to) with their values to FILE with SstFileWriter, using the\n"
-     "database's table options, compression and comparator. Fails if the range is empty.\n"
-     "  --hex   --from and --to are given as hex digits", {{"from", "to"}, {"hex"}}, 2, 2,
-     WriteSstCommand},
+     "family's table options, compression and comparator. Fails if the range is empty.\n"
+     "  --hex   --from and --to are given as hex digits\n"
+     "  --column_family=NAME  the column family to work on (default: default)",
+     {{"from", "to", "column_family"}, {"hex"}}, 2, 2, WriteSstCommand},
     {"checkpoint", "checkpoint DIR DEST", "make an openable copy of the database in DEST",
      "Flushes the memtables, then builds in DEST (which must not exist; its parent must) a\n"
      "database of hard links to the table files (copies across file systems) with a fresh\n"
@@ -76,11 +102,15 @@ const Command kCommands[] = {
      "complete. The copy is independent: either database may be changed or deleted. On a\n"
      "terminal, a progress line on stderr shows the files linked or copied.", {}, 2, 2,
      CheckpointCommand},
-    {"stats", "stats DIR", "print the database's statistics and levels",
-     "Prints the shale.stats and shale.levelstats properties.", {}, 1, 1, StatsCommand},
-    {"options", "options DIR", "print the options of the database",
-     "Prints the options of the newest OPTIONS file, one name=value per line.", {}, 1, 1,
-     OptionsCommand},
+    {"stats", "stats DIR [--column_family=NAME]", "print the database's statistics and levels",
+     "Prints the shale.stats and shale.levelstats properties of a column family.\n"
+     "  --column_family=NAME  the column family to work on (default: default)",
+     {{"column_family"}, {}}, 1, 1, StatsCommand},
+    {"options", "options DIR [--column_family=NAME]", "print the options of the database",
+     "Prints the options of the newest OPTIONS file, one name=value per line: the DB's and\n"
+     "those of a column family.\n"
+     "  --column_family=NAME  the column family to work on (default: default)",
+     {{"column_family"}, {}}, 1, 1, OptionsCommand},
 };
 
 void PrintUsage(std::FILE* out) {

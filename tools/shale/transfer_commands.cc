@@ -1,6 +1,7 @@
 // ingest, write-sst and checkpoint: moving data into, out of and between databases through the
-// public API (DB::IngestExternalFile, SstFileWriter, Checkpoint). Errors from the engine are
-// printed as they are.
+// public API (DB::IngestExternalFile, SstFileWriter, Checkpoint). ingest and write-sst work on
+// one column family (--column_family, default "default"); a checkpoint holds them all. Errors
+// from the engine are printed as they are.
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -40,24 +41,23 @@ IngestExternalFileOptions IngestOptionsFrom(const CliArgs& args) {
 }
 
 // Closes *db (if open) and returns the first error of `s` and the close.
-Status CloseAfter(std::unique_ptr<DB>* db, Status s) {
-  if (*db == nullptr) return s;
-  Status c = (*db)->Close();
-  db->reset();
+Status CloseAfter(OpenedDb* db, Status s) {
+  Status c = db->Close();
   return s.ok() ? c : s;
 }
 
-// Writes the entries of `db` in [from, to) (to empty: no upper bound) to `file`; counts them.
-Status WriteRange(DB* db, const std::string& from, const std::string* to,
-                  const std::string& file, uint64_t* entries) {
-  const Options options = db->GetOptions();
+// Writes the entries of `family` in [from, to) (to empty: no upper bound) to `file` with the
+// family's table options, compression and comparator; counts them.
+Status WriteRange(DB* db, ColumnFamilyHandle* family, const std::string& from,
+                  const std::string* to, const std::string& file, uint64_t* entries) {
+  const Options options = db->GetOptions(family);
   SstFileWriter writer(options.table_options, options.compression, options.comparator);
   Status s = writer.Open(file);
   if (!s.ok()) return s;
   const std::string_view upper = to != nullptr ? std::string_view(*to) : std::string_view();
   ReadOptions read_options;
   if (to != nullptr) read_options.iterate_upper_bound = &upper;
-  std::unique_ptr<Iterator> it = db->NewIterator(read_options);
+  std::unique_ptr<Iterator> it = db->NewIterator(read_options, family);
   for (it->Seek(from); s.ok() && it->Valid(); it->Next()) {
     s = writer.Put(it->key(), it->value());
     (*entries)++;
@@ -74,9 +74,10 @@ int IngestCommand(const CliArgs& args) {
   const std::vector<std::string> files(args.positional().begin() + 1, args.positional().end());
   Status s = CheckIsDatabase(args.positional()[0]);
   if (s.ok()) s = CheckFilesExist(files);
-  std::unique_ptr<DB> db;
-  if (s.ok()) s = OpenExisting(args.positional()[0], &db);
-  if (s.ok()) s = db->IngestExternalFile(files, IngestOptionsFrom(args));
+  OpenedDb db;
+  ColumnFamilyHandle* family = nullptr;
+  if (s.ok()) s = OpenWithFamily(args, &db, &family);
+  if (s.ok()) s = db.db()->IngestExternalFile(family, files, IngestOptionsFrom(args));
   s = CloseAfter(&db, s);
   if (!s.ok()) return ReportError("ingest", s);
   std::printf("OK: %zu files ingested\n", files.size());
@@ -87,11 +88,14 @@ int WriteSstCommand(const CliArgs& args) {
   std::string from, to;
   Status s = OptionBytes(args, "from", &from);
   if (s.ok()) s = OptionBytes(args, "to", &to);
-  std::unique_ptr<DB> db;
-  if (s.ok()) s = OpenExisting(args.positional()[0], &db);
+  OpenedDb db;
+  ColumnFamilyHandle* family = nullptr;
+  if (s.ok()) s = OpenWithFamily(args, &db, &family);
   uint64_t entries = 0;
   const std::string& file = args.positional()[1];
-  if (s.ok()) s = WriteRange(db.get(), from, args.Has("to") ? &to : nullptr, file, &entries);
+  if (s.ok()) {
+    s = WriteRange(db.db(), family, from, args.Has("to") ? &to : nullptr, file, &entries);
+  }
   s = CloseAfter(&db, s);
   if (!s.ok()) return ReportError("write-sst", s);
   std::printf("OK: %llu entries written to %s\n", static_cast<unsigned long long>(entries),
@@ -102,10 +106,10 @@ int WriteSstCommand(const CliArgs& args) {
 int CheckpointCommand(const CliArgs& args) {
   const std::string& dir = args.positional()[0];
   const std::string& dest = args.positional()[1];
-  std::unique_ptr<DB> db;
+  OpenedDb db;
   Status s = OpenExisting(dir, &db);
   std::unique_ptr<Checkpoint> checkpoint;
-  if (s.ok()) s = Checkpoint::Create(db.get(), &checkpoint);
+  if (s.ok()) s = Checkpoint::Create(db.db(), &checkpoint);
   CheckpointOptions options;
   options.progress = StderrProgressLine();
   options.progress_interval_seconds = 0.5;

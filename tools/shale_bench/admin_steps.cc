@@ -13,15 +13,28 @@ constexpr auto kPollInterval = std::chrono::milliseconds(100);
 // A compaction due for this long with none running means the DB cannot start one.
 constexpr auto kIdleLimit = std::chrono::seconds(10);
 
-Status PrintProperty(DB* db, std::string_view property) {
-  std::string value;
-  if (!db->GetProperty(property, &value)) value = "(failed)";
-  std::fprintf(stdout, "\n%s\n", value.c_str());
+// The families a step acts on: `families`, or the default one when it is empty.
+std::vector<ColumnFamilyHandle*> Targets(DB* db, const std::vector<ColumnFamilyHandle*>& families) {
+  return families.empty() ? std::vector<ColumnFamilyHandle*>{db->DefaultColumnFamily()}
+                          : families;
+}
+
+Status PrintProperty(DB* db, const std::vector<ColumnFamilyHandle*>& families,
+                     std::string_view property) {
+  for (ColumnFamilyHandle* family : Targets(db, families)) {
+    std::string value;
+    if (!db->GetProperty(family, property, &value)) value = "(failed)";
+    if (families.size() > 1) {
+      std::fprintf(stdout, "\ncolumn family %s:", family->GetName().c_str());
+    }
+    std::fprintf(stdout, "\n%s\n", value.c_str());
+  }
   return Status::OK();
 }
 
-Status ReadIntProperty(DB* db, std::string_view property, uint64_t* value) {
-  if (db->GetIntProperty(property, value)) return Status::OK();
+Status ReadIntProperty(DB* db, ColumnFamilyHandle* family, std::string_view property,
+                       uint64_t* value) {
+  if (db->GetIntProperty(family, property, value)) return Status::OK();
   return Status::NotSupported("waitforcompaction", "cannot read " + std::string(property));
 }
 
@@ -37,14 +50,21 @@ std::string BackgroundErrorLine(DB* db) {
   return line == std::string(kPrefix) + "OK" ? "" : line;
 }
 
-// Polls until compaction is done. *gave_up is set when one stays due with none running.
-Status PollUntilCompacted(DB* db, bool* gave_up) {
+// Polls until compaction is done in every family of `targets`. *gave_up is set when one stays
+// due with none running.
+Status PollUntilCompacted(DB* db, const std::vector<ColumnFamilyHandle*>& targets,
+                          bool* gave_up) {
   *gave_up = false;
   auto idle_since = std::chrono::steady_clock::now();
   while (true) {
     uint64_t pending = 0, running = 0;
-    Status s = ReadIntProperty(db, DB::Properties::kCompactionPending, &pending);
-    if (s.ok()) s = ReadIntProperty(db, DB::Properties::kNumRunningCompactions, &running);
+    Status s;
+    for (size_t i = 0; s.ok() && i < targets.size() && pending == 0; i++) {
+      s = ReadIntProperty(db, targets[i], DB::Properties::kCompactionPending, &pending);
+    }
+    if (s.ok()) {
+      s = ReadIntProperty(db, targets[0], DB::Properties::kNumRunningCompactions, &running);
+    }
     if (!s.ok()) return s;
     if (pending == 0 && running == 0) return Status::OK();
     const auto now = std::chrono::steady_clock::now();
@@ -66,28 +86,37 @@ double UnixSeconds() {
 
 }  // namespace
 
-Status FlushStep(DB* db, const std::string& db_path) {
-  Status s = db->Flush(FlushOptions());
+Status FlushStep(DB* db, const std::vector<ColumnFamilyHandle*>& families,
+                 const std::string& db_path) {
+  Status s = db->Flush(FlushOptions(), Targets(db, families));
   if (s.ok()) std::fprintf(stdout, "flush memtable\n");
   return s;
 }
 
-Status WaitForCompactionStep(DB* db, const std::string& db_path) {
+Status WaitForCompactionStep(DB* db, const std::vector<ColumnFamilyHandle*>& families,
+                             const std::string& db_path) {
   std::fprintf(stdout, "waitforcompaction(%s): started\n", db_path.c_str());
   std::fflush(stdout);
+  const std::vector<ColumnFamilyHandle*> targets = Targets(db, families);
   const auto start = std::chrono::steady_clock::now();
   FlushOptions options;
   options.wait = true;
-  Status s = db->Flush(options);
-  // The compaction debt once writing has stopped (the memtable flushed): what the DB estimates
-  // the compactions to come will take, to compare with the time they do take.
+  Status s = db->Flush(options, targets);
+  // The compaction debt once writing has stopped (the memtables flushed): what the DB
+  // estimates the compactions to come will take (every family's debt, at the DB's rate), to
+  // compare with the time they do take.
   const auto debt_at = std::chrono::steady_clock::now();
   uint64_t debt_bytes = 0, debt_rate = 0;
-  const bool have_debt =
-      s.ok() && db->GetIntProperty(DB::Properties::kEstimatePendingCompactionBytes, &debt_bytes) &&
-      db->GetIntProperty(DB::Properties::kCompactionRate, &debt_rate);
+  bool have_debt = s.ok() && db->GetIntProperty(DB::Properties::kCompactionRate, &debt_rate);
+  for (ColumnFamilyHandle* family : targets) {
+    uint64_t family_debt = 0;
+    have_debt = have_debt &&
+                db->GetIntProperty(family, DB::Properties::kEstimatePendingCompactionBytes,
+                                   &family_debt);
+    debt_bytes += family_debt;
+  }
   bool gave_up = false;
-  if (s.ok()) s = PollUntilCompacted(db, &gave_up);
+  if (s.ok()) s = PollUntilCompacted(db, targets, &gave_up);
   if (!s.ok()) return s;
   const double done_at = UnixSeconds();
   const auto end = std::chrono::steady_clock::now();
@@ -122,16 +151,19 @@ Status WaitForCompactionStep(DB* db, const std::string& db_path) {
   return Status::OK();
 }
 
-Status StatsStep(DB* db, const std::string& db_path) {
-  return PrintProperty(db, DB::Properties::kStats);
+Status StatsStep(DB* db, const std::vector<ColumnFamilyHandle*>& families,
+                 const std::string& db_path) {
+  return PrintProperty(db, families, DB::Properties::kStats);
 }
 
-Status LevelStatsStep(DB* db, const std::string& db_path) {
-  return PrintProperty(db, DB::Properties::kLevelStats);
+Status LevelStatsStep(DB* db, const std::vector<ColumnFamilyHandle*>& families,
+                      const std::string& db_path) {
+  return PrintProperty(db, families, DB::Properties::kLevelStats);
 }
 
-Status SstablesStep(DB* db, const std::string& db_path) {
-  return PrintProperty(db, DB::Properties::kSSTables);
+Status SstablesStep(DB* db, const std::vector<ColumnFamilyHandle*>& families,
+                    const std::string& db_path) {
+  return PrintProperty(db, families, DB::Properties::kSSTables);
 }
 
 }  // namespace shale::bench

@@ -21,7 +21,7 @@ Benchmark::Benchmark() = default;
 
 Benchmark::~Benchmark() {
   sampler_.reset();
-  if (db_ != nullptr) db_->Close().PermitUncheckedError();
+  CloseDb().PermitUncheckedError();
 }
 
 Status Benchmark::Init() {
@@ -68,19 +68,36 @@ Status Benchmark::Init() {
 }
 
 Status Benchmark::OpenDb(const Options& options) {
-  Status s = DB::Open(options, db_path_, &db_);
+  const int num_families = absl::GetFlag(FLAGS_num_column_families);
+  Status s;
+  if (num_families <= 1) {
+    s = DB::Open(options, db_path_, &db_);
+  } else {
+    DBOptions db_options(options);
+    db_options.create_missing_column_families = true;
+    std::vector<ColumnFamilyDescriptor> descriptors;
+    for (int i = 0; i < num_families; i++) {
+      descriptors.emplace_back(ColumnFamilyName(i), ColumnFamilyOptions(options));
+    }
+    s = DB::Open(db_options, db_path_, descriptors, &families_, &db_);
+  }
   if (!s.ok()) return Status(s.code(), s.subcode(), "cannot open " + db_path_, s.message());
   return s;
 }
 
-Status Benchmark::CloseDbTimed() {
+Status Benchmark::CloseDb(bool timed) {
+  if (db_ == nullptr) return Status::OK();
+  for (ColumnFamilyHandle* family : families_) {
+    db_->DestroyColumnFamilyHandle(family).PermitUncheckedError();
+  }
+  families_.clear();
   const auto start = std::chrono::steady_clock::now();
   Status s = db_->Close();
   const auto end = std::chrono::steady_clock::now();
   const double done_at =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   db_.reset();
-  if (s.ok()) {
+  if (s.ok() && timed) {
     std::fprintf(stdout, "close(%s): %.3f seconds (done at unix time %.6f)\n", db_path_.c_str(),
                  std::chrono::duration<double>(end - start).count(), done_at);
   }
@@ -89,8 +106,7 @@ Status Benchmark::CloseDbTimed() {
 
 Status Benchmark::RecreateDb(const Options& options) {
   if (db_ != nullptr) {
-    Status s = db_->Close();
-    db_.reset();
+    Status s = CloseDb();
     if (!s.ok()) return s;
   }
   Status s = DestroyDB(db_path_, options);
@@ -115,7 +131,7 @@ int Benchmark::Run(const std::vector<std::string>& names) {
     json_.SetString("compression_type", absl::GetFlag(FLAGS_compression_type));
   }
   for (size_t i = 0; s.ok() && i < names.size(); i++) s = RunOne(*FindBenchmark(names[i]));
-  if (s.ok() && db_ != nullptr) s = CloseDbTimed();
+  if (s.ok() && db_ != nullptr) s = CloseDb(/*timed=*/true);
   if (s.ok()) s = WriteJson();
   if (s.ok() && absl::GetFlag(FLAGS_statistics) && options_.statistics != nullptr) {
     std::fprintf(stdout, "\nSTATISTICS:\n%s", options_.statistics->ToString().c_str());
@@ -150,7 +166,7 @@ Status Benchmark::RunOne(const BenchmarkSpec& spec) {
     if (s.ok() && spec.variant == Variant::kPostingList) {
       s = RunPostingList(spec);
     } else if (s.ok()) {
-      s = spec.admin != nullptr ? spec.admin(db_.get(), db_path_) : RunTimed(spec);
+      s = spec.admin != nullptr ? spec.admin(db_.get(), families_, db_path_) : RunTimed(spec);
     }
   }
   if (s.IsNotSupported()) {
@@ -166,6 +182,7 @@ Status Benchmark::RunOne(const BenchmarkSpec& spec) {
 WorkloadEnv Benchmark::MakeEnv(const BenchmarkSpec& spec) const {
   WorkloadEnv env;
   env.db = db_.get();
+  env.families = families_;
   env.num = absl::GetFlag(FLAGS_num);
   env.writes = env.num;
   const int64_t reads = absl::GetFlag(FLAGS_reads);

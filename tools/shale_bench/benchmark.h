@@ -46,11 +46,14 @@ class Benchmark {
 
  private:
   Status Init();
+  // Opens the DB with `options`; with --num_column_families=N > 1, with its N families
+  // (created if missing, each with `options`), whose handles go to families_.
   Status OpenDb(const Options& options);
-  // Closes the open DB at the end of the run and prints how long Close took:
+  // Releases the family handles, then closes the DB (if open). `timed`: prints how long Close
+  // took (the end of a run):
   //   close(<db>): 0.123 seconds (done at unix time 1795272426.132635)
   // (bench/compare's scale suite reads it: the close time with whatever backlog remains).
-  Status CloseDbTimed();
+  Status CloseDb(bool timed = false);
   // Closes the DB (if open), destroys it and opens it empty with `options`.
   Status RecreateDb(const Options& options);
   Status RunOne(const BenchmarkSpec& spec);
@@ -83,6 +86,9 @@ class Benchmark {
   Options options_;  // from the flags; what the DB is open with except during bulkload
   std::string db_path_;
   std::unique_ptr<DB> db_;
+  // The handles of the DB's column families with --num_column_families > 1 (owned: released
+  // by CloseDb before the DB closes); empty otherwise.
+  std::vector<ColumnFamilyHandle*> families_;
   uint64_t seed_base_ = 0;
   int seeds_used_ = 0;
   StatsConfig stats_config_;

@@ -18,8 +18,10 @@
 
 namespace shale::bench {
 
-// An untimed step over the open DB; prints its output to stdout.
-using AdminFn = Status (*)(DB* db, const std::string& db_path);
+// An untimed step over the open DB and its column families (--num_column_families; empty: the
+// default family only); prints its output to stdout.
+using AdminFn = Status (*)(DB* db, const std::vector<ColumnFamilyHandle*>& families,
+                           const std::string& db_path);
 
 // Adjustments db_bench makes for some benchmarks.
 enum class Variant {

@@ -1,5 +1,8 @@
 // The two bulk-ingestion benchmarks (see benchmark_list.h), each on a fresh DB with the flags'
-// options, reporting a line per phase and the total:
+// options, reporting a line per phase and the total. With --num_column_families=N, key k goes
+// to family k % N: bulkload_sorted feeds one BulkLoader per family (the memory budget split
+// between them; finished one after the other) and bulkload_external writes and ingests each
+// family's files apart.
 //
 //   bulkload_sorted    shale::BulkLoader fed --num pairs in random order (fillrandom's keys,
 //                      duplicates included: the last one wins), then Finish (sort, merge,
@@ -115,28 +118,42 @@ Status WriteExternalFiles(const Options& options, const std::string& dir,
 
 Status Benchmark::RunBulkLoadSorted(const BenchmarkSpec& spec) {
   const WorkloadEnv env = MakeEnv(spec);
+  // One loader per column family (--num_column_families): key k goes to the loader of family
+  // k % N, and the memory budget is split between them.
+  const std::vector<ColumnFamilyHandle*> families = env.AllFamilies();
   BulkLoaderOptions lo;
-  lo.memory_budget = absl::GetFlag(FLAGS_bulkload_memory_budget);
+  lo.memory_budget = std::max<uint64_t>(absl::GetFlag(FLAGS_bulkload_memory_budget) /
+                                            families.size(),
+                                        uint64_t{64} << 10);
   lo.threads = absl::GetFlag(FLAGS_bulkload_threads);
   lo.max_open_files = absl::GetFlag(FLAGS_bulkload_max_open_files);
   std::fprintf(stdout,
-               "DB path: [%s]\nbulkload_sorted: memory budget %llu bytes (%.1f MiB), %d "
+               "DB path: [%s]\nbulkload_sorted: memory budget %llu bytes (%.1f MiB)%s, %d "
                "threads%s\n",
                db_path_.c_str(), static_cast<unsigned long long>(lo.memory_budget),
-               MiB(lo.memory_budget), lo.threads,
+               MiB(lo.memory_budget), families.size() > 1 ? " per column family" : "",
+               lo.threads,
                lo.threads == 0 ? " (0: the DB's max_background_jobs, at least 2)" : "");
   SharedState shared(1);
   ThreadState state(0, seed_base_ + static_cast<uint64_t>(seeds_used_++), stats_config_,
                     &shared);
   KeyFormatter keys(env.key_size);
   ValueGenerator values(env.value_shape, state.rand.Next64());
-  std::unique_ptr<BulkLoader> loader;
+  std::vector<std::unique_ptr<BulkLoader>> loaders(families.size());
   state.stats.Start();
-  Status s = BulkLoader::Open(db_.get(), lo, &loader);
+  Status s;
+  for (size_t f = 0; s.ok() && f < families.size(); f++) {
+    BulkLoaderOptions family_options = lo;
+    family_options.column_family = families[f];
+    // Each loader spills into a directory of its own.
+    if (f > 0) family_options.temp_dir = absl::StrFormat("%s/bulkload.tmp.%d", db_path_, f);
+    s = BulkLoader::Open(db_.get(), family_options, &loaders[f]);
+  }
   for (int64_t i = 0; s.ok() && i < env.num; i++) {
-    const std::string_view key = keys.Format(RandomKeyNumber(env, &state));
+    const uint64_t k = RandomKeyNumber(env, &state);
+    const std::string_view key = keys.Format(k);
     const std::string_view value = values.Next();
-    s = loader->Add(key, value);
+    s = loaders[k % loaders.size()]->Add(key, value);
     state.stats.AddBytes(static_cast<int64_t>(key.size() + value.size()));
     state.stats.FinishedOps(1, OpType::kWrite);
   }
@@ -145,8 +162,22 @@ Status Benchmark::RunBulkLoadSorted(const BenchmarkSpec& spec) {
   BenchResult add = Summarize("bulkload_sorted.add", 1, state.stats);
   add.peak_rss_bytes = PeakRssBytes();
   const Clock::time_point finish_start = Clock::now();
+  // The loaders' results added up (one after the other, so their times add up too).
   BulkLoadResult r;
-  s = loader->Finish(&r);
+  for (size_t f = 0; s.ok() && f < loaders.size(); f++) {
+    BulkLoadResult one;
+    s = loaders[f]->Finish(&one);
+    r.entries_loaded += one.entries_loaded;
+    r.runs_spilled += one.runs_spilled;
+    r.spilled_bytes += one.spilled_bytes;
+    r.files += one.files;
+    r.file_bytes += one.file_bytes;
+    r.sort_seconds += one.sort_seconds;
+    r.spill_seconds += one.spill_seconds;
+    r.stall_seconds += one.stall_seconds;
+    r.ingest_seconds += one.ingest_seconds;
+    r.finish_seconds += one.finish_seconds;
+  }
   const double finish_seconds = Since(finish_start);
   if (!s.ok()) return s;
   BenchResult merge = Phase("bulkload_sorted.merge", r.entries_loaded, r.file_bytes,
@@ -159,7 +190,7 @@ Status Benchmark::RunBulkLoadSorted(const BenchmarkSpec& spec) {
   total.message = absl::StrFormat(
       "(%d distinct keys; sort %.3f s, spill %.3f s, add waited %.3f s; files per level %s)",
       r.entries_loaded, r.sort_seconds, r.spill_seconds, r.stall_seconds,
-      FilesPerLevel(db_.get()));
+      FilesPerLevel(db_.get(), families_));
   for (const BenchResult* line : {&add, &merge, &ingest, &total}) Print(*line);
   if (absl::GetFlag(FLAGS_histogram)) std::fputs(FormatHistograms(state.stats).c_str(), stdout);
   for (BenchResult* line : {&add, &merge, &ingest, &total}) Record(std::move(*line));
@@ -190,18 +221,31 @@ Status Benchmark::RunBulkLoadExternal(const BenchmarkSpec& spec) {
   Print(prepare);
   Record(std::move(prepare));
 
+  // The files of each column family (--num_column_families: key k in family k % N) are
+  // written apart, then ingested into their family.
+  const std::vector<ColumnFamilyHandle*> families = env.AllFamilies();
+  std::vector<std::vector<ExternalEntry>> by_family(families.size());
+  for (const ExternalEntry& e : entries) by_family[e.key % families.size()].push_back(e);
   std::vector<std::string> files;
+  std::vector<std::vector<std::string>> family_files(families.size());
   uint64_t user_bytes = 0, file_bytes = 0;
   const Clock::time_point write_start = Clock::now();
   const std::string dir = db_path_ + "/external.tmp";
-  Status s = WriteExternalFiles(options_, dir, entries, env.key_size, &files, &user_bytes,
-                                &file_bytes);
+  Status s;
+  for (size_t f = 0; s.ok() && f < families.size(); f++) {
+    if (by_family[f].empty()) continue;
+    const size_t before = files.size();
+    s = WriteExternalFiles(options_, dir, by_family[f], env.key_size, &files, &user_bytes,
+                           &file_bytes);
+    family_files[f].assign(files.begin() + static_cast<std::ptrdiff_t>(before), files.end());
+  }
   const double write_seconds = Since(write_start);
   const Clock::time_point ingest_start = Clock::now();
-  if (s.ok()) {
+  for (size_t f = 0; s.ok() && f < families.size(); f++) {
+    if (family_files[f].empty()) continue;
     IngestExternalFileOptions io;
     io.move_files = true;
-    s = db_->IngestExternalFile(files, io);
+    s = db_->IngestExternalFile(families[f], family_files[f], io);
   }
   const double ingest_seconds = Since(ingest_start);
   for (const std::string& f : files) options_.file_system->DeleteFile(f).PermitUncheckedError();
@@ -212,7 +256,7 @@ Status Benchmark::RunBulkLoadExternal(const BenchmarkSpec& spec) {
   BenchResult ingest = Phase("bulkload_external.ingest", files.size(), 0, ingest_seconds);
   BenchResult total = Stretch(write, "bulkload_external", ingest_seconds);
   total.message = absl::StrFormat("(%d distinct keys of %d; files per level %s)", distinct,
-                                  env.num, FilesPerLevel(db_.get()));
+                                  env.num, FilesPerLevel(db_.get(), families_));
   for (const BenchResult* line : {&write, &ingest, &total}) Print(*line);
   for (BenchResult* line : {&write, &ingest, &total}) Record(std::move(*line));
   return WriteJson();

@@ -57,6 +57,7 @@ Status Benchmark::RunBulkLoad(const BenchmarkSpec& spec) {
   Status s = RecreateDb(bulk);
   if (!s.ok()) return s;
   env.db = db_.get();
+  env.families = families_;
   const TickerSnapshot before = TickerSnapshot::Take(bulk.statistics.get());
   BenchResult fill, compact;
   std::unique_ptr<ThreadStats> fill_stats;
@@ -66,7 +67,7 @@ Status Benchmark::RunBulkLoad(const BenchmarkSpec& spec) {
   BenchResult total = BulkLoadTotal(fill, compact);
   ApplyTickers(before, TickerSnapshot::Take(bulk.statistics.get()), &total);
   total.message = absl::StrFormat("(write amplification %.2f; files per level %s)",
-                                  total.write_amplification, FilesPerLevel(db_.get()));
+                                  total.write_amplification, FilesPerLevel(db_.get(), families_));
   total.peak_rss_bytes = PeakRssBytes();
   std::fputs(FormatReportLine(total).c_str(), stdout);
   // The fill's latencies, under the line of the benchmark they belong to.
@@ -75,8 +76,7 @@ Status Benchmark::RunBulkLoad(const BenchmarkSpec& spec) {
   Record(std::move(compact));
   Record(std::move(total));
   // The benchmarks after this one run with the flags' options, as after a real bulk load.
-  s = db_->Close();
-  db_.reset();
+  s = CloseDb();
   if (s.ok()) s = OpenDb(options_);
   if (!s.ok()) return s;
   return WriteJson();
@@ -105,8 +105,14 @@ Status Benchmark::BulkLoadCompact(BenchResult* compact) {
   CompactRangeOptions options;
   options.bottommost_level_compaction = BottommostLevelCompaction::kForceOptimized;
   const auto start = std::chrono::steady_clock::now();
-  Status s = db_->CompactRange(options, nullptr, nullptr);
-  if (!s.ok()) return s;
+  // Every column family (--num_column_families), one after the other.
+  const std::vector<ColumnFamilyHandle*> families =
+      families_.empty() ? std::vector<ColumnFamilyHandle*>{db_->DefaultColumnFamily()}
+                        : families_;
+  for (ColumnFamilyHandle* family : families) {
+    Status s = db_->CompactRange(options, family, nullptr, nullptr);
+    if (!s.ok()) return s;
+  }
   compact->name = "bulkload.compact";
   compact->threads = 1;
   compact->ops = 1;

@@ -23,15 +23,22 @@ void ApplyTickers(const TickerSnapshot& before, const TickerSnapshot& after, Ben
   r->stall_seconds = static_cast<double>(after.stall_micros - before.stall_micros) * 1e-6;
 }
 
-std::string FilesPerLevel(DB* db) {
-  const int levels = db->GetOptions().num_levels;
+std::string FilesPerLevel(DB* db) { return FilesPerLevel(db, {}); }
+
+std::string FilesPerLevel(DB* db, const std::vector<ColumnFamilyHandle*>& families) {
+  const std::vector<ColumnFamilyHandle*> targets =
+      families.empty() ? std::vector<ColumnFamilyHandle*>{db->DefaultColumnFamily()} : families;
   std::vector<uint64_t> files;
-  for (int level = 0; level < levels; level++) {
-    uint64_t n = 0;
-    const std::string name = absl::StrCat(
-        std::string(DB::Properties::kNumFilesAtLevelPrefix), level);
-    if (!db->GetIntProperty(name, &n)) break;
-    files.push_back(n);
+  for (ColumnFamilyHandle* family : targets) {
+    const int levels = db->GetOptions(family).num_levels;
+    for (int level = 0; level < levels; level++) {
+      uint64_t n = 0;
+      const std::string name = absl::StrCat(
+          std::string(DB::Properties::kNumFilesAtLevelPrefix), level);
+      if (!db->GetIntProperty(family, name, &n)) break;
+      if (files.size() <= static_cast<size_t>(level)) files.resize(level + 1, 0);
+      files[level] += n;
+    }
   }
   while (files.size() > 1 && files.back() == 0) files.pop_back();
   std::string out;

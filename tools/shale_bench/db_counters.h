@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "report.h"
 #include "shale/db.h"
@@ -30,6 +31,8 @@ void ApplyTickers(const TickerSnapshot& before, const TickerSnapshot& after, Ben
 // "L0:3 L1:0 L2:12": the table files of every level down to the deepest non-empty one (L0 at
 // least), from the shale.num-files-at-level<N> properties.
 std::string FilesPerLevel(DB* db);
+// The same summed over `families` (empty: the default family only), level by level.
+std::string FilesPerLevel(DB* db, const std::vector<ColumnFamilyHandle*>& families);
 
 }  // namespace shale::bench
 

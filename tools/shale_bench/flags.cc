@@ -65,6 +65,15 @@ ABSL_FLAG(std::string, db, "",
 ABSL_FLAG(bool, use_existing_db, false,
           "If true, do not destroy the existing database. If you set this flag and also specify "
           "a benchmark that wants a fresh database, that benchmark is skipped.");
+ABSL_FLAG(int32_t, num_column_families, 1,
+          "Number of Column Families to use. Keys are spread over them as db_bench does: key "
+          "number k lives in family k % N, named \"default\" (0), then "
+          "\"column_family_name_000001\", ...; missing ones are created "
+          "(create_missing_column_families), each with the flags' options. Reads look a key up "
+          "in its family; readseq/readreverse scan the families one after the other; flush, "
+          "compact, waitforcompaction and the stats steps act on every family; bulkload_sorted "
+          "runs a BulkLoader per family and bulkload_external ingests each family's files "
+          "into it.");
 ABSL_FLAG(std::string, options_file, "",
           "The path to an OPTIONS file (ShaleDB's or RocksDB's). If specified, the DB runs with "
           "the options of that file, and the command-line flags that set DB options are "

@@ -37,6 +37,7 @@ ABSL_DECLARE_FLAG(double, compression_ratio);
 // The database.
 ABSL_DECLARE_FLAG(std::string, db);
 ABSL_DECLARE_FLAG(bool, use_existing_db);
+ABSL_DECLARE_FLAG(int32_t, num_column_families);
 ABSL_DECLARE_FLAG(std::string, options_file);
 ABSL_DECLARE_FLAG(bool, sync);
 ABSL_DECLARE_FLAG(bool, disable_wal);

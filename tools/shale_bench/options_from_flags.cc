@@ -61,6 +61,9 @@ Status CheckNotYetBuilt() {
 Status CheckWorkloadShape() {
   if (absl::GetFlag(FLAGS_threads) < 1) return Malformed("threads", "must be at least 1");
   if (absl::GetFlag(FLAGS_num) < 1) return Malformed("num", "must be at least 1");
+  if (absl::GetFlag(FLAGS_num_column_families) < 1) {
+    return Malformed("num_column_families", "must be at least 1");
+  }
   if (absl::GetFlag(FLAGS_key_size) < 1) return Malformed("key_size", "must be at least 1");
   if (absl::GetFlag(FLAGS_value_size) < 0) return Malformed("value_size", "must be >= 0");
   if (absl::GetFlag(FLAGS_batch_size) < 1) return Malformed("batch_size", "must be at least 1");

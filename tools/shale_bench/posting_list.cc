@@ -221,7 +221,7 @@ Status CheckHottestList(const WorkloadEnv& env, const PostingListRun& run, uint6
   KeyFormatter keys(env.key_size);
   std::string value;
   *ids = 0;
-  Status s = env.db->Get(env.read_options, keys.Format(0), &value);
+  Status s = env.db->Get(env.read_options, env.FamilyOf(0), keys.Format(0), &value);
   if (s.IsNotFound()) {
     s = Status::OK();
   } else if (s.ok()) {

@@ -1,10 +1,19 @@
 #include "workload_context.h"
 
+#include <cstdio>
+
 namespace shale::bench {
 
 namespace {
 constexpr int64_t kDurationCheckOps = 1000;
 }  // namespace
+
+std::string ColumnFamilyName(int i) {
+  if (i == 0) return kDefaultColumnFamilyName;
+  char name[64];
+  std::snprintf(name, sizeof(name), "column_family_name_%06d", i);
+  return name;
+}
 
 void SharedState::Arrive() {
   absl::MutexLock l(&mu_);

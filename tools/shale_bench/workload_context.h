@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -24,6 +25,10 @@
 namespace shale::bench {
 
 class PostingListRun;  // posting_list.h
+
+// db_bench's name of column family i (--num_column_families): "default" for 0, then
+// "column_family_name_000001", "column_family_name_000002", ...
+std::string ColumnFamilyName(int i);
 
 // Parameters of one benchmark run. Set before the threads start, then only read.
 struct WorkloadEnv {
@@ -42,6 +47,20 @@ struct WorkloadEnv {
   ValueShape value_shape;
   WriteOptions write_options;
   ReadOptions read_options;
+  // The column families keys are spread over (--num_column_families), owned by the Benchmark:
+  // key number k lives in families[k % families.size()], as db_bench's GetCfh. Empty: the
+  // default family only.
+  std::vector<ColumnFamilyHandle*> families;
+
+  // The family of key number k.
+  ColumnFamilyHandle* FamilyOf(uint64_t k) const {
+    return families.empty() ? db->DefaultColumnFamily() : families[k % families.size()];
+  }
+  // Every family the run writes (the default one alone when `families` is empty).
+  std::vector<ColumnFamilyHandle*> AllFamilies() const {
+    return families.empty() ? std::vector<ColumnFamilyHandle*>{db->DefaultColumnFamily()}
+                            : families;
+  }
 };
 
 // Shared by the threads of one run. Thread-safe.

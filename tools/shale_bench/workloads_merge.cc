@@ -25,9 +25,10 @@ void MergeRandom(const WorkloadEnv& env, ThreadState* thread) {
   int64_t merges = 0, bytes = 0;
   Duration run(env.duration, env.reads, thread->shared);
   while (!run.Done(1)) {
-    const std::string_view key = keys.Format(RandomMergeKey(env, thread));
+    const uint64_t k = RandomMergeKey(env, thread);
+    const std::string_view key = keys.Format(k);
     const std::string_view operand = values.Next();
-    Status s = env.db->Merge(env.write_options, key, operand);
+    Status s = env.db->Merge(env.write_options, env.FamilyOf(k), key, operand);
     if (!s.ok()) {
       thread->shared->Fail(s, "merge");
       return;
@@ -52,9 +53,11 @@ void ReadRandomMergeRandom(const WorkloadEnv& env, ThreadState* thread) {
   size_t max_length = 0;
   Duration run(env.duration, env.reads, thread->shared);
   while (!run.Done(1)) {
-    const std::string_view key = keys.Format(RandomMergeKey(env, thread));
+    const uint64_t k = RandomMergeKey(env, thread);
+    const std::string_view key = keys.Format(k);
+    ColumnFamilyHandle* const family = env.FamilyOf(k);
     if (static_cast<int>(thread->rand.Uniform(100)) < env.mergereadpercent) {
-      Status s = env.db->Merge(env.write_options, key, values.Next());
+      Status s = env.db->Merge(env.write_options, family, key, values.Next());
       if (!s.ok()) {
         thread->shared->Fail(s, "merge");
         return;
@@ -63,7 +66,7 @@ void ReadRandomMergeRandom(const WorkloadEnv& env, ThreadState* thread) {
       thread->stats.FinishedOps(1, OpType::kMerge);
       continue;
     }
-    Status s = env.db->Get(env.read_options, key, &value);
+    Status s = env.db->Get(env.read_options, family, key, &value);
     if (s.ok()) {
       hits++;
       if (value.size() > max_length) max_length = value.size();

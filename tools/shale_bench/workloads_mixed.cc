@@ -17,8 +17,9 @@ void BackgroundWriter(const WorkloadEnv& env, ThreadState* thread) {
   ValueGenerator values(env.value_shape, thread->rand.Next64());
   while (thread->shared->readers_running.load(std::memory_order_acquire) > 0 &&
          !thread->shared->failed()) {
-    const std::string_view key = keys.Format(RandomKeyNumber(env, thread));
-    Status s = env.db->Put(env.write_options, key, values.Next());
+    const uint64_t k = RandomKeyNumber(env, thread);
+    const std::string_view key = keys.Format(k);
+    Status s = env.db->Put(env.write_options, env.FamilyOf(k), key, values.Next());
     if (!s.ok()) {
       thread->shared->Fail(s, "put");
       return;
@@ -46,13 +47,15 @@ void ReadRandomWriteRandom(const WorkloadEnv& env, ThreadState* thread) {
   int get_weight = 0, put_weight = 0;
   Duration run(env.duration, env.reads, thread->shared);
   while (!run.Done(1)) {
-    const std::string_view key = keys.Format(RandomKeyNumber(env, thread));
+    const uint64_t k = RandomKeyNumber(env, thread);
+    const std::string_view key = keys.Format(k);
+    ColumnFamilyHandle* const family = env.FamilyOf(k);
     if (get_weight == 0 && put_weight == 0) {
       get_weight = env.readwritepercent;
       put_weight = 100 - get_weight;
     }
     if (get_weight > 0) {
-      Status s = env.db->Get(env.read_options, key, &value);
+      Status s = env.db->Get(env.read_options, family, key, &value);
       if (s.ok()) {
         found++;
       } else if (!s.IsNotFound()) {
@@ -63,7 +66,7 @@ void ReadRandomWriteRandom(const WorkloadEnv& env, ThreadState* thread) {
       reads_done++;
       thread->stats.FinishedOps(1, OpType::kRead);
     } else {
-      Status s = env.db->Put(env.write_options, key, values.Next());
+      Status s = env.db->Put(env.write_options, family, key, values.Next());
       if (!s.ok()) {
         thread->shared->Fail(s, "put");
         return;
@@ -86,8 +89,10 @@ void UpdateRandom(const WorkloadEnv& env, ThreadState* thread) {
   int64_t updates = 0, found = 0, bytes = 0;
   Duration run(env.duration, env.reads, thread->shared);
   while (!run.Done(1)) {
-    const std::string_view key = keys.Format(RandomKeyNumber(env, thread));
-    Status s = env.db->Get(env.read_options, key, &value);
+    const uint64_t k = RandomKeyNumber(env, thread);
+    const std::string_view key = keys.Format(k);
+    ColumnFamilyHandle* const family = env.FamilyOf(k);
+    Status s = env.db->Get(env.read_options, family, key, &value);
     if (s.ok()) {
       found++;
       bytes += static_cast<int64_t>(key.size() + value.size());
@@ -96,7 +101,7 @@ void UpdateRandom(const WorkloadEnv& env, ThreadState* thread) {
       return;
     }
     const std::string_view new_value = values.Next();
-    s = env.db->Put(env.write_options, key, new_value);
+    s = env.db->Put(env.write_options, family, key, new_value);
     if (!s.ok()) {
       thread->shared->Fail(s, "put");
       return;

@@ -26,16 +26,17 @@ struct RmwBuffers {
   std::vector<uint64_t> ids;
 };
 
-Status AddByMerge(const WorkloadEnv& env, std::string_view key, uint64_t id, int64_t* bytes) {
+Status AddByMerge(const WorkloadEnv& env, uint64_t list, std::string_view key, uint64_t id,
+                  int64_t* bytes) {
   const std::string operand = SortedSet64AddOperand({id});
   *bytes += static_cast<int64_t>(key.size() + operand.size());
-  return env.db->Merge(env.write_options, key, operand);
+  return env.db->Merge(env.write_options, env.FamilyOf(list), key, operand);
 }
 
 Status AddByReadModifyWrite(const WorkloadEnv& env, uint64_t list, std::string_view key,
                             uint64_t id, RmwBuffers* buf, int64_t* bytes) {
   absl::MutexLock lock(env.posting->ListLock(list));
-  Status s = env.db->Get(env.read_options, key, &buf->value);
+  Status s = env.db->Get(env.read_options, env.FamilyOf(list), key, &buf->value);
   buf->ids.clear();
   if (s.ok()) {
     s = SortedSet64Decode(buf->value, &buf->ids);
@@ -47,7 +48,7 @@ Status AddByReadModifyWrite(const WorkloadEnv& env, uint64_t list, std::string_v
   s = SortedSet64Value(std::move(buf->ids), env.posting->config().index_interval, &buf->value);
   if (!s.ok()) return s;
   *bytes += static_cast<int64_t>(key.size() + buf->value.size());
-  return env.db->Put(env.write_options, key, buf->value);
+  return env.db->Put(env.write_options, env.FamilyOf(list), key, buf->value);
 }
 
 void Writer(const WorkloadEnv& env, ThreadState* thread, AddMode mode) {
@@ -65,7 +66,7 @@ void Writer(const WorkloadEnv& env, ThreadState* thread, AddMode mode) {
     const uint64_t list = run.zipf().Next(&rand);
     const uint64_t id = run.IdOf(w, adds);
     const std::string_view key = keys.Format(list);
-    Status s = mode == AddMode::kMerge ? AddByMerge(env, key, id, &bytes)
+    Status s = mode == AddMode::kMerge ? AddByMerge(env, list, key, id, &bytes)
                                        : AddByReadModifyWrite(env, list, key, id, &buf, &bytes);
     if (!s.ok()) {
       thread->shared->Fail(s, mode == AddMode::kMerge ? "merge" : "read-modify-write");
@@ -89,7 +90,7 @@ void Reader(const WorkloadEnv& env, ThreadState* thread) {
   run.NoteStart();
   while (run.writers_running() && !thread->shared->failed()) {
     const auto start = std::chrono::steady_clock::now();
-    Status s = env.db->Get(env.read_options, key, &value);
+    Status s = env.db->Get(env.read_options, env.FamilyOf(0), key, &value);
     const std::chrono::duration<double, std::micro> took =
         std::chrono::steady_clock::now() - start;
     uint64_t ids = 0;

@@ -1,4 +1,5 @@
 // Read workloads: point lookups, batched lookups, scans and seeks.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
@@ -17,26 +18,39 @@ std::string FoundMessage(uint64_t found, uint64_t read) {
   return msg;
 }
 
-// Scans up to env.reads keys forward or backward with one iterator.
+// Scans up to env.reads keys forward or backward with one iterator per column family, the
+// families one after the other (in order forward, in reverse order backward).
 void Scan(const WorkloadEnv& env, ThreadState* thread, bool forward) {
-  std::unique_ptr<Iterator> it = env.db->NewIterator(env.read_options);
+  std::vector<ColumnFamilyHandle*> families = env.AllFamilies();
+  if (!forward) std::reverse(families.begin(), families.end());
   Duration run(env.duration, env.reads, thread->shared);
   int64_t bytes = 0;
-  if (forward) {
-    it->SeekToFirst();
-  } else {
-    it->SeekToLast();
-  }
-  while (it->Valid() && !run.Done(1)) {
-    bytes += static_cast<int64_t>(it->key().size() + it->value().size());
-    thread->stats.FinishedOps(1, OpType::kRead);
+  bool done = false;
+  for (size_t f = 0; f < families.size() && !done; f++) {
+    std::unique_ptr<Iterator> it = env.db->NewIterator(env.read_options, families[f]);
     if (forward) {
-      it->Next();
+      it->SeekToFirst();
     } else {
-      it->Prev();
+      it->SeekToLast();
+    }
+    while (it->Valid()) {
+      if (run.Done(1)) {
+        done = true;
+        break;
+      }
+      bytes += static_cast<int64_t>(it->key().size() + it->value().size());
+      thread->stats.FinishedOps(1, OpType::kRead);
+      if (forward) {
+        it->Next();
+      } else {
+        it->Prev();
+      }
+    }
+    if (!it->status().ok()) {
+      thread->shared->Fail(it->status(), forward ? "readseq" : "readreverse");
+      break;
     }
   }
-  if (!it->status().ok()) thread->shared->Fail(it->status(), forward ? "readseq" : "readreverse");
   thread->stats.AddBytes(bytes);
 }
 
@@ -50,9 +64,10 @@ void ReadRandom(const WorkloadEnv& env, ThreadState* thread) {
   int64_t bytes = 0;
   Duration run(env.duration, env.reads, thread->shared);
   while (!run.Done(1)) {
-    const std::string_view key = keys.Format(RandomKeyNumber(env, thread));
+    const uint64_t k = RandomKeyNumber(env, thread);
+    const std::string_view key = keys.Format(k);
     read++;
-    Status s = env.db->Get(env.read_options, key, &value);
+    Status s = env.db->Get(env.read_options, env.FamilyOf(k), key, &value);
     if (s.ok()) {
       found++;
       bytes += static_cast<int64_t>(key.size() + value.size());
@@ -70,6 +85,7 @@ void MultiReadRandom(const WorkloadEnv& env, ThreadState* thread) {
   const size_t batch = static_cast<size_t>(env.entries_per_batch);
   std::vector<std::string> key_bufs(batch);
   std::vector<std::string_view> keys(batch);
+  std::vector<ColumnFamilyHandle*> families(batch);
   std::vector<std::string> values;
   KeyFormatter formatter(env.key_size);
   uint64_t read = 0;
@@ -79,11 +95,15 @@ void MultiReadRandom(const WorkloadEnv& env, ThreadState* thread) {
   for (int64_t n = run.NextBatch(env.entries_per_batch); !run.Done(n);
        n = run.NextBatch(env.entries_per_batch)) {
     keys.resize(static_cast<size_t>(n));
+    families.resize(static_cast<size_t>(n));
     for (size_t i = 0; i < keys.size(); i++) {
-      key_bufs[i].assign(formatter.Format(RandomKeyNumber(env, thread)));
+      const uint64_t k = RandomKeyNumber(env, thread);
+      key_bufs[i].assign(formatter.Format(k));
       keys[i] = key_bufs[i];
+      families[i] = env.FamilyOf(k);
     }
-    const std::vector<Status> statuses = env.db->MultiGet(env.read_options, keys, &values);
+    const std::vector<Status> statuses =
+        env.db->MultiGet(env.read_options, families, keys, &values);
     for (size_t i = 0; i < keys.size(); i++) {
       if (statuses[i].ok()) {
         found++;
@@ -106,13 +126,17 @@ void ReadReverse(const WorkloadEnv& env, ThreadState* thread) { Scan(env, thread
 
 void SeekRandom(const WorkloadEnv& env, ThreadState* thread) {
   KeyFormatter keys(env.key_size);
-  std::unique_ptr<Iterator> it = env.db->NewIterator(env.read_options);
+  // One iterator per column family, made when a key of that family is first sought.
+  std::vector<std::unique_ptr<Iterator>> iterators(env.AllFamilies().size());
   uint64_t read = 0;
   uint64_t found = 0;
   int64_t bytes = 0;
   Duration run(env.duration, env.reads, thread->shared);
   while (!run.Done(1)) {
-    const std::string_view key = keys.Format(RandomKeyNumber(env, thread));
+    const uint64_t k = RandomKeyNumber(env, thread);
+    const std::string_view key = keys.Format(k);
+    std::unique_ptr<Iterator>& it = iterators[k % iterators.size()];
+    if (it == nullptr) it = env.db->NewIterator(env.read_options, env.FamilyOf(k));
     it->Seek(key);
     read++;
     if (it->Valid() && it->key() == key) found++;

@@ -28,11 +28,13 @@ void DoWrite(const WorkloadEnv& env, ThreadState* thread, KeyOrder order, bool i
     for (int64_t j = 0; j < n && s.ok(); j++) {
       const uint64_t k = order == KeyOrder::kSequential ? next_seq++ : RandomKeyNumber(env, thread);
       const std::string_view key = keys.Format(k);
+      // The key's column family (--num_column_families): a batch may span several.
+      ColumnFamilyHandle* const family = env.FamilyOf(k);
       if (is_delete) {
-        s = batch.Delete(key);
+        s = batch.Delete(family, key);
       } else {
         const std::string_view value = values.Next();
-        s = batch.Put(key, value);
+        s = batch.Put(family, key, value);
         bytes += static_cast<int64_t>(key.size() + value.size());
       }
     }
@@ -69,9 +71,15 @@ void Compact(const WorkloadEnv& env, ThreadState* thread) {
   // compaction wrote there.
   CompactRangeOptions options;
   options.bottommost_level_compaction = BottommostLevelCompaction::kForceOptimized;
-  Status s = env.db->CompactRange(options, nullptr, nullptr);
-  // The DB's message already names CompactRange.
-  if (!s.ok()) thread->shared->Fail(s, "");
+  // Every column family, one after the other.
+  for (ColumnFamilyHandle* family : env.AllFamilies()) {
+    Status s = env.db->CompactRange(options, family, nullptr, nullptr);
+    // The DB's message already names CompactRange.
+    if (!s.ok()) {
+      thread->shared->Fail(s, "");
+      return;
+    }
+  }
 }
 
 }  // namespace shale::bench

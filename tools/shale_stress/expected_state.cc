@@ -20,11 +20,13 @@ constexpr size_t kSlotWords = 4;  // acked (word, hash: one 64-bit field), pendi
 enum SlotField : size_t { kAcked = 0, kPending = 2, kMaxGen = 3 };
 static_assert(kHeaderSize % 8 == 0 && kSlotWords % 2 == 0, "acked must be 8-byte aligned");
 
-// The header: magic, version, max_key; the rest is zero.
+// The header: magic, version, max_key (per family), column families (0: a file from before
+// families, one family); the rest is zero.
 struct Header {
   char magic[8];
   uint32_t version;
   uint32_t max_key;
+  uint32_t column_families;
 };
 
 Status Errno(const std::string& path, const char* what) {
@@ -49,11 +51,12 @@ void StoreState(uint32_t* p, const KeyState& s) {
 }
 
 // Writes a fresh header into an empty file of the right size (made by ftruncate: zeroes).
-Status WriteHeader(int fd, const std::string& path, uint32_t max_key) {
+Status WriteHeader(int fd, const std::string& path, uint32_t max_key, uint32_t families) {
   Header h{};
   std::memcpy(h.magic, kMagic, sizeof(kMagic));
   h.version = kFormatVersion;
   h.max_key = max_key;
+  h.column_families = families;
   if (pwrite(fd, &h, sizeof(h), 0) != static_cast<ssize_t>(sizeof(h))) {
     return Errno(path, "write header");
   }
@@ -74,7 +77,8 @@ bool HeaderIsZero(int fd, size_t file_size, size_t expected_size) {
   return true;
 }
 
-Status CheckHeader(int fd, const std::string& path, uint32_t max_key, size_t file_size) {
+Status CheckHeader(int fd, const std::string& path, uint32_t max_key, uint32_t families,
+                   size_t file_size) {
   Header h{};
   if (file_size < kHeaderSize || pread(fd, &h, sizeof(h), 0) != static_cast<ssize_t>(sizeof(h)) ||
       std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0) {
@@ -91,7 +95,13 @@ Status CheckHeader(int fd, const std::string& path, uint32_t max_key, size_t fil
     return Status::InvalidArgument(path + ": made for --max_key=" + std::to_string(h.max_key) +
                                    ", not " + std::to_string(max_key));
   }
-  if (file_size != kHeaderSize + size_t{max_key} * kSlotWords * 4) {
+  const uint32_t file_families = h.column_families == 0 ? 1 : h.column_families;
+  if (file_families != families) {
+    return Status::InvalidArgument(path + ": made for --column_families=" +
+                                   std::to_string(file_families) + ", not " +
+                                   std::to_string(families));
+  }
+  if (file_size != kHeaderSize + size_t{max_key} * families * kSlotWords * 4) {
     return Status::InvalidArgument(path + ": wrong size " + std::to_string(file_size));
   }
   return Status::OK();
@@ -99,18 +109,23 @@ Status CheckHeader(int fd, const std::string& path, uint32_t max_key, size_t fil
 
 }  // namespace
 
-Status ExpectedState::Open(const std::string& path, uint32_t max_key,
+Status ExpectedState::Open(const std::string& path, uint32_t max_key, uint32_t column_families,
                            std::unique_ptr<ExpectedState>* result) {
-  const size_t size = kHeaderSize + size_t{max_key} * kSlotWords * 4;
+  if (column_families == 0) {
+    return Status::InvalidArgument(path + ": column_families must be at least 1");
+  }
+  const uint32_t slots = max_key * column_families;
+  const size_t size = kHeaderSize + size_t{slots} * kSlotWords * 4;
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return Errno(path, "open");
   struct stat st;
   Status s = fstat(fd, &st) == 0 ? Status::OK() : Errno(path, "stat");
   if (s.ok() && (st.st_size == 0 || HeaderIsZero(fd, static_cast<size_t>(st.st_size), size))) {
-    s = ftruncate(fd, static_cast<off_t>(size)) == 0 ? WriteHeader(fd, path, max_key)
-                                                      : Errno(path, "truncate");
+    s = ftruncate(fd, static_cast<off_t>(size)) == 0
+            ? WriteHeader(fd, path, max_key, column_families)
+            : Errno(path, "truncate");
   } else if (s.ok()) {
-    s = CheckHeader(fd, path, max_key, static_cast<size_t>(st.st_size));
+    s = CheckHeader(fd, path, max_key, column_families, static_cast<size_t>(st.st_size));
   }
   void* map = MAP_FAILED;
   if (s.ok()) {
@@ -121,7 +136,7 @@ Status ExpectedState::Open(const std::string& path, uint32_t max_key,
     ::close(fd);
     return s;
   }
-  result->reset(new ExpectedState(fd, map, size, max_key));
+  result->reset(new ExpectedState(fd, map, size, slots));
   return Status::OK();
 }
 

@@ -1,10 +1,12 @@
 // ExpectedState: what shale_stress knows each key of the DB may hold, kept in a file that
 // survives the process being killed (kill -9), so that the next process can verify the DB.
 //
-// The file (expected_dir/EXPECTED) is a 64-byte header (magic, format version, max_key) and one
-// 16-byte slot per key, memory-mapped MAP_SHARED: a store into a slot is in the kernel's page
-// cache at once and outlives the process (not a power loss: the file is never synced, and the
-// in-process power-loss mode keeps its own history, see durability.h). A slot holds
+// The file (expected_dir/EXPECTED) is a 64-byte header (magic, format version, max_key, column
+// families: 0 in files from before families, read as 1) and one 16-byte slot per key and
+// family (keyspace.h: slot = family * max_key + key; the code below calls a slot "key k"),
+// memory-mapped MAP_SHARED: a store into a slot is in the kernel's page cache at once and
+// outlives the process (not a power loss: the file is never synced, and the in-process
+// power-loss mode keeps its own history, see durability.h). A slot holds
 //   acked    the KeyState (key_state.h: newest write and chain hash) that the writes of the key
 //            acknowledged by the DB left it in ({0, 0}: never written). One aligned 64-bit
 //            atomic store changes both halves at once.
@@ -47,15 +49,22 @@ namespace shale::stress {
 
 class ExpectedState {
  public:
-  // Opens the file at `path`, creating it (all keys never written) if missing.
-  // InvalidArgument if it exists for another max_key or is not an expected-state file.
+  // Opens the file at `path` for max_key keys in each of `column_families` families, creating
+  // it (all keys never written) if missing. InvalidArgument if it exists for another max_key
+  // or number of families, or is not an expected-state file.
   [[nodiscard]] static Status Open(const std::string& path, uint32_t max_key,
+                                   uint32_t column_families,
                                    std::unique_ptr<ExpectedState>* result);
+  [[nodiscard]] static Status Open(const std::string& path, uint32_t max_key,
+                                   std::unique_ptr<ExpectedState>* result) {
+    return Open(path, max_key, 1, result);
+  }
   ~ExpectedState();
   ExpectedState(const ExpectedState&) = delete;
   ExpectedState& operator=(const ExpectedState&) = delete;
 
-  uint32_t max_key() const { return max_key_; }
+  // Slots: max_key times the number of families.
+  uint32_t slots() const { return max_key_; }
 
   KeyState Acked(uint32_t k) const;
   // The write in flight, or 0 (none, or one that acked already holds: see Commit above).
@@ -87,7 +96,7 @@ class ExpectedState {
   const int fd_;
   void* const map_;       // the whole file, MAP_SHARED
   const size_t map_size_;
-  const uint32_t max_key_;
+  const uint32_t max_key_;  // slots (keys times families)
 };
 
 }  // namespace shale::stress

@@ -31,6 +31,12 @@ ABSL_FLAG(bool, verify_only, false,
 ABSL_FLAG(bool, power_loss, false,
           "Run on the fault-injecting file system, cut the power at a random time, drop "
           "unsynced data, reopen and verify with the power-loss rules.");
+ABSL_FLAG(uint32_t, column_families, 1,
+          "Column families: \"default\" and cf1..cf<N-1> (created if missing), every key in "
+          "each with its own expected state; batches may span families, flushes pick one. "
+          "Fixed to the expected state, like --max_key. 1: the default family only.");
+ABSL_FLAG(bool, atomic_flush, false,
+          "Options::atomic_flush for a new DB (then saved with its other options).");
 ABSL_FLAG(std::string, ops_mix, std::string(shale::stress::kDefaultOpMix),
           "Operation weights: name=weight,... (put, delete, merge, delete_range, batch, ingest, "
           "get, snapshot, iterate, flush, compact_range). Batches hold merges too.");
@@ -40,7 +46,8 @@ namespace {
 
 constexpr const char* kFlagNames[] = {
     "db", "expected_dir", "threads", "max_key", "duration", "ops", "sync", "sync_one_in",
-    "max_filler", "seed", "randomize_options", "verify_only", "power_loss", "ops_mix"};
+    "max_filler", "seed", "randomize_options", "verify_only", "power_loss", "column_families",
+    "atomic_flush", "ops_mix"};
 
 bool IsOurFlag(std::string_view name) {
   for (const char* n : kFlagNames) {
@@ -84,6 +91,12 @@ Status CheckConfig(const StressConfig& c) {
   if (c.max_key < 16 || c.max_key > 100000000) {
     return Status::InvalidArgument("--max_key: 16..100000000");
   }
+  if (c.column_families == 0 || c.column_families > kMaxColumnFamilies) {
+    return Status::InvalidArgument("--column_families: 1.." + std::to_string(kMaxColumnFamilies));
+  }
+  if (uint64_t{c.max_key} * c.column_families > 100000000) {
+    return Status::InvalidArgument("--max_key times --column_families: at most 100000000");
+  }
   if (!(c.duration_seconds >= 0)) return Status::InvalidArgument("--duration: must be >= 0");
   return Status::OK();
 }
@@ -113,6 +126,8 @@ Status ParseFlags(int argc, char** argv, StressConfig* config, RunMode* mode) {
   c.max_filler = absl::GetFlag(FLAGS_max_filler);
   c.seed = absl::GetFlag(FLAGS_seed);
   c.power_loss = absl::GetFlag(FLAGS_power_loss);
+  c.column_families = absl::GetFlag(FLAGS_column_families);
+  c.atomic_flush = absl::GetFlag(FLAGS_atomic_flush);
   if (c.power_loss && c.sync_one_in == 0 && !c.sync) c.sync_one_in = 10;
   Status s = ParseOpMix(absl::GetFlag(FLAGS_ops_mix), &c.weights);
   if (s.ok()) s = CheckConfig(c);

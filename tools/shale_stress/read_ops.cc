@@ -20,28 +20,30 @@ std::vector<KeyState> Workload::AllowedNow(uint32_t k) const {
 }
 
 Status Workload::DecodeRead(uint32_t k, const Status& s, std::string_view value, const char* op,
-                            Found* found) {
+                            Found* found) const {
   *found = Found();
   if (s.IsNotFound()) return Status::OK();
   if (!s.ok()) return s;
   DecodedValue d;
   std::string error;
   if (!DecodeValue(value, &d, &error)) {
-    return Status::Corruption(std::string(op) + ": key " + KeyString(k) + ": " + error);
+    return Status::Corruption(std::string(op) + ": key " + keyspace_.Name(k) + ": " + error);
   }
   if (d.key != k) {
-    return Status::Corruption(std::string(op) + ": key " + KeyString(k) +
-                              " holds the value of key " + KeyString(d.key));
+    return Status::Corruption(
+        std::string(op) + ": key " + keyspace_.Name(k) + " holds the value of key " +
+        (d.key < keyspace_.slots() ? keyspace_.Name(d.key) : KeyString(d.key)));
   }
   *found = FoundFromValue(std::move(d));
   return Status::OK();
 }
 
 Status Workload::CheckAllowed(uint32_t k, const Found& found,
-                              const std::vector<KeyState>& allowed, const char* op) {
+                              const std::vector<KeyState>& allowed, const char* op) const {
   KeyState resolved;
   if (MatchesAllowed(found, allowed, &resolved)) return Status::OK();
-  return Status::Corruption(std::string(op) + ": " + DescribeMismatch(k, found, allowed));
+  return Status::Corruption(std::string(op) + ": " +
+                            DescribeMismatch(keyspace_, k, found, allowed));
 }
 
 Status Workload::ReadKeys(const ReadOptions& ro, const std::vector<uint32_t>& keys, int how,
@@ -49,26 +51,37 @@ Status Workload::ReadKeys(const ReadOptions& ro, const std::vector<uint32_t>& ke
   found->assign(keys.size(), Found());
   const char* op = kReadNames[how];
   std::vector<std::string> names;
-  for (uint32_t k : keys) names.push_back(KeyString(k));
+  std::vector<ColumnFamilyHandle*> handles;
+  for (uint32_t k : keys) {
+    names.push_back(DbKey(k));
+    handles.push_back(Family(k));
+  }
   if (how == kByMultiGet) {
     std::vector<std::string_view> views(names.begin(), names.end());
     std::vector<std::string> values;
-    const std::vector<Status> statuses = db_->MultiGet(ro, views, &values);
+    const std::vector<Status> statuses = db_->MultiGet(ro, handles, views, &values);
     Status st;
     for (size_t i = 0; i < keys.size() && st.ok(); ++i) {
       st = DecodeRead(keys[i], statuses[i], values[i], op, &(*found)[i]);
     }
     return st;
   }
-  std::unique_ptr<Iterator> it = how == kBySeek ? db_->NewIterator(ro) : nullptr;
+  // Seeks: one iterator per family; with several, from NewIterators (one consistent view).
+  std::vector<std::unique_ptr<Iterator>> iters;
   Status st;
+  if (how == kBySeek && families_.size() == 1) {
+    iters.push_back(db_->NewIterator(ro, families_[0]));
+  } else if (how == kBySeek) {
+    st = db_->NewIterators(ro, families_, &iters);
+  }
   for (size_t i = 0; i < keys.size() && st.ok(); ++i) {
-    if (it == nullptr) {
+    if (iters.empty()) {
       std::string value;
-      const Status s = db_->Get(ro, names[i], &value);  // before `value` is read
+      const Status s = db_->Get(ro, handles[i], names[i], &value);  // before `value` is read
       st = DecodeRead(keys[i], s, value, op, &(*found)[i]);
       continue;
     }
+    Iterator* it = iters[keyspace_.Family(keys[i])].get();
     // Seek for even positions, SeekForPrev for odd ones: both directions land on the key.
     if (i % 2 == 0) {
       it->Seek(names[i]);
@@ -89,7 +102,7 @@ Status Workload::DoGet(Random* rnd) {
   const bool multi = rnd->OneIn(3);
   const std::vector<uint32_t> keys =
       multi ? PickKeys(rnd, 2 + static_cast<uint32_t>(rnd->Uniform(5)))
-            : std::vector<uint32_t>{static_cast<uint32_t>(rnd->Uniform(config_.max_key))};
+            : std::vector<uint32_t>{static_cast<uint32_t>(rnd->Uniform(keyspace_.slots()))};
   KeyLocks::Guard guard(&locks_, keys);
   const int how = multi ? kByMultiGet : kByGet;
   std::vector<Found> found;
@@ -101,11 +114,16 @@ Status Workload::DoGet(Random* rnd) {
 }
 
 Status Workload::MaybeMaintainDuringSnapshot(const std::vector<uint32_t>& keys, Random* rnd) {
-  if (rnd->OneIn(16)) return DoFlush();
+  if (rnd->OneIn(16)) return DoFlush(rnd);
   if (!rnd->OneIn(32)) return Status::OK();
-  const std::string b = KeyString(keys.front()), e = KeyString(keys.back());
+  // The family of the first key, from it to the last key if that is in the same family, else
+  // to the family's end.
+  const uint32_t last = keyspace_.Family(keys.back()) == keyspace_.Family(keys.front())
+                            ? keys.back()
+                            : keyspace_.FamilyEnd(keys.front()) - 1;
+  const std::string b = DbKey(keys.front()), e = DbKey(last);
   const std::string_view bv = b, ev = e;
-  return db_->CompactRange(CompactRangeOptions(), &bv, &ev);
+  return db_->CompactRange(CompactRangeOptions(), Family(keys.front()), &bv, &ev);
 }
 
 Status Workload::DoSnapshot(Random* rnd) {
@@ -143,31 +161,35 @@ Status Workload::DoSnapshot(Random* rnd) {
 }
 
 Status Workload::DoIterate(Random* rnd) {
-  const uint32_t begin = static_cast<uint32_t>(rnd->Uniform(config_.max_key));
-  const uint32_t end =
-      std::min<uint32_t>(config_.max_key, begin + 1 + static_cast<uint32_t>(rnd->Uniform(50)));
+  // Slots [begin, end) of one family: DB keys [first, first + (end - begin)) of it.
+  const uint32_t begin = static_cast<uint32_t>(rnd->Uniform(keyspace_.slots()));
+  const uint32_t end = std::min<uint32_t>(keyspace_.FamilyEnd(begin),
+                                          begin + 1 + static_cast<uint32_t>(rnd->Uniform(50)));
+  const uint32_t first = keyspace_.Key(begin);
   std::vector<uint32_t> keys;
   for (uint32_t k = begin; k < end; ++k) keys.push_back(k);
   KeyLocks::Guard guard(&locks_, keys);
-  const std::string lower = KeyString(begin), upper = KeyString(end);
+  const std::string lower = KeyString(first), upper = KeyString(first + (end - begin));
   const std::string_view lower_view = lower, upper_view = upper;
   ReadOptions ro;
   ro.iterate_lower_bound = &lower_view;
   ro.iterate_upper_bound = &upper_view;
-  std::unique_ptr<Iterator> it = db_->NewIterator(ro);
+  std::unique_ptr<Iterator> it = db_->NewIterator(ro, Family(begin));
   std::vector<Found> found(end - begin);
   const bool forward = rnd->OneIn(2);
   int64_t prev = forward ? -1 : int64_t{end};
   Status st;
   for (forward ? it->SeekToFirst() : it->SeekToLast(); st.ok() && it->Valid();
        forward ? it->Next() : it->Prev()) {
-    uint32_t k = 0;
-    if (!ParseKey(it->key(), &k) || k < begin || k >= end) {
+    uint32_t local = 0;
+    if (!ParseKey(it->key(), &local) || local < first || local - first >= end - begin) {
       return Status::Corruption("iterate: key '" + std::string(it->key()) + "' outside [" +
-                                lower + ", " + upper + ")");
+                                lower + ", " + upper + ") of family " +
+                                Keyspace::FamilyName(keyspace_.Family(begin)));
     }
+    const uint32_t k = begin + (local - first);
     if (forward ? int64_t{k} <= prev : int64_t{k} >= prev) {
-      return Status::Corruption("iterate: key " + KeyString(k) + " out of order (" +
+      return Status::Corruption("iterate: key " + keyspace_.Name(k) + " out of order (" +
                                 (forward ? "forward" : "backward") + ")");
     }
     prev = k;

@@ -10,6 +10,7 @@
 #include "expected_state.h"
 #include "fs/fault_injection_file_system.h"
 #include "shale/db.h"
+#include "stress_db.h"
 #include "stress_options.h"
 #include "util/random.h"
 #include "verifier.h"
@@ -32,16 +33,17 @@ int Fail(const std::string& what) {
 // does not exist yet is verified as empty.
 int VerifyDB(const Options& options, const StressConfig& config, ExpectedState* state,
              const AllowedFn& allowed, const char* rules) {
-  std::vector<Found> found(config.max_key);
+  const Keyspace keyspace = config.keyspace();
+  std::vector<Found> found(keyspace.slots());
   std::vector<std::string> read_failures;
   Status s;
   const bool db_exists =
       options.file_system->FileExists(config.db + "/CURRENT").ok() || options.create_if_missing;
   if (db_exists) {
-    std::unique_ptr<DB> db;
-    s = DB::Open(options, config.db, &db);
+    std::unique_ptr<StressDB> db;
+    s = StressDB::Open(options, config.db, keyspace, &db);
     if (!s.ok()) return Fail(std::string("open for verification: ") + s.ToString());
-    s = ReadState(db.get(), config.max_key, &found, &read_failures);
+    s = ReadState(db->db(), db->handles(), keyspace, &found, &read_failures);
     if (!s.ok()) return Fail(std::string("reading the DB: ") + s.ToString());
     s = db->Close();
     if (!s.ok()) read_failures.push_back("close after verification: " + s.ToString());
@@ -49,7 +51,7 @@ int VerifyDB(const Options& options, const StressConfig& config, ExpectedState* 
     // A run killed before it created the DB acknowledged nothing: verify against no keys.
     std::printf("verify: no DB yet (no CURRENT file): every key must be allowed absent\n");
   }
-  VerifyResult r = CheckState(found, allowed);
+  VerifyResult r = CheckState(found, allowed, keyspace);
   r.failures.insert(r.failures.begin(), read_failures.begin(), read_failures.end());
   std::printf("verify (%s rules): keys=%llu present=%llu failures=%zu merged=%llu\n", rules,
               static_cast<unsigned long long>(r.keys_checked),
@@ -64,7 +66,7 @@ int VerifyDB(const Options& options, const StressConfig& config, ExpectedState* 
     std::fflush(stdout);
     return kExitFailure;
   }
-  for (uint32_t k = 0; k < config.max_key; ++k) state->Reset(k, r.resolved[k]);
+  for (uint32_t k = 0; k < keyspace.slots(); ++k) state->Reset(k, r.resolved[k]);
   std::fflush(stdout);
   return kExitOk;
 }
@@ -77,6 +79,7 @@ Status PrepareOptions(const StressConfig& config, bool randomize, bool verify_on
   Status s = LoadStressOptions(path, options);
   if (s.IsNotFound()) {
     *options = MakeStressOptions(config.seed, randomize);
+    options->atomic_flush = config.atomic_flush;
     s = verify_only ? Status::OK() : SaveStressOptions(path, *options);
     std::printf("options: new (seed %llu)\n", static_cast<unsigned long long>(config.seed));
   } else if (s.ok()) {
@@ -84,7 +87,8 @@ Status PrepareOptions(const StressConfig& config, bool randomize, bool verify_on
   }
   if (!s.ok()) return s;
   options->create_if_missing = true;
-  std::printf("options: %s\n", SummarizeOptions(*options).c_str());
+  std::printf("options: %s column_families=%u\n", SummarizeOptions(*options).c_str(),
+              config.column_families);
   return Status::OK();
 }
 
@@ -102,10 +106,10 @@ void PrintOps(const Workload& w, double seconds) {
 
 // Runs the workload on `db` until it ends, or until `cut_after` seconds pass (then calls
 // on_cut first and stops the threads). Returns the workload's failures.
-std::vector<std::string> RunWorkload(const StressConfig& config, DB* db, ExpectedState* state,
-                                     DurabilityTracker* tracker, double cut_after,
-                                     const std::function<void()>& on_cut) {
-  Workload w(config, db, state, tracker);
+std::vector<std::string> RunWorkload(const StressConfig& config, const StressDB& db,
+                                     ExpectedState* state, DurabilityTracker* tracker,
+                                     double cut_after, const std::function<void()>& on_cut) {
+  Workload w(config, db.db(), state, tracker, db.handles());
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -134,10 +138,10 @@ std::vector<std::string> RunWorkload(const StressConfig& config, DB* db, Expecte
 }
 
 int RunCrashMode(const StressConfig& config, const Options& options, ExpectedState* state) {
-  std::unique_ptr<DB> db;
-  Status s = DB::Open(options, config.db, &db);
+  std::unique_ptr<StressDB> db;
+  Status s = StressDB::Open(options, config.db, config.keyspace(), &db);
   if (!s.ok()) return Fail(std::string("open: ") + s.ToString());
-  std::vector<std::string> failures = RunWorkload(config, db.get(), state, nullptr, 1e300, {});
+  std::vector<std::string> failures = RunWorkload(config, *db, state, nullptr, 1e300, {});
   if (!failures.empty()) return Fail(failures.front());
   s = db->Close();
   if (!s.ok()) return Fail(std::string("close: ") + s.ToString());
@@ -151,17 +155,17 @@ int RunPowerLossMode(const StressConfig& config, const Options& options,
   auto fs = std::make_shared<FaultInjectionFileSystem>(options.file_system);
   Options fault_options = options;
   fault_options.file_system = fs;
-  std::unique_ptr<DB> db;
-  Status s = DB::Open(fault_options, config.db, &db);
+  std::unique_ptr<StressDB> db;
+  Status s = StressDB::Open(fault_options, config.db, config.keyspace(), &db);
   if (!s.ok()) return Fail(std::string("open: ") + s.ToString());
-  std::vector<KeyState> initial(config.max_key);
-  for (uint32_t k = 0; k < config.max_key; ++k) initial[k] = state->Acked(k);
+  std::vector<KeyState> initial(state->slots());
+  for (uint32_t k = 0; k < state->slots(); ++k) initial[k] = state->Acked(k);
   DurabilityTracker tracker(initial);
   Random rnd(config.seed ^ 0x5eed);
   const double cut_after =
       config.ops_per_thread > 0 ? 1e300 : config.duration_seconds * (0.3 + 0.7 * rnd.NextDouble());
   std::vector<std::string> failures = RunWorkload(
-      config, db.get(), state, &tracker, cut_after,
+      config, *db, state, &tracker, cut_after,
       [&fs] { fs->SetFilesystemActive(false, FaultIOError("power cut")); });
   if (!failures.empty()) return Fail(failures.front());
   db.reset();  // the dead process: its Close fails on the inactive file system
@@ -177,7 +181,10 @@ int RunPowerLossMode(const StressConfig& config, const Options& options,
 int RunStress(const StressConfig& config, bool verify_only, bool randomize_options) {
   Status s = FileSystem::Default()->CreateDirIfMissing(config.expected_dir);
   std::unique_ptr<ExpectedState> state;
-  if (s.ok()) s = ExpectedState::Open(config.expected_dir + "/EXPECTED", config.max_key, &state);
+  if (s.ok()) {
+    s = ExpectedState::Open(config.expected_dir + "/EXPECTED", config.max_key,
+                            config.column_families, &state);
+  }
   if (!s.ok()) {
     std::fprintf(stderr, "shale_stress: %s\n", s.ToString().c_str());
     return s.IsInvalidArgument() ? kExitUsage : kExitFailure;
@@ -186,17 +193,17 @@ int RunStress(const StressConfig& config, bool verify_only, bool randomize_optio
   s = PrepareOptions(config, randomize_options, verify_only, &options);
   if (!s.ok()) return Fail(s.ToString());
   if (verify_only) options.create_if_missing = false;
-  std::printf("expected state: %u keys, %u pending (%u merges)\n", config.max_key,
+  std::printf("expected state: %u keys, %u pending (%u merges)\n", state->slots(),
               state->CountPending(), state->CountPending(WriteKind::kMerge));
   int rc = VerifyDB(options, config, state.get(),
                     [&state](uint32_t k) { return state->AllowedAfterCrash(k); }, "crash");
   if (rc != kExitOk || verify_only) {
-    if (rc == kExitOk) std::printf("shale_stress: result=OK verified_keys=%u\n", config.max_key);
+    if (rc == kExitOk) std::printf("shale_stress: result=OK verified_keys=%u\n", state->slots());
     return rc;
   }
   rc = config.power_loss ? RunPowerLossMode(config, options, state.get())
                          : RunCrashMode(config, options, state.get());
-  if (rc == kExitOk) std::printf("shale_stress: result=OK verified_keys=%u\n", config.max_key);
+  if (rc == kExitOk) std::printf("shale_stress: result=OK verified_keys=%u\n", state->slots());
   std::fflush(stdout);
   return rc;
 }

@@ -11,7 +11,8 @@
 //      DB is reopened on the real file system and verified with the power-loss rules
 //      (durability.h), then the expected state is reset to what was found.
 // Killing the process (kill -9) at any point leaves an expected state that the next run's
-// phase 2 verifies correctly.
+// phase 2 verifies correctly. With --column_families=N every phase opens the DB with its N
+// families (stress_db.h) and works on slots (keyspace.h).
 //
 // Thread-safety: runs on main's thread; starts and joins the workload threads.
 #ifndef SHALE_TOOLS_SHALE_STRESS_RUNNER_H_

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "keyspace.h"
 #include "shale/status.h"
 
 namespace shale::stress {
@@ -45,7 +46,13 @@ struct StressConfig {
   uint32_t max_filler = 100;      // filler bytes per value: 0..max_filler
   uint64_t seed = 1;
   bool power_loss = false;
+  // Column families (keyspace.h): 1 is the default family only, as a DB without families.
+  uint32_t column_families = 1;
+  // Options::atomic_flush for a new DB (saved with its options like the others).
+  bool atomic_flush = false;
   OpWeights weights{};
+
+  Keyspace keyspace() const { return {max_key, column_families}; }
 };
 
 }  // namespace shale::stress

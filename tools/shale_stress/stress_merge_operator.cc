@@ -10,6 +10,8 @@ namespace {
 
 class ChainMergeOperator : public MergeOperator {
  public:
+  explicit ChainMergeOperator(uint32_t slot_offset) : slot_offset_(slot_offset) {}
+
   bool FullMergeV2(const MergeOperationInput& in, MergeOperationOutput* out) const override {
     DecodedValue v;
     if (!Start(in, &v, &out->error_message)) return false;
@@ -37,7 +39,7 @@ class ChainMergeOperator : public MergeOperator {
     uint32_t k = 0;
     DecodedOperand l, r;
     std::string error;
-    if (!ParseKey(key, &k) || !DecodeFor(k, left, &l, &error) ||
+    if (!ParseSlot(key, &k) || !DecodeFor(k, left, &l, &error) ||
         !DecodeFor(k, right, &r, &error) || Gen(r.first) <= Gen(l.last)) {
       return false;  // kept as they are: the full merge reports the problem
     }
@@ -51,10 +53,17 @@ class ChainMergeOperator : public MergeOperator {
   const char* Name() const override { return kStressMergeOperatorName; }
 
  private:
+  // The slot of DB key `key` in this operator's family.
+  bool ParseSlot(std::string_view key, uint32_t* slot) const {
+    if (!ParseKey(key, slot)) return false;
+    *slot += slot_offset_;
+    return true;
+  }
+
   // The state under the operands: the existing value's, or an empty chain.
-  static bool Start(const MergeOperationInput& in, DecodedValue* v, std::string* error) {
+  bool Start(const MergeOperationInput& in, DecodedValue* v, std::string* error) const {
     uint32_t k = 0;
-    if (!ParseKey(in.key, &k)) {
+    if (!ParseSlot(in.key, &k)) {
       *error = "merge of '" + std::string(in.key) + "': not a stress key";
       return false;
     }
@@ -86,12 +95,14 @@ class ChainMergeOperator : public MergeOperator {
     }
     return true;
   }
+
+  const uint32_t slot_offset_;
 };
 
 }  // namespace
 
-std::shared_ptr<MergeOperator> NewStressMergeOperator() {
-  return std::make_shared<ChainMergeOperator>();
+std::shared_ptr<MergeOperator> NewStressMergeOperator(uint32_t slot_offset) {
+  return std::make_shared<ChainMergeOperator>(slot_offset);
 }
 
 }  // namespace shale::stress

@@ -11,11 +11,15 @@
 //                 older than the base).
 //   PartialMerge  two consecutive operands -> one segment operand (the chain composes);
 //                 false (both kept) when they do not fit together, so the full merge reports it.
+// With column families (keyspace.h) values and operands name slots: the operator of family f
+// is made with slot_offset = f * max_key, and DB key k must hold slot k + slot_offset (an
+// operand or value of another family fails the merge).
 //
 // Thread-safety: stateless; safe for concurrent calls.
 #ifndef SHALE_TOOLS_SHALE_STRESS_STRESS_MERGE_OPERATOR_H_
 #define SHALE_TOOLS_SHALE_STRESS_STRESS_MERGE_OPERATOR_H_
 
+#include <cstdint>
 #include <memory>
 
 #include "shale/merge_operator.h"
@@ -24,7 +28,7 @@ namespace shale::stress {
 
 inline constexpr char kStressMergeOperatorName[] = "shale_stress.chain";
 
-std::shared_ptr<MergeOperator> NewStressMergeOperator();
+std::shared_ptr<MergeOperator> NewStressMergeOperator(uint32_t slot_offset = 0);
 
 }  // namespace shale::stress
 

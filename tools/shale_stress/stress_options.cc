@@ -102,7 +102,7 @@ std::string SummarizeOptions(const Options& o) {
   std::snprintf(buf, sizeof(buf),
                 "style=%s write_buffer=%zuK target_file=%lluK l0_trigger=%d filter=%s "
                 "index=%s hash_index=%d block=%zu compression=%s jobs=%d subcompactions=%u "
-                "block_cache=%s merge_operator=%s max_successive_merges=%zu",
+                "block_cache=%s merge_operator=%s max_successive_merges=%zu atomic_flush=%d",
                 style, o.write_buffer_size >> 10,
                 static_cast<unsigned long long>(o.target_file_size_base >> 10),
                 o.level0_file_num_compaction_trigger, filter,
@@ -111,7 +111,7 @@ std::string SummarizeOptions(const Options& o) {
                 t.block_size, o.compression == kZSTD ? "zstd" : "none", o.max_background_jobs,
                 o.max_subcompactions, t.no_block_cache ? "none" : "default",
                 o.merge_operator == nullptr ? "none" : o.merge_operator->Name(),
-                o.max_successive_merges);
+                o.max_successive_merges, o.atomic_flush ? 1 : 0);
   return buf;
 }
 

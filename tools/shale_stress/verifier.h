@@ -10,8 +10,12 @@
 //  3. a multi-key write is all or nothing: when a key shows a value of such a write (a put, or
 //     a merged value whose newest operand came from it), every member key holds that write or
 //     a newer one (a newer generation, or absent through an allowed deletion of a newer
-//     generation);
-//  4. an iterator over the whole DB, a Get of each key and a MultiGet of each key agree.
+//     generation). With column families (keyspace.h) the keys are slots and a batch may span
+//     families: every family must show the batch or none may (a torn cross-family batch is
+//     reported as such, naming both families);
+//  4. an iterator over the whole DB, a Get of each key and a MultiGet of each key agree (per
+//     family; the MultiGets mix the families). With families, every key of family f holds a
+//     value naming its own slot of f (a value of another family's copy of the key is caught).
 // CheckState does 2 and 3 on what ReadState read (1 and 4), so that the rules can be tested
 // without a DB.
 //
@@ -24,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "keyspace.h"
 #include "shale/db.h"
 #include "value_codec.h"
 
@@ -57,13 +62,20 @@ struct VerifyResult {
   std::vector<KeyState> resolved;
 };
 
-// Reads keys [0, max_key) with an iterator, with Get and with MultiGet, into found (resized
-// to max_key).
+// Reads every slot of `keyspace` (families[f] holding family f's keys [0, max_key)) with an
+// iterator per family, with Get and with MultiGet, into found (resized to keyspace.slots()).
 // Problems of rules 1 and 4 are appended to *failures; a read error is returned.
+[[nodiscard]] Status ReadState(DB* db, const std::vector<ColumnFamilyHandle*>& families,
+                               const Keyspace& keyspace, std::vector<Found>* found,
+                               std::vector<std::string>* failures);
+// The default family only: keys [0, max_key).
 [[nodiscard]] Status ReadState(DB* db, uint32_t max_key, std::vector<Found>* found,
                                std::vector<std::string>* failures);
 
-// Checks rules 2 and 3 of `found` against `allowed`.
+// Checks rules 2 and 3 of `found` (one entry per slot of `keyspace`) against `allowed`.
+VerifyResult CheckState(const std::vector<Found>& found, const AllowedFn& allowed,
+                        const Keyspace& keyspace);
+// One family: keys [0, found.size()).
 VerifyResult CheckState(const std::vector<Found>& found, const AllowedFn& allowed);
 
 // Whether `found` is one of `allowed` (rule 2 for one key); `resolved` gets the state matched.
@@ -72,8 +84,11 @@ bool MatchesAllowed(const Found& found, const std::vector<KeyState>& allowed,
 
 // "absent", "g5:put", "g9:merge#1a2b3c4d (2 operands over g5:put)".
 std::string DescribeFound(const Found& found);
-// "key 0000000042: found g5:put, allowed {g4:put, g6:del}" for messages.
+// "key 0000000042: found g5:put, allowed {g4:put, g6:del}" for messages (the key named by
+// keyspace.Name: "key cf1/0000000042" with families).
 std::string DescribeMismatch(uint32_t key, const Found& found,
+                             const std::vector<KeyState>& allowed);
+std::string DescribeMismatch(const Keyspace& keyspace, uint32_t slot, const Found& found,
                              const std::vector<KeyState>& allowed);
 
 }  // namespace shale::stress

@@ -7,12 +7,15 @@
 namespace shale::stress {
 
 Workload::Workload(const StressConfig& config, DB* db, ExpectedState* state,
-                   DurabilityTracker* tracker)
+                   DurabilityTracker* tracker, std::vector<ColumnFamilyHandle*> families)
     : config_(config),
+      keyspace_(config.keyspace()),
       db_(db),
+      families_(families.empty() ? std::vector<ColumnFamilyHandle*>{db->DefaultColumnFamily()}
+                                 : std::move(families)),
       state_(state),
       tracker_(tracker),
-      locks_(std::min<uint32_t>(config.max_key, 4096)) {
+      locks_(std::min<uint32_t>(config.keyspace().slots(), 4096)) {
   for (uint32_t w : config_.weights) total_weight_ += w;
 }
 
@@ -22,6 +25,11 @@ Workload::~Workload() {
 }
 
 void Workload::Start() {
+  if (families_.size() != keyspace_.families) {
+    Fail(std::to_string(families_.size()) + " family handles for --column_families=" +
+         std::to_string(keyspace_.families));
+    return;
+  }
   running_.store(config_.threads);
   for (uint32_t i = 0; i < config_.threads; ++i) {
     threads_.emplace_back([this, i] { ThreadMain(i); });
@@ -95,7 +103,7 @@ Status Workload::RunOp(OpType op, uint32_t thread, Random* rnd) {
     case OpType::kGet: return DoGet(rnd);
     case OpType::kSnapshot: return DoSnapshot(rnd);
     case OpType::kIterate: return DoIterate(rnd);
-    case OpType::kFlush: return DoFlush();
+    case OpType::kFlush: return DoFlush(rnd);
     case OpType::kCompactRange: return DoCompactRange(rnd);
   }
   return Status::InvalidArgument("unknown operation");

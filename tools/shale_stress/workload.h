@@ -17,6 +17,18 @@
 // (a small range, forward or backward, within iterator bounds: every key seen allowed, every
 // key missed allowed absent). Flush and CompactRange take no key locks.
 //
+// Column families (keyspace.h): every "key" above is a slot, written in its family with the
+// DB key of its key index. A put, delete, merge or range deletion writes one family; a write
+// batch writes random slots (so it usually spans families), or, half of the time with several
+// families, the same few keys into two or more families at once (a batch across families,
+// whose all-or-nothing property the verifier checks); an ingestion goes into one family; a
+// flush flushes one random family (so families flush independently and an unflushed family
+// keeps old WALs alive), or now and then all of them with one call; a range compaction
+// compacts one family. The last family is cold: single-key writes pick it 8 times less often
+// than the others and a one-family flush never picks it, so its writes stay in old WALs
+// while the other families flush past them. Seeks read through DB::NewIterators (one
+// consistent iterator per family), MultiGet mixes families.
+//
 // A failed operation or check (a read that does not match: Corruption) is recorded
 // (failures()) and stops every thread, except after PowerCut(): then errors are what the power
 // loss causes and a thread just stops.
@@ -48,9 +60,11 @@ namespace shale::stress {
 
 class Workload {
  public:
-  // Borrows everything; `tracker` is null unless in power-loss mode.
+  // Borrows everything; `tracker` is null unless in power-loss mode. `families` holds the
+  // handle of each family in order (config.column_families of them); empty means the
+  // default family only (with config.column_families == 1).
   Workload(const StressConfig& config, DB* db, ExpectedState* state,
-           DurabilityTracker* tracker);
+           DurabilityTracker* tracker, std::vector<ColumnFamilyHandle*> families = {});
   ~Workload();
   Workload(const Workload&) = delete;
   Workload& operator=(const Workload&) = delete;
@@ -94,10 +108,19 @@ class Workload {
   Status DoDeleteRange(Random* rnd);
   Status DoBatch(Random* rnd);
   Status DoIngest(uint32_t thread, Random* rnd);
-  Status DoFlush();
+  // A flush of one random family, or now and then of all of them.
+  Status DoFlush(Random* rnd);
   Status DoCompactRange(Random* rnd);
-  // `n` distinct random keys, sorted; clustered near one another half of the time.
+  // `n` distinct random slots of [begin, end), sorted; clustered near one another half of
+  // the time. Without bounds: every slot of every family.
   std::vector<uint32_t> PickKeys(Random* rnd, uint32_t n) const;
+  std::vector<uint32_t> PickKeys(Random* rnd, uint32_t n, uint32_t begin, uint32_t end) const;
+  // The slots of a batch across families: a few keys, each in two or more families.
+  std::vector<uint32_t> PickCrossFamilyKeys(Random* rnd) const;
+  // The family handle and the DB key of a slot.
+  ColumnFamilyHandle* Family(uint32_t slot) const { return families_[keyspace_.Family(slot)]; }
+  static std::string DbKey(const Keyspace& ks, uint32_t slot) { return KeyString(ks.Key(slot)); }
+  std::string DbKey(uint32_t slot) const { return DbKey(keyspace_, slot); }
   // The value of a put, or the operand of a merge, named by word.
   std::string MakeValue(uint32_t key, GenWord word, const std::vector<Member>& members,
                         Random* rnd) const;
@@ -118,14 +141,16 @@ class Workload {
   std::vector<KeyState> AllowedNow(uint32_t k) const;
   // What a read of key k returned (status s, value) as a Found; Corruption (naming the key
   // and the operation) when the value is damaged or the read failed.
-  static Status DecodeRead(uint32_t k, const Status& s, std::string_view value, const char* op,
-                           Found* found);
+  Status DecodeRead(uint32_t k, const Status& s, std::string_view value, const char* op,
+                    Found* found) const;
   // Corruption naming the key, what was found and what was allowed, unless found is allowed.
-  static Status CheckAllowed(uint32_t k, const Found& found, const std::vector<KeyState>& allowed,
-                             const char* op);
+  Status CheckAllowed(uint32_t k, const Found& found, const std::vector<KeyState>& allowed,
+                      const char* op) const;
 
   const StressConfig config_;
+  const Keyspace keyspace_;
   DB* const db_;
+  const std::vector<ColumnFamilyHandle*> families_;  // per family, in order
   ExpectedState* const state_;
   DurabilityTracker* const tracker_;
   KeyLocks locks_;

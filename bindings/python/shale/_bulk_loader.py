@@ -17,6 +17,7 @@ from ._library import BytesLike
 from ._progress import ProgressCallback
 
 if TYPE_CHECKING:
+    from ._column_family import ColumnFamilyLike
     from ._db import DB
 
 # The C ABI's compression codes (c.h: shale_no_compression, shale_zstd_compression), by the
@@ -49,7 +50,9 @@ class BulkLoader:
     "<db>/bulkload.tmp"); target_file_size, where table files are cut (default: the DB's
     target_file_size_base); compression, "kNoCompression" or "kZSTD" (default: the DB's);
     max_open_files, the file descriptors finish's merge may hold open at once, more spilled
-    runs being merged in passes (default: automatic, from RLIMIT_NOFILE; else at least 3).
+    runs being merged in passes (default: automatic, from RLIMIT_NOFILE; else at least 3);
+    cf, the column family loaded into (a shale.ColumnFamily or a family's name; default: the
+    default family), whose options shape the table files.
 
     progress: called with a shale.Progress (operation "bulk_load"; stages "merge_runs",
     "write_tables" and "ingest"; key and value bytes merged) during finish(), at most every
@@ -67,7 +70,8 @@ class BulkLoader:
                  temp_dir: Union[str, bytes, os.PathLike[str], os.PathLike[bytes], None] = None,
                  target_file_size: int = 0, compression: Optional[str] = None,
                  max_open_files: int = 0, progress: Optional[ProgressCallback] = None,
-                 progress_interval: float = _progress.DEFAULT_INTERVAL) -> None:
+                 progress_interval: float = _progress.DEFAULT_INTERVAL,
+                 cf: Optional[ColumnFamilyLike] = None) -> None:
         if compression is not None and compression not in _COMPRESSION:
             raise ValueError(f"shale: compression must be one of {sorted(_COMPRESSION)} or "
                              f"None (the DB's), not {compression!r}")
@@ -79,8 +83,14 @@ class BulkLoader:
             "shale_bulkloader_options_set_progress", "shale.BulkLoader(progress=...)")
         self._fn = _functions()
         self._db = db
+        # The family loaded into; kept so that its handle outlives the loader.
+        self._cf = None if cf is None else db._resolve(cf)
+        set_family: Any = None if self._cf is None else _errors.need(
+            "shale_bulkloader_options_set_column_family", "shale.BulkLoader(cf=...)")
         options = self._fn["options_create"]()
         try:
+            if self._cf is not None:
+                set_family(options, self._cf._handle_for(db))
             if memory_budget is not None:
                 self._fn["options_set_memory_budget"](options, int(memory_budget))
             self._fn["options_set_threads"](options, int(threads))

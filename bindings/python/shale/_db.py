@@ -5,12 +5,14 @@ from __future__ import annotations
 import ctypes
 import os
 import weakref
-from typing import (TYPE_CHECKING, Any, Iterable, List, Mapping, Optional, Tuple, TypeVar,
-                    Union, overload)
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional,
+                    Sequence, Tuple, TypeVar, Union, overload)
 
 from . import _errors, _external, _library, _merge, _options, _progress
 from ._batch import WriteBatch
 from ._cache import Cache
+from ._column_family import (DEFAULT_COLUMN_FAMILY_NAME, ColumnFamily, ColumnFamilyLike,
+                             list_column_families)
 from ._iterator import Iterator
 from ._library import BytesLike
 from ._merge import MergeOperator
@@ -21,6 +23,33 @@ if TYPE_CHECKING:
 
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 _T = TypeVar("_T")
+# DB(column_families=...): names, or each name with its options.
+ColumnFamilies = Union[Iterable[str], Mapping[str, Mapping[str, "_options.OptionValue"]]]
+
+
+class _ListColumnFamilies:
+    """DB.list_column_families: on the class, a function of a path (the static form,
+    shale.list_column_families); on a DB, the names of that DB's families."""
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> Callable[..., List[str]]:
+        ...
+
+    @overload
+    def __get__(self, obj: DB, owner: type) -> Callable[[], List[str]]:
+        ...
+
+    def __get__(self, obj: Optional[DB], owner: type) -> Callable[..., List[str]]:
+        if obj is None:
+            return list_column_families
+        db = obj
+
+        def names() -> List[str]:
+            """The names of the DB's column families ("default" first, then in creation
+            order), read from its MANIFEST."""
+            db._checked_handle()
+            return list_column_families(db.path)
+        return names
 
 
 # CompactRangeOptions::bottommost_level_compaction, in the C ABI's order (its int values).
@@ -105,13 +134,27 @@ class DB:
     So DB(p, prepare_for_bulk_load=True, write_buffer_size="64M") keeps the preset except its
     write buffer size.
 
+    Column families: column_families=["a", "b"] opens the DB with those families, each with
+    the DB's options; column_families={"a": {"write_buffer_size": "8M"}, "b": {}} gives a
+    family its own options, applied over the DB's (keywords included: merge_operator=
+    shale.MergeOperator(...) works per family). "default" is opened too, with the DB's options,
+    when not named. Every family the DB has must be named (InvalidArgumentError naming the
+    missing ones, as RocksDB); create_missing_column_families=True creates the named ones it
+    lacks. Without column_families only "default" is opened (an error when the DB has other
+    families). Every read, write and maintenance call takes cf=: a shale.ColumnFamily
+    (db.get_column_family(name), db.create_column_family(...)) or a family's name; None is
+    the default family. DB.list_column_families(path) lists a DB's families without opening it.
+
     Keys and values are bytes. Errors raise shale.Error (or a subclass) with the engine's
     message. Use it as a context manager, or call close(); closing also closes the DB's
-    iterators and releases its snapshots. Methods may be called from several threads, but not
-    concurrently with close().
+    iterators and releases its snapshots and column family handles. Methods may be called from
+    several threads, but not concurrently with close().
     """
 
-    def __init__(self, path: PathLike, *, block_cache: Optional[Cache] = None,
+    list_column_families = _ListColumnFamilies()
+
+    def __init__(self, path: PathLike, *, column_families: Optional[ColumnFamilies] = None,
+                 block_cache: Optional[Cache] = None,
                  prepare_for_bulk_load: bool = False,
                  optimize_for_point_lookup: Optional[int] = None,
                  increase_parallelism: Optional[int] = None, enable_statistics: bool = False,
@@ -124,6 +167,10 @@ class DB:
         self._iterators: weakref.WeakSet[Iterator] = weakref.WeakSet()
         self._snapshots: weakref.WeakSet[Snapshot] = weakref.WeakSet()
         self._loaders: weakref.WeakSet[BulkLoader] = weakref.WeakSet()  # borrow the DB
+        # Every column family handle made for this DB, live or dropped, by name (dropped ones
+        # in _dropped): the DB frees them all before it closes (c.h: handles go first).
+        self._families: Dict[str, ColumnFamily] = {}
+        self._dropped: List[ColumnFamily] = []
         self.path: Union[str, bytes] = os.fspath(path)
         # The block cache, kept for the DB's life (the engine shares the cache itself anyway).
         self.block_cache: Optional[Cache] = block_cache
@@ -134,16 +181,63 @@ class DB:
             merge_operator = None
         prepare = _Prepare(block_cache, prepare_for_bulk_load, optimize_for_point_lookup,
                            increase_parallelism, enable_statistics, merge_operator)
+        # What a family's options start from: the DB's (create_column_family and
+        # column_families={name: {...}} apply theirs on top).
+        self._family_base = (dict(options), block_cache, prepare_for_bulk_load,
+                             optimize_for_point_lookup, increase_parallelism, merge_operator)
+        families = None if column_families is None else _family_list(column_families)
         handle = _options.new_options(self._lib, options, prepare if prepare.needed() else None)
         try:
-            self._handle = _errors.call(self._lib.shale_open, handle, os.fsencode(path))
+            if families is None:
+                self._handle = _errors.call(self._lib.shale_open, handle, os.fsencode(path))
+            else:
+                self._handle = self._open_families(handle, families)
         finally:
             if enable_statistics and self._handle:
                 self._options = handle
             else:
                 self._lib.shale_options_destroy(handle)
-        if merge_operator is not None:
+        if merge_operator is not None or any(
+                isinstance(o.get("merge_operator"), MergeOperator) for _, o in families or []):
             _merge.track(self)
+
+    def _family_options(self, options: Mapping[str, _options.OptionValue]) -> int:
+        """New shale_options_t for a family: the DB's options with `options` on top (the
+        caller destroys it)."""
+        base, block_cache, bulk, point_lookup, parallelism, merge_operator = self._family_base
+        merged = dict(base)
+        merged.update(options)
+        own = merged.get("merge_operator")
+        if isinstance(own, MergeOperator):
+            del merged["merge_operator"]
+            merge_operator = own
+        elif "merge_operator" in options:
+            merge_operator = None  # a built-in's name (or None) replaces the DB's operator
+        prepare = _Prepare(block_cache, bulk, point_lookup, parallelism, False, merge_operator)
+        return _options.new_options(self._lib, merged, prepare if prepare.needed() else None)
+
+    def _open_families(self, db_options: int,
+                       families: List[Tuple[str, Mapping[str, _options.OptionValue]]]) -> int:
+        """shale_open_column_families with `families`; records their handles. Returns the DB's
+        handle."""
+        open_cf = _errors.need("shale_open_column_families", "DB(column_families=...)")
+        count = len(families)
+        option_handles: List[int] = []
+        try:
+            for _, family_options in families:
+                option_handles.append(self._family_options(family_options))
+            names = (ctypes.c_char_p * count)(*[name.encode("utf-8", "surrogateescape")
+                                                for name, _ in families])
+            handles = (ctypes.c_void_p * count)()
+            db = _errors.call(open_cf, db_options, os.fsencode(self.path), count, names,
+                              (ctypes.c_void_p * count)(*option_handles), handles)
+        finally:
+            for option_handle in option_handles:
+                self._lib.shale_options_destroy(option_handle)
+        for i in range(count):
+            family = ColumnFamily(self, int(handles[i] or 0))
+            self._families[family.name] = family
+        return int(db)
 
     @property
     def closed(self) -> bool:
@@ -154,6 +248,85 @@ class DB:
         if not self._handle:
             raise _errors.Error(f"shale: the DB {os.fsdecode(self.path)} is closed")
         return self._handle
+
+    # ------------------------------------------------------------ Column families
+
+    def _resolve(self, cf: ColumnFamilyLike) -> ColumnFamily:
+        """The ColumnFamily for a cf= argument: a handle of this DB, or an open family's
+        name."""
+        if isinstance(cf, ColumnFamily):
+            cf._handle_for(self)
+            return cf
+        if isinstance(cf, str):
+            return self.get_column_family(cf)
+        raise TypeError(f"shale: cf must be a shale.ColumnFamily or a family's name (str), not "
+                        f"{type(cf).__name__}")
+
+    def _family(self, cf: Optional[ColumnFamilyLike]) -> Optional[int]:
+        """The C handle for a cf= argument, None for None (the calls without a family)."""
+        return None if cf is None else self._resolve(cf)._handle_for(self)
+
+    def get_column_family(self, name: str) -> ColumnFamily:
+        """The handle of the open family `name` ("default" always works); KeyError when the DB
+        has no such family open (not named at open, created or already dropped)."""
+        self._checked_handle()
+        family = self._families.get(name)
+        if family is None and name == DEFAULT_COLUMN_FAMILY_NAME:
+            get_default = _errors.need("shale_get_default_column_family_handle",
+                                       "DB.default_column_family")
+            family = ColumnFamily(self, int(get_default(self._handle)))
+            self._families[name] = family
+        if family is None:
+            raise KeyError(f"shale: the DB {os.fsdecode(self.path)} has no open column family "
+                           f"named {name!r} (open: {sorted(self._families)})")
+        return family
+
+    @property
+    def default_column_family(self) -> ColumnFamily:
+        """The handle of the "default" family (id 0)."""
+        return self.get_column_family(DEFAULT_COLUMN_FAMILY_NAME)
+
+    @property
+    def column_families(self) -> Dict[str, ColumnFamily]:
+        """The open families by name (a copy): those opened, created and not dropped."""
+        self._checked_handle()
+        self.get_column_family(DEFAULT_COLUMN_FAMILY_NAME)
+        return dict(self._families)
+
+    def create_column_family(self, name: str,
+                             **options: _options.OptionValue) -> ColumnFamily:
+        """Creates the family `name`, durably, with the DB's options and `options` (RocksDB
+        names, as DB(...) takes them; merge_operator may be a shale.MergeOperator) on top, and
+        returns its handle. InvalidArgumentError when the name is empty or in use, or an
+        option is invalid."""
+        if not isinstance(name, str):
+            raise TypeError(f"shale: a column family's name is a str, not {type(name).__name__}")
+        create = _errors.need("shale_create_column_family", "DB.create_column_family")
+        handle = self._checked_handle()
+        option_handle = self._family_options(options)
+        try:
+            cf = _errors.call(create, handle, option_handle,
+                              name.encode("utf-8", "surrogateescape"))
+        finally:
+            self._lib.shale_options_destroy(option_handle)
+        family = ColumnFamily(self, int(cf))
+        self._families[family.name] = family
+        if isinstance(options.get("merge_operator"), MergeOperator):
+            _merge.track(self)
+        return family
+
+    def drop_column_family(self, cf: ColumnFamilyLike) -> None:
+        """Drops the family (a handle or a name), durably: it is no longer listed or opened,
+        writes to it raise InvalidArgumentError, and its files are deleted once no handle or
+        iterator needs them. Its handle stays readable until the DB closes. The default family
+        cannot be dropped (InvalidArgumentError)."""
+        family = self._resolve(cf)
+        drop = _errors.need("shale_drop_column_family", "DB.drop_column_family")
+        _errors.call(drop, self._checked_handle(), family._handle_for(self))
+        family.dropped = True
+        if self._families.get(family.name) is family:
+            del self._families[family.name]
+        self._dropped.append(family)
 
     # ------------------------------------------------------------ Writes
 
@@ -166,41 +339,58 @@ class DB:
         finally:
             self._lib.shale_writeoptions_destroy(wo)
 
+    def _write_cf(self, plain: Any, cf_name: str, what: str, cf: Optional[ColumnFamilyLike],
+                  args: Tuple[Any, ...], sync: bool, disable_wal: bool) -> None:
+        """_write with `plain` (the default family), or the C function `cf_name` on cf."""
+        family = self._family(cf)
+        if family is None:
+            self._write(plain, args, sync, disable_wal)
+        else:
+            self._write(_errors.need(cf_name, f"DB.{what}(cf=...)"), (family,) + args, sync,
+                        disable_wal)
+
     def put(self, key: BytesLike, value: BytesLike, *, sync: bool = False,
-            disable_wal: bool = False) -> None:
+            disable_wal: bool = False, cf: Optional[ColumnFamilyLike] = None) -> None:
         key = _library.as_bytes(key, "key")
         value = _library.as_bytes(value, "value")
-        self._write(self._lib.shale_put, (key, len(key), value, len(value)), sync, disable_wal)
+        self._write_cf(self._lib.shale_put, "shale_put_cf", "put", cf,
+                       (key, len(key), value, len(value)), sync, disable_wal)
 
     def delete(self, key: BytesLike, *, sync: bool = False,
-               disable_wal: bool = False) -> None:
+               disable_wal: bool = False, cf: Optional[ColumnFamilyLike] = None) -> None:
         key = _library.as_bytes(key, "key")
-        self._write(self._lib.shale_delete, (key, len(key)), sync, disable_wal)
+        self._write_cf(self._lib.shale_delete, "shale_delete_cf", "delete", cf, (key, len(key)),
+                       sync, disable_wal)
 
     def single_delete(self, key: BytesLike, *, sync: bool = False,
-                      disable_wal: bool = False) -> None:
+                      disable_wal: bool = False, cf: Optional[ColumnFamilyLike] = None) -> None:
         """Removes a key that was put at most once since its last deletion."""
         key = _library.as_bytes(key, "key")
-        self._write(self._lib.shale_singledelete, (key, len(key)), sync, disable_wal)
+        self._write_cf(self._lib.shale_singledelete, "shale_singledelete_cf", "single_delete",
+                       cf, (key, len(key)), sync, disable_wal)
 
     def delete_range(self, start: BytesLike, end: BytesLike, *, sync: bool = False,
-                     disable_wal: bool = False) -> None:
+                     disable_wal: bool = False, cf: Optional[ColumnFamilyLike] = None) -> None:
         """Deletes every key in [start, end)."""
         start = _library.as_bytes(start, "start")
         end = _library.as_bytes(end, "end")
-        self._write(self._lib.shale_delete_range, (start, len(start), end, len(end)), sync,
-                    disable_wal)
+        self._write_cf(self._lib.shale_delete_range, "shale_delete_range_cf", "delete_range",
+                       cf, (start, len(start), end, len(end)), sync, disable_wal)
 
     def merge(self, key: BytesLike, operand: BytesLike, *, sync: bool = False,
-              disable_wal: bool = False) -> None:
+              disable_wal: bool = False, cf: Optional[ColumnFamilyLike] = None) -> None:
         """Adds a merge operand for key: the DB's merge operator (the option merge_operator,
         e.g. "uint64add" or "stringappend:|") combines it with the key's value when the key is
         read, flushed or compacted. InvalidArgumentError when the DB has no merge operator; a
         malformed operand shows as CorruptionError when the key is read."""
         key = _library.as_bytes(key, "key")
         operand = _library.as_bytes(operand, "operand")
-        merge = _errors.need("shale_merge", "DB.merge")
-        self._write(merge, (key, len(key), operand, len(operand)), sync, disable_wal)
+        if cf is None:
+            merge = _errors.need("shale_merge", "DB.merge")
+            self._write(merge, (key, len(key), operand, len(operand)), sync, disable_wal)
+        else:
+            self._write_cf(None, "shale_merge_cf", "merge", cf,
+                           (key, len(key), operand, len(operand)), sync, disable_wal)
 
     def write(self, batch: WriteBatch, *, sync: bool = False,
               disable_wal: bool = False) -> None:
@@ -235,35 +425,63 @@ class DB:
         return int(ro)
 
     @overload
-    def get(self, key: BytesLike, *, snapshot: Optional[Snapshot] = None) -> Optional[bytes]:
+    def get(self, key: BytesLike, *, snapshot: Optional[Snapshot] = None,
+            cf: Optional[ColumnFamilyLike] = None) -> Optional[bytes]:
         ...
 
     @overload
-    def get(self, key: BytesLike, default: _T, *,
-            snapshot: Optional[Snapshot] = None) -> Union[bytes, _T]:
+    def get(self, key: BytesLike, default: _T, *, snapshot: Optional[Snapshot] = None,
+            cf: Optional[ColumnFamilyLike] = None) -> Union[bytes, _T]:
         ...
 
     def get(self, key: BytesLike, default: Any = None, *,
-            snapshot: Optional[Snapshot] = None) -> Any:
-        """The value of key (bytes), or `default` when the key is absent."""
+            snapshot: Optional[Snapshot] = None, cf: Optional[ColumnFamilyLike] = None) -> Any:
+        """The value of key (bytes) in the family cf (None: the default family), or `default`
+        when the key is absent."""
         key = _library.as_bytes(key, "key")
+        family = self._family(cf)
+        get_cf = None if family is None else _errors.need("shale_get_cf", "DB.get(cf=...)")
         ro = self._read_options(snapshot=snapshot)
         try:
             length = ctypes.c_size_t()
-            ptr = _errors.call(self._lib.shale_get, self._checked_handle(), ro, key, len(key),
-                               ctypes.byref(length))
+            if family is None:
+                ptr = _errors.call(self._lib.shale_get, self._checked_handle(), ro, key,
+                                   len(key), ctypes.byref(length))
+            else:
+                ptr = _errors.call(get_cf, self._checked_handle(), ro, family, key, len(key),
+                                   ctypes.byref(length))
         finally:
             self._lib.shale_readoptions_destroy(ro)
         value = _library.take_string(ptr, length.value)
         return default if value is None else value
 
     def multi_get(self, keys: Iterable[BytesLike], *,
-                  snapshot: Optional[Snapshot] = None) -> List[Optional[bytes]]:
+                  snapshot: Optional[Snapshot] = None,
+                  cf: Union[None, ColumnFamilyLike,
+                            Sequence[Optional[ColumnFamilyLike]]] = None
+                  ) -> List[Optional[bytes]]:
         """The values of `keys`, in order, all read at one snapshot (`snapshot`, or now): bytes,
-        or None for a key that is absent. Raises the first key's error when a read fails."""
+        or None for a key that is absent. Raises the first key's error when a read fails.
+        cf: the family of every key (None: the default family), or a list with each key's
+        family (None entries: the default family), as long as `keys`; one snapshot covers
+        them all."""
         key_list = [_library.as_bytes(key, "key") for key in keys]
-        multi_get = _errors.need("shale_multi_get", "DB.multi_get")
         count = len(key_list)
+        families: Optional[List[int]] = None
+        if cf is not None:
+            if isinstance(cf, (ColumnFamily, str)):
+                per_key: List[Optional[ColumnFamilyLike]] = [cf] * count
+            else:
+                per_key = list(cf)
+                if len(per_key) != count:
+                    raise ValueError(f"shale: multi_get got {count} keys but {len(per_key)} "
+                                     f"column families")
+            families = [self._resolve(DEFAULT_COLUMN_FAMILY_NAME if f is None else f)
+                        ._handle_for(self) for f in per_key]
+        if families is None:
+            multi_get = _errors.need("shale_multi_get", "DB.multi_get")
+        else:
+            multi_get = _errors.need("shale_multi_get_cf", "DB.multi_get(cf=...)")
         if count == 0:
             return []
         values = (ctypes.c_void_p * count)()
@@ -271,9 +489,16 @@ class DB:
         errors = (ctypes.c_void_p * count)()
         ro = self._read_options(snapshot=snapshot)
         try:
-            multi_get(self._checked_handle(), ro, count, (ctypes.c_char_p * count)(*key_list),
-                      (ctypes.c_size_t * count)(*map(len, key_list)), values, value_sizes,
-                      errors)
+            if families is None:
+                multi_get(self._checked_handle(), ro, count,
+                          (ctypes.c_char_p * count)(*key_list),
+                          (ctypes.c_size_t * count)(*map(len, key_list)), values, value_sizes,
+                          errors)
+            else:
+                multi_get(self._checked_handle(), ro, (ctypes.c_void_p * count)(*families),
+                          count, (ctypes.c_char_p * count)(*key_list),
+                          (ctypes.c_size_t * count)(*map(len, key_list)), values, value_sizes,
+                          errors)
         finally:
             self._lib.shale_readoptions_destroy(ro)
         # Take every buffer (freeing it) before raising, so an error leaks nothing.
@@ -287,19 +512,54 @@ class DB:
     def iterator(self, *, lower_bound: Optional[BytesLike] = None,
                  upper_bound: Optional[BytesLike] = None, snapshot: Optional[Snapshot] = None,
                  reverse: bool = False, verify_checksums: bool = True,
-                 fill_cache: bool = True) -> Iterator:
-        """An Iterator over the keys in [lower_bound, upper_bound) (None: unbounded) as of
-        `snapshot` (None: now). reverse=True makes plain iteration go from the last key."""
+                 fill_cache: bool = True, cf: Optional[ColumnFamilyLike] = None) -> Iterator:
+        """An Iterator over the keys in [lower_bound, upper_bound) (None: unbounded) of the
+        family cf (None: the default family) as of `snapshot` (None: now). reverse=True makes
+        plain iteration go from the last key."""
+        family = None if cf is None else self._resolve(cf)
         ro = self._read_options(snapshot, lower_bound, upper_bound, verify_checksums,
                                 fill_cache)
         try:
-            iterator = Iterator(self, ro, snapshot, reverse)
+            iterator = Iterator(self, ro, snapshot, reverse, family)
         finally:
             self._lib.shale_readoptions_destroy(ro)
+        self._track_iterator(iterator, snapshot)
+        return iterator
+
+    def _track_iterator(self, iterator: Iterator, snapshot: Optional[Snapshot]) -> None:
         self._iterators.add(iterator)
         if snapshot is not None:
             snapshot._iterators.add(iterator)
-        return iterator
+
+    def iterators(self, cfs: Iterable[Optional[ColumnFamilyLike]], *,
+                  lower_bound: Optional[BytesLike] = None,
+                  upper_bound: Optional[BytesLike] = None,
+                  snapshot: Optional[Snapshot] = None, reverse: bool = False,
+                  verify_checksums: bool = True, fill_cache: bool = True) -> List[Iterator]:
+        """One Iterator per family of `cfs` (None: the default family), in order, all at one
+        sequence number (`snapshot`, or one taken for them all, RocksDB's NewIterators):
+        together they show one consistent state of the DB. The other arguments are
+        iterator()'s."""
+        families = [self._resolve(DEFAULT_COLUMN_FAMILY_NAME if f is None else f)
+                    for f in cfs]
+        create = _errors.need("shale_create_iterators", "DB.iterators")
+        count = len(families)
+        if count == 0:
+            return []
+        handles = (ctypes.c_void_p * count)()
+        ro = self._read_options(snapshot, lower_bound, upper_bound, verify_checksums,
+                                fill_cache)
+        try:
+            _errors.call(create, self._checked_handle(), ro,
+                         (ctypes.c_void_p * count)(*[f._handle_for(self) for f in families]),
+                         handles, count)
+        finally:
+            self._lib.shale_readoptions_destroy(ro)
+        result = [Iterator(self, None, snapshot, reverse, families[i], int(handles[i] or 0))
+                  for i in range(count)]
+        for iterator in result:
+            self._track_iterator(iterator, snapshot)
+        return result
 
     def snapshot(self) -> Snapshot:
         """A Snapshot of the current state."""
@@ -313,12 +573,35 @@ class DB:
 
     # ------------------------------------------------------------ Maintenance
 
-    def flush(self, wait: bool = True) -> None:
-        """Flushes the memtables to table files (and waits for it unless wait=False)."""
+    def flush(self, wait: bool = True, *,
+              cf: Union[None, ColumnFamilyLike, Sequence[Optional[ColumnFamilyLike]]] = None
+              ) -> None:
+        """Flushes the memtables of the family cf (None: the default family; a list: each of
+        its families, None entries being the default one; with atomic_flush every family, in
+        one MANIFEST write) to table files, and waits for it unless wait=False."""
+        if cf is None or isinstance(cf, (ColumnFamily, str)):
+            family = self._family(cf)
+            families = None
+        else:
+            family = None
+            families = [self._resolve(DEFAULT_COLUMN_FAMILY_NAME if f is None else f)
+                        ._handle_for(self) for f in cf]
+        flush_cf: Any = None
+        if family is not None:
+            flush_cf = _errors.need("shale_flush_cf", "DB.flush(cf=...)")
+        elif families is not None:
+            flush_cf = _errors.need("shale_flush_cfs", "DB.flush(cf=[...])")
         fo = self._lib.shale_flushoptions_create()
         try:
             self._lib.shale_flushoptions_set_wait(fo, bool(wait))
-            _errors.call(self._lib.shale_flush, self._checked_handle(), fo)
+            if families is not None:
+                count = len(families)
+                _errors.call(flush_cf, self._checked_handle(), fo,
+                             (ctypes.c_void_p * max(count, 1))(*families), count)
+            elif family is None:
+                _errors.call(self._lib.shale_flush, self._checked_handle(), fo)
+            else:
+                _errors.call(flush_cf, self._checked_handle(), fo, family)
         finally:
             self._lib.shale_flushoptions_destroy(fo)
 
@@ -327,12 +610,14 @@ class DB:
                       change_level: bool = False, target_level: int = -1,
                       bottommost_level_compaction: str = "if_have_compaction_filter",
                       progress: Optional[ProgressCallback] = None,
-                      progress_interval: float = _progress.DEFAULT_INTERVAL) -> None:
-        """Flushes, then compacts the keys in [start, limit] and returns when done; None is an
-        open end. With change_level the output moves to target_level (-1: the bottom level);
-        bottommost_level_compaction is "skip", "if_have_compaction_filter", "force" or
-        "force_optimized"; exclusive waits for automatic compactions to finish first. Like
-        RocksDB's C API, reports no error (a failed compaction shows in later writes).
+                      progress_interval: float = _progress.DEFAULT_INTERVAL,
+                      cf: Optional[ColumnFamilyLike] = None) -> None:
+        """Flushes, then compacts the keys in [start, limit] of the family cf (None: the default
+        family) and returns when done; None is an open end. With change_level the output moves to
+        target_level (-1: the bottom level); bottommost_level_compaction is "skip",
+        "if_have_compaction_filter", "force" or "force_optimized"; exclusive waits for automatic
+        compactions to finish first. Like RocksDB's C API, reports no error (a failed compaction
+        shows in later writes).
 
         progress: called with a shale.Progress (operation "compact_range"; bytes of the input
         table files) at most every progress_interval seconds while the compaction runs (0: at
@@ -349,6 +634,9 @@ class DB:
         set_progress = None if rep is None else _errors.need(
             "shale_compactoptions_set_progress", "DB.compact_range(progress=...)")
         handle = self._checked_handle()
+        family = self._family(cf)
+        compact_cf: Any = None if family is None else _errors.need("shale_compact_range_cf_opt",
+                                                              "DB.compact_range(cf=...)")
         co = self._lib.shale_compactoptions_create()
         try:
             with _progress.Reporting(rep):
@@ -359,8 +647,13 @@ class DB:
                 self._lib.shale_compactoptions_set_bottommost_level_compaction(co, bottommost)
                 if rep is not None:
                     rep.set_on(set_progress, co)
-                self._lib.shale_compact_range_opt(handle, co, start_key, len(start_key or b""),
-                                                  limit_key, len(limit_key or b""))
+                if family is None:
+                    self._lib.shale_compact_range_opt(handle, co, start_key,
+                                                      len(start_key or b""), limit_key,
+                                                      len(limit_key or b""))
+                else:
+                    compact_cf(handle, family, co, start_key, len(start_key or b""), limit_key,
+                               len(limit_key or b""))
         finally:
             # The options hold the reporter's thunk: free them before `rep` may go.
             self._lib.shale_compactoptions_destroy(co)
@@ -372,13 +665,14 @@ class DB:
                              verify_checksums_before_ingest: bool = False,
                              write_global_seqno: bool = False,
                              progress: Optional[ProgressCallback] = None,
-                             progress_interval: float = _progress.DEFAULT_INTERVAL) -> None:
-        """Links the table files `files` (paths written by shale.SstFileWriter) into the DB, all
-        or none. Each file goes to the lowest level where it overlaps nothing. The options are
-        RocksDB's IngestExternalFileOptions: move_files hard-links the files (copies across file
-        systems) and removes the originals after success; allow_global_seqno=False fails
-        instead of giving files that overlap the DB a new sequence number;
-        allow_blocking_flush=False fails instead of flushing an overlapping memtable;
+                             progress_interval: float = _progress.DEFAULT_INTERVAL,
+                             cf: Optional[ColumnFamilyLike] = None) -> None:
+        """Links the table files `files` (paths written by shale.SstFileWriter) into the family cf
+        (None: the default family), all or none. Each file goes to the lowest level where it
+        overlaps nothing. The options are RocksDB's IngestExternalFileOptions: move_files hard-links
+        the files (copies across file systems) and removes the originals after success;
+        allow_global_seqno=False fails instead of giving files that overlap the DB a new sequence
+        number; allow_blocking_flush=False fails instead of flushing an overlapping memtable;
         ingest_behind puts the files below all data (needs allow_ingest_behind=True at open);
         verify_checksums_before_ingest reads every block first.
 
@@ -394,7 +688,7 @@ class DB:
             "ingest_behind": ingest_behind,
             "verify_checksums_before_ingest": verify_checksums_before_ingest,
             "write_global_seqno": write_global_seqno,
-        }, rep)
+        }, rep, self._family(cf))
 
     def create_checkpoint(self, checkpoint_dir: PathLike, *, log_size_for_flush: int = 0,
                           progress: Optional[ProgressCallback] = None,
@@ -451,41 +745,76 @@ class DB:
             else:
                 _errors.call(verify, handle, rep.thunk, None, rep.interval)
 
-    def set_options(self, options: Mapping[str, _options.OptionValue]) -> None:
-        """Changes dynamic options of the open DB, all or none: a dict of RocksDB names to
-        values ({"disable_auto_compactions": False, "write_buffer_size": "8M"}); values are
-        written as in DB(...). Raises InvalidArgumentError naming an unknown, malformed or
-        non-dynamic option."""
-        if not isinstance(options, Mapping):
-            raise TypeError(f"shale: set_options takes a dict, not {type(options).__name__}")
-        names = [str(name).encode() for name in options]
-        values = [_options.option_value(value).encode() for value in options.values()]
+    def set_options(self, options: Mapping[str, _options.OptionValue], *,
+                    cf: Optional[ColumnFamilyLike] = None) -> None:
+        """Changes dynamic column-family options of the family cf (None: the default family),
+        all or none: a dict of RocksDB names to values ({"disable_auto_compactions": False,
+        "write_buffer_size": "8M"}); values are written as in DB(...). Raises
+        InvalidArgumentError naming an unknown, malformed or non-dynamic option, or a DB
+        option (those go to set_db_options)."""
+        names, values = _option_arrays(options, "set_options")
+        family = self._family(cf)
         count = len(names)
-        _errors.call(self._lib.shale_set_options, self._checked_handle(), count,
-                     (ctypes.c_char_p * count)(*names), (ctypes.c_char_p * count)(*values))
+        if family is None:
+            _errors.call(self._lib.shale_set_options, self._checked_handle(), count, names,
+                         values)
+        else:
+            _errors.call(_errors.need("shale_set_options_cf", "DB.set_options(cf=...)"),
+                         self._checked_handle(), family, count, names, values)
 
-    def property(self, name: str) -> Optional[str]:
+    def set_db_options(self, options: Mapping[str, _options.OptionValue]) -> None:
+        """Changes dynamic DB options (max_background_jobs, max_total_wal_size, ...; those
+        marked "Dynamic: yes (DB::SetDBOptions)"), all or none, as set_options does for a
+        family's options (which this refuses)."""
+        names, values = _option_arrays(options, "set_db_options")
+        _errors.call(_errors.need("shale_set_db_options", "DB.set_db_options"),
+                     self._checked_handle(), len(names), names, values)
+
+    def property(self, name: str, *, cf: Optional[ColumnFamilyLike] = None) -> Optional[str]:
         """A property as text ("shale.stats", "shale.num-files-at-level0", ...), or None
-        when the engine does not know it."""
-        ptr = self._lib.shale_property_value(self._checked_handle(), name.encode())
+        when the engine does not know it. The per-family ones (levels, memtables, keys,
+        the stats reports) are those of cf (None: the default family)."""
+        family = self._family(cf)
+        if family is None:
+            ptr = self._lib.shale_property_value(self._checked_handle(), name.encode())
+        else:
+            ptr = _errors.need("shale_property_value_cf", "DB.property(cf=...)")(
+                self._checked_handle(), family, name.encode())
         text = _library.take_string(ptr)
         return None if text is None else text.decode("utf-8", "replace")
 
-    def int_property(self, name: str) -> Optional[int]:
-        """A numeric property as an int, or None when unknown or not numeric."""
+    def int_property(self, name: str, *,
+                     cf: Optional[ColumnFamilyLike] = None) -> Optional[int]:
+        """A numeric property as an int, or None when unknown or not numeric (per family as
+        property())."""
         value = ctypes.c_uint64()
-        if self._lib.shale_property_int(self._checked_handle(), name.encode(),
-                                        ctypes.byref(value)) != 0:
+        family = self._family(cf)
+        if family is None:
+            status = self._lib.shale_property_int(self._checked_handle(), name.encode(),
+                                                  ctypes.byref(value))
+        else:
+            status = _errors.need("shale_property_int_cf", "DB.int_property(cf=...)")(
+                self._checked_handle(), family, name.encode(), ctypes.byref(value))
+        if status != 0:
             return None
         return value.value
 
-    def approximate_sizes(self, ranges: Iterable[Tuple[BytesLike, BytesLike]]) -> List[int]:
-        """The approximate bytes of table files holding each range [start, limit), in order
-        (DB::GetApproximateSizes: the memtables are not counted; flush() first to count recent
-        writes). A range with limit <= start is 0."""
+    def approximate_sizes(self, ranges: Iterable[Tuple[BytesLike, BytesLike]], *,
+                          cf: Optional[ColumnFamilyLike] = None) -> List[int]:
+        """The approximate bytes of table files holding each range [start, limit), in order,
+        in the family cf (None: the default family) (DB::GetApproximateSizes: the memtables
+        are not counted; flush() first to count recent writes). A range with limit <= start
+        is 0."""
         pairs = [(_library.as_bytes(start, "start"), _library.as_bytes(limit, "limit"))
                  for start, limit in ranges]
-        approximate_sizes = _errors.need("shale_approximate_sizes", "DB.approximate_sizes")
+        family = self._family(cf)
+        if family is None:
+            approximate_sizes = _errors.need("shale_approximate_sizes", "DB.approximate_sizes")
+        else:
+            sizes_cf = _errors.need("shale_approximate_sizes_cf", "DB.approximate_sizes(cf=...)")
+
+            def approximate_sizes(db: int, *args: Any) -> None:
+                sizes_cf(db, family, *args)
         count = len(pairs)
         if count == 0:
             return []
@@ -530,6 +859,11 @@ class DB:
             iterator.close()
         for snapshot in list(self._snapshots):
             snapshot.release()
+        # c.h: family handles are freed before the DB is closed.
+        for family in list(self._families.values()) + self._dropped:
+            family._destroy()
+        self._families.clear()
+        self._dropped.clear()
         handle, self._handle = self._handle, None
         self._lib.shale_close(handle)
 
@@ -622,3 +956,41 @@ def _count(value: int, what: str, minimum: int) -> int:
     if value < minimum:
         raise ValueError(f"shale: {what} must be >= {minimum}, not {value}")
     return value
+
+
+def _family_list(column_families: ColumnFamilies
+                 ) -> List[Tuple[str, Mapping[str, _options.OptionValue]]]:
+    """DB(column_families=...) as (name, options) pairs, "default" first when not named."""
+    if isinstance(column_families, (str, bytes)):
+        raise TypeError("shale: column_families takes a list of names or a dict of name to "
+                        "options, not one name")
+    families: List[Tuple[str, Mapping[str, _options.OptionValue]]] = []
+    if isinstance(column_families, Mapping):
+        for name, family_options in column_families.items():
+            if family_options is None:
+                family_options = {}
+            if not isinstance(family_options, Mapping):
+                raise TypeError(f"shale: the options of column family {name!r} must be a dict, "
+                                f"not {type(family_options).__name__}")
+            families.append((name, family_options))
+    else:
+        families = [(name, {}) for name in column_families]
+    for name, _ in families:
+        if not isinstance(name, str):
+            raise TypeError(f"shale: a column family's name is a str, not {type(name).__name__}")
+    names = [name for name, _ in families]
+    if len(set(names)) != len(names):
+        raise ValueError(f"shale: column_families names a family twice: {names}")
+    if DEFAULT_COLUMN_FAMILY_NAME not in names:
+        families.insert(0, (DEFAULT_COLUMN_FAMILY_NAME, {}))
+    return families
+
+
+def _option_arrays(options: Mapping[str, _options.OptionValue], what: str) -> Tuple[Any, Any]:
+    """The names and values of a set_options call as the C arrays the C ABI takes."""
+    if not isinstance(options, Mapping):
+        raise TypeError(f"shale: {what} takes a dict, not {type(options).__name__}")
+    names = [str(name).encode() for name in options]
+    values = [_options.option_value(value).encode() for value in options.values()]
+    count = len(names)
+    return (ctypes.c_char_p * count)(*names), (ctypes.c_char_p * count)(*values)

@@ -211,15 +211,19 @@ def _set_ingest_option(lib: Any, handle: int, name: str, value: bool) -> None:
 
 
 def ingest(lib: Any, db_handle: int, files: Iterable[PathLike],
-           options: Mapping[str, bool], progress: Optional[_progress._Reporter] = None) -> None:
-    """Calls shale_ingest_external_file on `files` (paths) with `options` (a dict of
-    INGEST_DEFAULTS' names), reporting to `progress` when given; raises the engine's error,
-    then the progress callback's (see shale/_progress.py)."""
+           options: Mapping[str, bool], progress: Optional[_progress._Reporter] = None,
+           cf_handle: Optional[int] = None) -> None:
+    """Calls shale_ingest_external_file (shale_ingest_external_file_cf into the family
+    `cf_handle` when given) on `files` (paths) with `options` (a dict of INGEST_DEFAULTS'
+    names), reporting to `progress` when given; raises the engine's error, then the progress
+    callback's (see shale/_progress.py)."""
     if isinstance(files, (str, bytes, os.PathLike)):
         raise TypeError("shale: ingest_external_file takes a list of paths, not one path")
     paths = [os.fsencode(f) for f in files]
     set_progress = None if progress is None else _errors.need(
         "shale_ingestexternalfileoptions_set_progress", "DB.ingest_external_file(progress=...)")
+    ingest_cf = None if cf_handle is None else _errors.need(
+        "shale_ingest_external_file_cf", "DB.ingest_external_file(cf=...)")
     handle = lib.shale_ingestexternalfileoptions_create()
     try:
         with _progress.Reporting(progress):
@@ -228,7 +232,11 @@ def ingest(lib: Any, db_handle: int, files: Iterable[PathLike],
             if progress is not None:
                 progress.set_on(set_progress, handle)
             array = (ctypes.c_char_p * len(paths))(*paths)
-            _errors.call(lib.shale_ingest_external_file, db_handle, array, len(paths), handle)
+            if cf_handle is None:
+                _errors.call(lib.shale_ingest_external_file, db_handle, array, len(paths),
+                             handle)
+            else:
+                _errors.call(ingest_cf, db_handle, cf_handle, array, len(paths), handle)
     finally:
         # The options hold the reporter's thunk: free them before `progress` may go.
         lib.shale_ingestexternalfileoptions_destroy(handle)

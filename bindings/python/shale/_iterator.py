@@ -9,6 +9,7 @@ from . import _errors, _library
 from ._library import BytesLike
 
 if TYPE_CHECKING:
+    from ._column_family import ColumnFamily
     from ._db import DB, Snapshot
 
 
@@ -24,14 +25,25 @@ class Iterator:
     (or releasing the snapshot it reads) closes the iterator. Not thread-safe.
     """
 
-    def __init__(self, db: DB, read_options: int, snapshot: Optional[Snapshot],
-                 reverse: bool) -> None:
+    def __init__(self, db: DB, read_options: Optional[int], snapshot: Optional[Snapshot],
+                 reverse: bool, cf: Optional[ColumnFamily] = None,
+                 handle: Optional[int] = None) -> None:
+        """An iterator over `cf` (None: the default family) made with `read_options`, or,
+        when `handle` is given, the wrapper of that C iterator (DB.iterators makes several at
+        once), which it then owns."""
         self._lib = _library.lib()
         self._db = db
         self._snapshot = snapshot
         self._reverse = reverse
-        self._handle: Optional[int] = self._lib.shale_create_iterator(db._checked_handle(),
-                                                                      read_options)
+        # The family's handle must outlive the C iterator: keep the family.
+        self._cf = cf
+        if handle is None:
+            if cf is None:
+                handle = self._lib.shale_create_iterator(db._checked_handle(), read_options)
+            else:
+                create = _errors.need("shale_create_iterator_cf", "DB.iterator(cf=...)")
+                handle = create(db._checked_handle(), read_options, cf._handle_for(db))
+        self._handle: Optional[int] = handle
         # Whether a seek has positioned it, and whether the current entry is still to be
         # returned by __next__.
         self._positioned = False

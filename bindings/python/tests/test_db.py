@@ -460,3 +460,23 @@ def test_single_delete(db):
     db.put(b"once", b"v")
     db.single_delete(b"once")
     assert db.get(b"once") is None
+
+
+def test_column_family_db_options_are_keywords_and_reach_the_options_file(tmp_path):
+    # create_missing_column_families, max_total_wal_size and atomic_flush (issue 23) go through
+    # the options string like any option; the OPTIONS file the DB writes records them in
+    # [DBOptions].
+    path = str(tmp_path / "cf_db_options")
+    with shale.DB(path, create_if_missing=True, create_missing_column_families=True,
+                  max_total_wal_size="64M", atomic_flush=True) as db:
+        db.put(b"k", b"v")
+        assert db.get(b"k") == b"v"
+    [options_file] = sorted(glob.glob(os.path.join(path, "OPTIONS-*")))[-1:]
+    with open(options_file) as f:
+        text = f.read()
+    db_section = text[text.index("[DBOptions]"):text.index("[CFOptions")]
+    for line in ("create_missing_column_families=true", f"max_total_wal_size={64 << 20}",
+                 "atomic_flush=true"):
+        assert f"  {line}\n" in db_section
+    with pytest.raises(shale.InvalidArgumentError, match="max_total_wal_size"):
+        shale.DB(path, max_total_wal_size="lots")
