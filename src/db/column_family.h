@@ -21,6 +21,7 @@
 #ifndef SHALE_DB_COLUMN_FAMILY_H_
 #define SHALE_DB_COLUMN_FAMILY_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -87,9 +88,11 @@ class ColumnFamilyData {
   // Write stalls and delays this family's state caused, by WriteController::Cause.
   uint64_t stall_count_by_cause[4] = {};
   uint64_t stall_micros_by_cause[4] = {};
-  // Set by DropColumnFamily: writes and new iterators are refused, no flush or compaction is
-  // scheduled, and the family's files go once nothing holds it.
-  bool dropped = false;
+  // Set by DropColumnFamily (under the DB mutex): writes, flushes and compactions are refused
+  // or skipped, reads through the handles that remain still work, and the family's files go
+  // once nothing holds it. Atomic so that a handle or an iterator letting go of the family
+  // can tell, without the DB mutex, whether the DB has a dropped family to free.
+  std::atomic<bool> dropped{false};
   // A flush of this family is queued or running (flushes of one family run one at a time,
   // oldest memtable first).
   bool flush_scheduled = false;
@@ -146,8 +149,10 @@ class ColumnFamilyHandleImpl final : public ColumnFamilyHandle {
                          bool notify_owner)
       : cfd_(std::move(cfd)), owner_(std::move(owner)), notify_owner_(notify_owner) {}
   ~ColumnFamilyHandleImpl() override {
+    const bool dropped = cfd_->dropped.load();
     cfd_.reset();
-    if (notify_owner_) owner_->Released();
+    // Only a dropped family may now be free to go (review 2, finding 1: not on every release).
+    if (notify_owner_ && dropped) owner_->Released();
   }
   const std::string& GetName() const override { return cfd_->name(); }
   uint32_t GetID() const override { return cfd_->id(); }

@@ -429,8 +429,10 @@ class DBImpl final : public DB {
                                                     const ColumnFamilyOptions& options)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Releases the SuperVersion and memtables of each dropped family only dropped_families_
-  // holds, appending them to *svs and *mems for the caller to release without mu_.
-  void SweepDroppedFamiliesLocked(std::vector<SuperVersion*>* svs, std::vector<MemTable*>* mems)
+  // holds, appending them to *svs and *mems, and the families to *freed, for the caller to
+  // release without mu_.
+  void SweepDroppedFamiliesLocked(std::vector<SuperVersion*>* svs, std::vector<MemTable*>* mems,
+                                  std::vector<std::shared_ptr<ColumnFamilyData>>* freed)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sweeps the dropped families nothing holds any more and deletes their files: called when a
   // handle or an iterator lets go of a family. Cheap when no family was dropped.

@@ -169,7 +169,8 @@ Status DBImpl::FlushLocked(const std::vector<ColumnFamilyData*>& families,
       bool any_gone = false;
       for (uint32_t id : ids) any_gone = any_gone || column_families_.count(id) == 0;
       if (!any_gone) break;  // refused for another reason: reported below
-      s = Status::OK();
+      // Refused because a family went: made again without it (s stays the refusal if the
+      // attempts run out, so nothing is installed without its MANIFEST record).
     }
     for (const auto& [cfd, id] : ranges) RemovePendingRangeLocked(cfd, id);
   }
@@ -352,12 +353,14 @@ void DBImpl::DeleteObsoleteFiles() {
     // obsolete below.
     std::vector<SuperVersion*> svs;
     std::vector<MemTable*> mems;
+    std::vector<std::shared_ptr<ColumnFamilyData>> freed;
     {
       MutexLock lock(&mu_);
-      SweepDroppedFamiliesLocked(&svs, &mems);
+      SweepDroppedFamiliesLocked(&svs, &mems, &freed);
     }
     for (SuperVersion* sv : svs) UnrefSuperVersion(sv);
     for (MemTable* m : mems) m->Unref();
+    freed.clear();  // the families themselves, without the mutex
   }
   std::set<uint64_t> live;
   uint64_t log_number, manifest_number, options_number, options_writing, next_number;

@@ -297,7 +297,8 @@ void DBImpl::ReleaseDroppedFamilies() {
 }
 
 void DBImpl::SweepDroppedFamiliesLocked(std::vector<SuperVersion*>* svs,
-                                        std::vector<MemTable*>* mems) {
+                                        std::vector<MemTable*>* mems,
+                                        std::vector<std::shared_ptr<ColumnFamilyData>>* freed) {
   for (auto it = dropped_families_.begin(); it != dropped_families_.end();) {
     // Only this list holds it: no handle, no SuperVersion reader (they hold the family through
     // their handle), no write group.
@@ -309,6 +310,9 @@ void DBImpl::SweepDroppedFamiliesLocked(std::vector<SuperVersion*>* svs,
     if (cfd->super_version != nullptr) svs->push_back(cfd->super_version);
     cfd->super_version = nullptr;
     cfd->mems.ReleaseAll(mems);
+    // Freed by the caller after it releases the mutex: the family's options (a merge
+    // operator's destructor runs user code) must not run under it (review 2, finding 2).
+    freed->push_back(std::move(*it));
     it = dropped_families_.erase(it);
     num_dropped_families_.fetch_sub(1, std::memory_order_release);
   }

@@ -449,6 +449,20 @@ Status DBImpl::ReplayWals(const std::vector<uint64_t>& wals, RecoveredFamilies* 
       continue;
     }
     s = ReplayWal(number, number == wals.back(), families, &stop);
+    if (s.ok() && stop) {
+      // Point-in-time recovery ends here. A family whose tables already hold this WAL (its
+      // log number is above it) has writes from after the damaged record that the others
+      // lose: a batch across them would come back torn. Refused, as RocksDB does.
+      for (const auto& [id, cfd] : column_families_) {
+        if (versions_->LogNumber(id) > number) {
+          return Status::Corruption(
+              WalFileName(dbname_, number) +
+                  ": replay stopped at a damaged record, but column family \"" + cfd->name() +
+                  "\" already holds later writes in its tables (the families would disagree)",
+              "point-in-time recovery cannot give one consistent point across families");
+        }
+      }
+    }
     if (!s.ok()) break;
   }
   for (auto& [id, family] : *families) {

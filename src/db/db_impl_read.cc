@@ -280,8 +280,9 @@ std::unique_ptr<Iterator> DBImpl::NewIteratorOver(const ReadOptions& options,
                        // dropped one may be freed once the iterator lets go of it.
                        [this, sv, cfd]() mutable {
                          UnrefSuperVersion(sv);
+                         const bool dropped = cfd->dropped.load();
                          cfd.reset();
-                         ReleaseDroppedFamilies();
+                         if (dropped) ReleaseDroppedFamilies();
                        });
 }
 

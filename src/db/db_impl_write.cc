@@ -168,6 +168,19 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
   if (!s.ok()) return s;
   if (updates->Count() == 0) return Status::OK();
 
+  // The non-default families the batch names, held until the write is done (see below).
+  // Declared before the lock, so released after it: a dropped family this write was the last
+  // to hold is then freed (review 2, finding 4).
+  struct NamedFamilies {
+    DBImpl* db;
+    absl::InlinedVector<std::shared_ptr<ColumnFamilyData>, 1> families;
+    ~NamedFamilies() {
+      bool dropped = false;
+      for (const auto& f : families) dropped = dropped || f->dropped.load();
+      families.clear();
+      if (dropped) db->ReleaseDroppedFamilies();
+    }
+  } named{this, {}};
   MutexLock lock(&mu_);
   InFlightCall call(this, /*mu_held=*/true);
   if (!call.status().ok()) return call.status();
@@ -176,7 +189,6 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
   // The families named are held until the write is done, so a dropped one is not freed (its
   // memtable still takes the records) even if its last handle goes meanwhile. (The default
   // family is never dropped.)
-  absl::InlinedVector<std::shared_ptr<ColumnFamilyData>, 1> named;
   for (const FamilyUse& use : uses) {
     auto it = column_families_.find(use.id);
     if (it == column_families_.end()) {
@@ -184,7 +196,7 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
                                      std::to_string(use.id) +
                                      ", which this DB does not have (or has dropped)");
     }
-    if (use.id != 0) named.push_back(it->second);
+    if (use.id != 0) named.families.push_back(it->second);
     if (use.merges && it->second->merge_operator() == nullptr) {
       return Status::InvalidArgument("write batch: Merge needs a merge operator "
                                      "(Options::merge_operator is not set) in column family \"" +
