@@ -26,6 +26,7 @@
 #include "shale/db.h"
 #include "shale/write_batch.h"
 #include "shale/merge_operator.h"
+#include "multi_gate_file_system.h"
 #include "testutil/forwarding_file_system.h"
 #include "testutil/status_matchers.h"
 
@@ -59,70 +60,8 @@ Status OpenFamilies(const Options& options, const std::vector<std::string>& name
 
 using namespace std::chrono_literals;
 
-// A FileSystem passing every call through, where the next Sync of a file whose path contains
-// an armed text waits until released (gates by id). Tests only. Thread-safe (mu_ guards the
-// gates).
-class GateFileSystem final : public test::ForwardingFileSystem {
- public:
-  using ForwardingFileSystem::ForwardingFileSystem;
-  const char* Name() const override { return "gate"; }
-  void Arm(int id, std::string text) {
-    std::lock_guard<std::mutex> l(mu_);
-    gates_[id] = Gate{true, false, false, std::move(text)};
-  }
-  bool WaitUntilHeld(int id) {
-    std::unique_lock<std::mutex> l(mu_);
-    return cv_.wait_for(l, 10s, [&] { return gates_[id].held; });
-  }
-  void Release(int id) {
-    std::lock_guard<std::mutex> l(mu_);
-    gates_[id].armed = false;
-    gates_[id].released = true;
-    cv_.notify_all();
-  }
-  void MaybeHold(const std::string& path) {
-    std::unique_lock<std::mutex> l(mu_);
-    for (auto& [id, g] : gates_) {
-      if (!g.armed || g.held || path.find(g.text) == std::string::npos) continue;
-      g.armed = false;
-      g.held = true;
-      cv_.notify_all();
-      const int gate = id;
-      cv_.wait(l, [&] { return gates_[gate].released; });
-      return;
-    }
-  }
-  Status NewWritableFile(const std::string& path,
-                         std::unique_ptr<WritableFile>* result) override {
-    Status s = base()->NewWritableFile(path, result);
-    if (s.ok()) *result = std::make_unique<File>(this, path, std::move(*result));
-    return s;
-  }
-
- private:
-  struct Gate {
-    bool armed = false;
-    bool held = false;
-    bool released = false;
-    std::string text;
-  };
-  class File final : public test::ForwardingWritableFile {
-   public:
-    File(GateFileSystem* fs, std::string path, std::unique_ptr<WritableFile> base)
-        : ForwardingWritableFile(std::move(base)), fs_(fs), path_(std::move(path)) {}
-    Status Sync() override {
-      fs_->MaybeHold(path_);
-      return base()->Sync();
-    }
-
-   private:
-    GateFileSystem* const fs_;
-    const std::string path_;
-  };
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<int, Gate> gates_;
-};
+// The gated file system of the first review's tests (multi_gate_file_system.h).
+using GateFileSystem = test::MultiGateFileSystem;
 
 std::vector<std::string> TableFiles(FileSystem* fs) {
   std::vector<std::string> children, out;
