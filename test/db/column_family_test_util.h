@@ -8,12 +8,14 @@
 #define SHALE_TEST_DB_COLUMN_FAMILY_TEST_UTIL_H_
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -24,6 +26,17 @@
 #include "testutil/status_matchers.h"
 
 namespace shale::test {
+
+// Waits (up to 20 s) until pred() holds; returns whether it did.
+template <typename Pred>
+bool WaitFor(Pred pred) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
 
 // The numbers of the files of `type` in directory `dbname`.
 inline std::set<uint64_t> FilesOfType(FileSystem* fs, const std::string& dbname, FileType type) {

@@ -48,16 +48,7 @@ class ReverseComparator final : public Comparator {
   void FindShortSuccessor(std::string*) const override {}
 };
 
-// Waits (up to 20 s) until pred() holds; returns whether it did.
-template <typename Pred>
-bool WaitFor(Pred pred) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
-}
+using test::WaitFor;
 
 class DBColumnFamilyTest : public ::testing::Test {
  protected:

@@ -36,15 +36,7 @@ using OpKind = FaultInjectionFileSystem::OpKind;
 
 constexpr char kDBName[] = "/cfwal";
 
-template <typename Pred>
-bool WaitFor(Pred pred) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
-}
+using test::WaitFor;
 
 class DBColumnFamilyWalTest : public ::testing::Test {
  protected:
