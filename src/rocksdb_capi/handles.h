@@ -1,0 +1,121 @@
+// The structs behind the opaque handles of RocksDB's C API (include/shale-rocksdb/rocksdb/c.h)
+// that more than one file of src/rocksdb_capi/ uses, and the helpers every function uses to report
+// errors and return buffers. Built over ShaleDB's public C++ headers only (src/LAYERS:
+// public-only rocksdb_capi), like src/capi, which it does not share code with: the two ABIs own
+// different handle types and differ in details (RocksDB's names, defaults and ownership rules).
+//
+// Each handle wraps the C++ object it stands for in a member `rep`; the C functions adapt
+// arguments and results. Ownership follows RocksDB's C API documentation: a handle owns its rep,
+// except rocksdb_snapshot_t (the DB's until rocksdb_release_snapshot) and the default column
+// family's handle (the DB's until rocksdb_close).
+//
+// Handles used by one file only are defined in that file (or a header beside it named for its
+// group); the ones here are shared.
+//
+// Thread-safety: as the objects they wrap; a handle is not safe to change from two threads at
+// once (RocksDB's rule for options and batches).
+#ifndef SHALE_ROCKSDB_CAPI_HANDLES_H_
+#define SHALE_ROCKSDB_CAPI_HANDLES_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rocksdb/c.h"
+#include "shale/cache.h"
+#include "shale/db.h"
+#include "shale/filter_policy.h"
+#include "shale/iterator.h"
+#include "shale/options.h"
+#include "shale/status.h"
+#include "shale/table_options.h"
+#include "shale/write_batch.h"
+
+struct rocksdb_t {
+  std::unique_ptr<shale::DB> rep;
+};
+
+// A column family handle. rep is owned by the handle and deleted with it
+// (rocksdb_column_family_handle_destroy), unless immortal: the default family's handle from
+// rocksdb_get_default_column_family_handle, which belongs to the DB.
+struct rocksdb_column_family_handle_t {
+  shale::ColumnFamilyHandle* rep = nullptr;
+  bool immortal = false;
+};
+
+// Options and the RocksDB knobs that have no ShaleDB counterpart. A knob in `accepted_knobs`
+// was set through a setter that is accepted without effect (it cannot change what a read
+// returns; doc/rocksdb_compat.md names each); the open writes each to the info LOG. Keyed by
+// the RocksDB option name; the value is what the caller set, as text (getters return it).
+struct rocksdb_options_t {
+  shale::Options rep;
+  std::map<std::string, std::string> accepted_knobs;
+};
+
+// Owns copies of the iterate bounds; rep's bound pointers are set only when an iterator is made
+// (the iterator keeps its own copies), so a readoptions handle holds no pointers into itself.
+// Knobs accepted without effect, as in rocksdb_options_t.
+struct rocksdb_readoptions_t {
+  shale::ReadOptions rep;
+  bool has_lower_bound = false;
+  bool has_upper_bound = false;
+  std::string lower_bound;
+  std::string upper_bound;
+  std::map<std::string, std::string> accepted_knobs;
+};
+
+struct rocksdb_writeoptions_t {
+  shale::WriteOptions rep;
+  std::map<std::string, std::string> accepted_knobs;
+};
+
+struct rocksdb_snapshot_t {
+  const shale::Snapshot* rep = nullptr;  // the DB's until rocksdb_release_snapshot
+};
+
+struct rocksdb_cache_t {
+  std::shared_ptr<shale::Cache> rep;
+};
+
+struct rocksdb_filterpolicy_t {
+  std::shared_ptr<const shale::FilterPolicy> rep;
+};
+
+struct rocksdb_block_based_table_options_t {
+  shale::TableOptions rep;
+  std::map<std::string, std::string> accepted_knobs;
+};
+
+namespace shale::rocksdb_capi {
+
+// Frees a message already in *errptr and sets it to NULL. Does nothing when errptr is NULL.
+void ClearError(char** errptr);
+
+// When `s` is an error: frees a message already in *errptr and stores a malloc'd copy of
+// s.ToString() there (RocksDB's C API leaves *errptr alone on success). Returns true when `s`
+// is an error. Does nothing but return when errptr is NULL.
+bool SaveError(char** errptr, const Status& s);
+
+// Reports that `function` names a feature ShaleDB does not have yet: stores
+// "Not supported by ShaleDB: <function>" in *errptr (as SaveError). For functions without an
+// errptr the caller returns NULL (or the documented failure value) instead.
+void NotSupported(char** errptr, const char* function);
+
+// A malloc'd copy of `bytes` (at least one byte is allocated, so an empty copy is not NULL).
+char* CopyToMalloc(std::string_view bytes);
+
+// A malloc'd, NUL-terminated copy of `text`.
+char* CopyToMallocString(std::string_view text);
+
+// A view of the caller's bytes; NULL with length 0 is the empty string.
+inline std::string_view View(const char* data, size_t len) {
+  return len == 0 ? std::string_view() : std::string_view(data, len);
+}
+
+}  // namespace shale::rocksdb_capi
+
+#endif  // SHALE_ROCKSDB_CAPI_HANDLES_H_
