@@ -1,12 +1,12 @@
 /* RocksDB's C API, as ShaleDB's lib/shale-rocksdb/librocksdb.so provides it.
  *
  * This header declares the C interface of RocksDB 7.8.3 (the rocksdb/c.h of Debian's
- * librocksdb-dev): the same function names, parameter and return types, opaque handle types and
- * constants, so that a program or binding written for RocksDB compiles against it and links
- * against ShaleDB's library unchanged. test/rocksdb_capi/header_signature_test.cc proves the
- * declarations identical to Debian's. doc/rocksdb_compat.md says how to build against it and
- * lists each function's status in ShaleDB: implemented, accepted without effect (a tuning knob
- * with no counterpart here), or not supported (the call fails visibly).
+ * librocksdb-dev, 783 functions): the same function names, parameter and return types, opaque
+ * handle types and constants, so that a program or binding written for RocksDB compiles against
+ * it and links against ShaleDB's library unchanged. test/rocksdb_capi/header_signature_test.cc
+ * proves the declarations identical to Debian's. doc/rocksdb_compat.md says how to build against
+ * it and lists each function's status in ShaleDB: implemented, accepted without effect (a tuning
+ * knob with no counterpart here), or not supported (the call fails visibly).
  *
  * Conventions that hold throughout:
  *  - Every object is an opaque handle. Objects a create/open call returns belong to the caller
@@ -365,14 +365,20 @@ ROCKSDB_LIBRARY_API void rocksdb_release_snapshot(
 /* ---------------------------------------------------------------------------------------------- */
 
 // rocksdb_property_value* return a malloc'd NUL-terminated string, or NULL for an unknown property
-// name; free it with rocksdb_free. rocksdb_approximate_sizes* fill the caller's `sizes` array, one
-// entry per range. A rocksdb_livefiles_t (rocksdb_livefiles) owns the strings its getters return;
-// release it with rocksdb_livefiles_destroy. The metadata objects (column family -> levels -> SST
-// files) are each the caller's, destroyed with their own *_destroy; their string getters return
-// malloc'd copies to free with rocksdb_free.
+// name; free it with rocksdb_free. rocksdb_property_int* store a numeric property in *out_val and
+// return 0, or return -1 when the property is unknown or not a number. rocksdb_approximate_sizes*
+// fill the caller's `sizes` array, one entry per range. A rocksdb_livefiles_t (rocksdb_livefiles)
+// owns the strings its getters return; release it with rocksdb_livefiles_destroy. The metadata
+// objects (column family -> levels -> SST files) are each the caller's, destroyed with their own
+// *_destroy; their string getters return malloc'd copies to free with rocksdb_free.
 ROCKSDB_LIBRARY_API char* rocksdb_property_value(rocksdb_t* db, const char* propname);
 ROCKSDB_LIBRARY_API char* rocksdb_property_value_cf(
     rocksdb_t* db, rocksdb_column_family_handle_t* column_family, const char* propname);
+ROCKSDB_LIBRARY_API int rocksdb_property_int(
+    rocksdb_t* db, const char* propname, uint64_t* out_val);
+ROCKSDB_LIBRARY_API int rocksdb_property_int_cf(
+    rocksdb_t* db, rocksdb_column_family_handle_t* column_family, const char* propname,
+    uint64_t* out_val);
 ROCKSDB_LIBRARY_API void rocksdb_approximate_sizes(
     rocksdb_t* db, int num_ranges, const char* const* range_start_key,
     const size_t* range_start_key_len, const char* const* range_limit_key,
