@@ -607,7 +607,8 @@ ROCKSDB_LIBRARY_API void rocksdb_writebatch_pop_save_point(
 
 // A batch that can be read before it is written: the get_from_batch* calls return a malloc'd value
 // (free with rocksdb_free) or NULL, and an iterator made with a base iterator shows the batch over
-// the DB (the new iterator owns the base one). rocksdb_write_writebatch_wi applies it.
+// the DB. The new iterator takes over the base iterator: do not destroy the base one afterwards.
+// rocksdb_write_writebatch_wi applies the batch; it stays the caller's.
 ROCKSDB_LIBRARY_API rocksdb_writebatch_wi_t* rocksdb_writebatch_wi_create(
     size_t reserved_bytes, unsigned char overwrite_keys);
 ROCKSDB_LIBRARY_API rocksdb_writebatch_wi_t* rocksdb_writebatch_wi_create_from(
