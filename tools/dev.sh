@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(cmake ninja-build g++ make pkg-config python3 python3-pip python3-venv python3-pytest
-          libzstd-dev libxxhash-dev libabsl-dev libgtest-dev libbenchmark-dev libjemalloc-dev
+          libzstd-dev liblz4-dev libsnappy-dev libxxhash-dev libabsl-dev libgtest-dev libbenchmark-dev libjemalloc-dev
           clang-14 libclang-rt-14-dev)
 
 # The tests that exercise threads against each other: what `test` runs under TSan.
