@@ -18,6 +18,12 @@ shale_require(absl_FOUND "abseil-cpp" "libabsl-dev")
 find_package(Zstd MODULE QUIET)
 shale_require(Zstd_FOUND "zstd" "libzstd-dev")
 
+find_package(Lz4 MODULE QUIET)
+shale_require(Lz4_FOUND "LZ4" "liblz4-dev")
+
+find_package(Snappy MODULE QUIET)
+shale_require(Snappy_FOUND "Snappy" "libsnappy-dev")
+
 find_package(Xxhash MODULE QUIET)
 shale_require(Xxhash_FOUND "xxHash" "libxxhash-dev")
 

@@ -19,6 +19,8 @@ write_basic_package_version_file("${PROJECT_BINARY_DIR}/shaleConfigVersion.cmake
 install(FILES "${PROJECT_BINARY_DIR}/shaleConfig.cmake"
   "${PROJECT_BINARY_DIR}/shaleConfigVersion.cmake"
   "${PROJECT_SOURCE_DIR}/cmake/FindZstd.cmake"
+  "${PROJECT_SOURCE_DIR}/cmake/FindLz4.cmake"
+  "${PROJECT_SOURCE_DIR}/cmake/FindSnappy.cmake"
   "${PROJECT_SOURCE_DIR}/cmake/FindXxhash.cmake"
   DESTINATION ${SHALE_CMAKE_DIR})
 

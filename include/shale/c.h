@@ -72,9 +72,17 @@ typedef struct shale_column_family_handle_t shale_column_family_handle_t;
 
 /* ---------------------------------------------------------------- Enums (RocksDB's values) */
 
-/* shale_options_set_compression and shale_options_set_bottommost_compression. ShaleDB builds
- * no and zstd compression only. */
-enum { shale_no_compression = 0, shale_zstd_compression = 7 };
+/* shale_options_set_compression, shale_options_set_bottommost_compression and
+ * shale_bulkloader_options_set_compression. ShaleDB builds none, Snappy, LZ4, LZ4HC (LZ4's
+ * high-compression mode; its level is the compression_level option, see shale/options.h) and
+ * zstd; RocksDB's zlib (2), bzip2 (3) and xpress (6) are refused with InvalidArgument. */
+enum {
+  shale_no_compression = 0,
+  shale_snappy_compression = 1,
+  shale_lz4_compression = 4,
+  shale_lz4hc_compression = 5,
+  shale_zstd_compression = 7
+};
 
 /* shale_options_set_compaction_style: leveled; universal (tiered); FIFO (the oldest tables are
  * deleted, for data that ages out); none (only manual compaction). See shale/options.h. */
@@ -138,7 +146,7 @@ extern SHALE_LIBRARY_API void shale_options_set_max_write_buffer_number(shale_op
 extern SHALE_LIBRARY_API void shale_options_set_db_write_buffer_size(shale_options_t* options,
                                                                      size_t v);
 extern SHALE_LIBRARY_API void shale_options_set_max_open_files(shale_options_t* options, int v);
-/* shale_no_compression or shale_zstd_compression. */
+/* One of the shale_*_compression values above. */
 extern SHALE_LIBRARY_API void shale_options_set_compression(shale_options_t* options, int v);
 /* The DB options of column families (Options::create_missing_column_families,
  * max_total_wal_size, atomic_flush; shale/options.h), RocksDB's names. Each getter returns what
@@ -258,8 +266,8 @@ extern SHALE_LIBRARY_API void shale_options_set_ttl(shale_options_t* options, ui
  * compaction writes there (RocksDB's allow_ingest_behind). Needs num_levels >= 3. */
 extern SHALE_LIBRARY_API void shale_options_set_allow_ingest_behind(shale_options_t* options,
                                                                    unsigned char v);
-/* The compression of the bottommost level: shale_no_compression, shale_zstd_compression, or
- * 0xff (RocksDB's kDisableCompressionOption, the default: the same as `compression`). */
+/* The compression of the bottommost level: one of the shale_*_compression values, or 0xff
+ * (RocksDB's kDisableCompressionOption, the default: the same as `compression`). */
 extern SHALE_LIBRARY_API void shale_options_set_bottommost_compression(shale_options_t* options,
                                                                        int v);
 
@@ -690,7 +698,7 @@ extern SHALE_LIBRARY_API void shale_bulkloader_options_set_temp_dir(
 /* Table files are cut at this size in bytes; 0: the DB's target_file_size_base. */
 extern SHALE_LIBRARY_API void shale_bulkloader_options_set_target_file_size(
     shale_bulkloader_options_t* options, uint64_t bytes);
-/* shale_no_compression, shale_zstd_compression, or 0xff (the default: the DB's). */
+/* One of the shale_*_compression values, or 0xff (the default: the DB's). */
 extern SHALE_LIBRARY_API void shale_bulkloader_options_set_compression(
     shale_bulkloader_options_t* options, int compression);
 /* File descriptors finish's merge may hold open at once (more spilled runs are merged in

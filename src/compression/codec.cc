@@ -1,13 +1,95 @@
 #include "compression/codec.h"
 
+#include <lz4.h>
+#include <lz4hc.h>
+#include <snappy.h>
 #include <zstd.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
 #include "absl/strings/str_cat.h"
+#include "util/coding.h"
 
 namespace shale {
 
+namespace {
+
+// Reads the varint32 uncompressed size of an LZ4 form and checks it against the limit; on
+// success *block is the LZ4 block that follows it.
+Status ReadLz4Header(std::string_view input, size_t max_output_size, std::string_view* block,
+                     uint32_t* size) {
+  *block = input;
+  if (!GetVarint32(block, size)) return Status::Corruption("lz4 block has no valid size header");
+  if (*size > max_output_size) {
+    return Status::Corruption(absl::StrCat("lz4 block claims ", *size,
+                                           " uncompressed bytes, over the limit of ",
+                                           max_output_size));
+  }
+  if (block->size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return Status::Corruption("lz4 block larger than LZ4 can decode");
+  }
+  return Status::OK();
+}
+
+// LZ4 and LZ4HC (one decoder): LZ4_decompress_safe never reads past the input nor writes past
+// the output's capacity, which is the recorded size exactly.
+Status DecompressLz4(std::string_view input, size_t max_output_size, std::string* output) {
+  std::string_view block;
+  uint32_t size = 0;
+  Status s = ReadLz4Header(input, max_output_size, &block, &size);
+  if (!s.ok()) return s;
+  output->resize(size);
+  int n = LZ4_decompress_safe(block.data(), output->data(), static_cast<int>(block.size()),
+                              static_cast<int>(size));
+  if (n < 0) return Status::Corruption("lz4 decompression failed (malformed block)");
+  if (static_cast<uint32_t>(n) != size) {
+    return Status::Corruption(absl::StrCat("lz4 block decompressed to ", n,
+                                           " bytes, not the ", size, " its header records"));
+  }
+  return Status::OK();
+}
+
+// Snappy: its raw format starts with the uncompressed size; RawUncompress checks every copy
+// against the input and the output and that the output is filled exactly.
+Status DecompressSnappy(std::string_view input, size_t max_output_size, std::string* output) {
+  size_t size = 0;
+  if (!snappy::GetUncompressedLength(input.data(), input.size(), &size)) {
+    return Status::Corruption("snappy block has no valid size header");
+  }
+  if (size > max_output_size) {
+    return Status::Corruption(absl::StrCat("snappy block claims ", size,
+                                           " uncompressed bytes, over the limit of ",
+                                           max_output_size));
+  }
+  output->resize(size);
+  if (!snappy::RawUncompress(input.data(), input.size(), output->data())) {
+    return Status::Corruption("snappy decompression failed (malformed block)");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 bool CompressionTypeSupported(CompressionType type) {
-  return type == kNoCompression || type == kZSTD;
+  switch (type) {
+    case kNoCompression:
+    case kSnappyCompression:
+    case kLZ4Compression:
+    case kLZ4HCCompression:
+    case kZSTD:
+      return true;
+    case kZlibCompression:
+    case kBZip2Compression:
+    case kXpressCompression:
+      return false;
+  }
+  return false;
+}
+
+std::string_view SupportedCompressionTypeNames() {
+  return "kNoCompression, kSnappyCompression, kLZ4Compression, kLZ4HCCompression, kZSTD";
 }
 
 const char* CompressionTypeName(CompressionType type) {
@@ -24,9 +106,21 @@ const char* CompressionTypeName(CompressionType type) {
   return "Unknown";
 }
 
+int Lz4hcLevel(int compression_level) {
+  if (compression_level == 0) return LZ4HC_CLEVEL_DEFAULT;
+  return std::clamp(compression_level, LZ4HC_CLEVEL_MIN, LZ4HC_CLEVEL_MAX);
+}
+
+// Codec state reused across blocks; each member is created on first use.
 struct Compressor::Context {
   ZSTD_CCtx* cctx = nullptr;
-  ~Context() { ZSTD_freeCCtx(cctx); }
+  LZ4_stream_t* lz4 = nullptr;       // kLZ4Compression
+  LZ4_streamHC_t* lz4hc = nullptr;   // kLZ4HCCompression
+  ~Context() {
+    ZSTD_freeCCtx(cctx);
+    LZ4_freeStream(lz4);
+    LZ4_freeStreamHC(lz4hc);
+  }
 };
 
 Compressor::Compressor(CompressionType type, int level)
@@ -43,7 +137,17 @@ Compressor::Compressor(CompressionType type, int level)
 Compressor::~Compressor() = default;
 
 bool Compressor::Compress(std::string_view input, std::string* output) {
-  if (type_ != kZSTD || ctx_->cctx == nullptr) return false;
+  switch (type_) {
+    case kZSTD: return CompressZstd(input, output);
+    case kSnappyCompression: return CompressSnappy(input, output);
+    case kLZ4Compression:
+    case kLZ4HCCompression: return CompressLz4(input, output);
+    default: return false;
+  }
+}
+
+bool Compressor::CompressZstd(std::string_view input, std::string* output) {
+  if (ctx_->cctx == nullptr) return false;
   size_t bound = ZSTD_compressBound(input.size());
   output->resize(bound);
   size_t n = ZSTD_compress2(ctx_->cctx, output->data(), bound, input.data(), input.size());
@@ -52,6 +156,50 @@ bool Compressor::Compress(std::string_view input, std::string* output) {
     return false;
   }
   output->resize(n);
+  return true;
+}
+
+bool Compressor::CompressSnappy(std::string_view input, std::string* output) {
+  if (input.size() > std::numeric_limits<uint32_t>::max()) return false;
+  output->resize(snappy::MaxCompressedLength(input.size()));
+  size_t n = 0;
+  snappy::RawCompress(input.data(), input.size(), output->data(), &n);
+  output->resize(n);
+  return true;
+}
+
+// Each block is a stream of its own (reset before it), so a block never refers to another and
+// LZ4_decompress_safe decodes it alone. The streams are reused so that a block costs no
+// allocation and no full-table clear.
+bool Compressor::CompressLz4(std::string_view input, std::string* output) {
+  if (input.size() > static_cast<size_t>(LZ4_MAX_INPUT_SIZE)) return false;
+  const int src_size = static_cast<int>(input.size());
+  const int bound = LZ4_compressBound(src_size);
+  output->clear();
+  PutVarint32(output, static_cast<uint32_t>(input.size()));
+  const size_t header = output->size();
+  output->resize(header + static_cast<size_t>(bound));
+  char* dst = output->data() + header;
+  int n = 0;
+  if (type_ == kLZ4HCCompression) {
+    if (ctx_->lz4hc == nullptr && (ctx_->lz4hc = LZ4_createStreamHC()) == nullptr) return false;
+    LZ4_resetStreamHC_fast(ctx_->lz4hc, Lz4hcLevel(level_));
+    n = LZ4_compress_HC_continue(ctx_->lz4hc, input.data(), dst, src_size, bound);
+  } else {
+    if (ctx_->lz4 == nullptr && (ctx_->lz4 = LZ4_createStream()) == nullptr) return false;
+    LZ4_resetStream_fast(ctx_->lz4);
+    // Acceleration 1, LZ4's default (RocksDB's too): LZ4 has no levels.
+    n = LZ4_compress_fast_continue(ctx_->lz4, input.data(), dst, src_size, bound, 1);
+  }
+  if (n <= 0) {
+    // LZ4 does not promise a usable stream after a failure: start afresh next time.
+    LZ4_freeStream(ctx_->lz4);
+    LZ4_freeStreamHC(ctx_->lz4hc);
+    ctx_->lz4 = nullptr;
+    ctx_->lz4hc = nullptr;
+    return false;
+  }
+  output->resize(header + static_cast<size_t>(n));
   return true;
 }
 
@@ -65,18 +213,26 @@ Decompressor::~Decompressor() = default;
 
 Status Decompressor::Decompress(CompressionType type, std::string_view input,
                                 size_t max_output_size, std::string* output) {
-  if (type == kNoCompression) {
-    if (input.size() > max_output_size) {
-      return Status::Corruption("uncompressed block larger than the limit");
-    }
-    output->assign(input.data(), input.size());
-    return Status::OK();
+  switch (type) {
+    case kNoCompression:
+      if (input.size() > max_output_size) {
+        return Status::Corruption("uncompressed block larger than the limit");
+      }
+      output->assign(input.data(), input.size());
+      return Status::OK();
+    case kZSTD: return DecompressZstd(input, max_output_size, output);
+    case kSnappyCompression: return DecompressSnappy(input, max_output_size, output);
+    case kLZ4Compression:
+    case kLZ4HCCompression: return DecompressLz4(input, max_output_size, output);
+    default:
+      return Status::NotSupported(
+          absl::StrCat("compression type ", CompressionTypeName(type), " (",
+                       static_cast<int>(type), ") is not supported by this build"));
   }
-  if (type != kZSTD) {
-    return Status::NotSupported(
-        absl::StrCat("compression type ", CompressionTypeName(type), " (",
-                     static_cast<int>(type), ") is not supported by this build"));
-  }
+}
+
+Status Decompressor::DecompressZstd(std::string_view input, size_t max_output_size,
+                                    std::string* output) {
   unsigned long long size = ZSTD_getFrameContentSize(input.data(), input.size());
   if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) {
     return Status::Corruption("zstd block has no valid frame header");

@@ -47,7 +47,8 @@ TableBuilder::TableBuilder(const TableOptions& options, CompressionType compress
   } else if (!CompressionTypeSupported(compression)) {
     status_ = Status::InvalidArgument(
         path_, absl::StrCat("compression type ", CompressionTypeName(compression),
-                            " is not supported by this build"));
+                            " is not supported by this build (supported: ",
+                            ToAbsl(SupportedCompressionTypeNames()), ")"));
   } else if (compression != kNoCompression) {
     compressor_ = std::make_unique<Compressor>(compression, compression_level);
   }

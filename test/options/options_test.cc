@@ -214,8 +214,8 @@ std::vector<Violation> Violations() {
          o->compaction_style = kCompactionStyleUniversal;
          o->ttl = 1;
        }},
-      {"compression", [](Options* o) { o->compression = kSnappyCompression; }},
-      {"compression", [](Options* o) { o->compression = kLZ4Compression; }},
+      {"compression", [](Options* o) { o->compression = kXpressCompression; }},
+      {"compression", [](Options* o) { o->compression = kBZip2Compression; }},
       {"compression", [](Options* o) { o->compression = kDisableCompressionOption; }},
       {"bottommost_compression", [](Options* o) { o->bottommost_compression = kZlibCompression; }},
       {"block_based_table_factory.block_size", [](Options* o) { o->table_options.block_size = 0; }},
@@ -262,10 +262,11 @@ TEST(OptionsTest, RuleMessages) {
   EXPECT_EQ(o.Validate().ToString(),
             "Invalid argument: level0_file_num_compaction_trigger: must be at least 1; got -1");
   o = Options();
-  o.compression = kSnappyCompression;
+  o.compression = kZlibCompression;
   EXPECT_EQ(o.Validate().ToString(),
             "Invalid argument: compression: not supported by this build (supported: "
-            "kNoCompression, kZSTD); got kSnappyCompression");
+            "kNoCompression, kSnappyCompression, kLZ4Compression, kLZ4HCCompression, kZSTD); "
+            "got kZlibCompression");
 }
 
 TEST(OptionsTest, BoundaryValuesAreValid) {
