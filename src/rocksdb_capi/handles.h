@@ -66,6 +66,14 @@ struct rocksdb_readoptions_t {
   std::string lower_bound;
   std::string upper_bound;
   std::map<std::string, std::string> accepted_knobs;
+  // Settings that change what a read returns and that ShaleDB cannot honour; kept as set (the
+  // getters return them) and refused by shale::rocksdb_capi::ReadOptionsFor
+  // (read_write_options.h) when a read uses them. Defaults are RocksDB's.
+  int read_tier = 0;  // RocksDB's ReadTier; only kReadAllTier (0) is supported
+  bool tailing = false;
+  bool ignore_range_deletions = false;
+  bool has_timestamp = false;       // rocksdb_readoptions_set_timestamp with a timestamp
+  bool has_iter_start_ts = false;   // rocksdb_readoptions_set_iter_start_ts with a timestamp
 };
 
 struct rocksdb_writeoptions_t {
@@ -85,9 +93,15 @@ struct rocksdb_filterpolicy_t {
   std::shared_ptr<const shale::FilterPolicy> rep;
 };
 
+// rep.filter_policy, when set through rocksdb_block_based_options_set_filter_policy, also owns
+// the rocksdb_filterpolicy_t handle (RocksDB's rule: the table options take it), so the handle
+// lives as long as any copy of rep holds the policy.
 struct rocksdb_block_based_table_options_t {
   shale::TableOptions rep;
   std::map<std::string, std::string> accepted_knobs;
+  // The cache given to rocksdb_block_based_options_set_block_cache. rep.block_cache is this
+  // unless rep.no_block_cache, which (as in RocksDB) drops any block cache.
+  std::shared_ptr<shale::Cache> requested_block_cache;
 };
 
 namespace shale::rocksdb_capi {
