@@ -3,7 +3,7 @@
 // DB opens with; prefix extractors and compaction filters fail the open; ownership is RocksDB's
 // (the comparator and compaction filter are borrowed, the merge operator and compaction filter
 // factory pass to the options and die with their last copy). The objects themselves are the
-// table group's (rocksdb_comparator_create, ...).
+// table group's (rocksdb_comparator_create, rocksdb_cuckoo_options_create, ...).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -134,6 +134,17 @@ TEST(RocksdbCapiOptionsCallbacksTest, CompactionFiltersFailTheOpen) {
       << s.ToString();
   rocksdb_options_destroy(o);
   EXPECT_EQ(destroyed, 2);  // owned by the options
+}
+
+TEST(RocksdbCapiOptionsCallbacksTest, CuckooTableFailsTheOpen) {
+  rocksdb_cuckoo_table_options_t* cuckoo = rocksdb_cuckoo_options_create();
+  rocksdb_options_t* o = rocksdb_options_create();
+  rocksdb_options_set_cuckoo_table_factory(o, cuckoo);
+  rocksdb_cuckoo_options_destroy(cuckoo);  // the options keep nothing of it
+  EXPECT_EQ(CheckOptionsForOpen(o, "/db").ToString(),
+            "Invalid argument: table_factory is not supported by ShaleDB (set by "
+            "rocksdb_options_set_cuckoo_table_factory)");
+  rocksdb_options_destroy(o);
 }
 
 }  // namespace

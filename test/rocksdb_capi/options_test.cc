@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "rocksdb/c.h"
 #include "rocksdb_capi/handles.h"
 #include "rocksdb_capi/options_internal.h"
+#include "shale/cache.h"
 #include "shale/db.h"
 #include "shale/file_system.h"
 #include "shale/options.h"
@@ -406,6 +408,53 @@ TEST(RocksdbCapiOptionsTest, KnobsAreListedForTheLog) {
   EXPECT_NE(text.find("rate_limiter=GenericRateLimiter:10485760:100000:10"), std::string::npos)
       << text;
   EXPECT_OK(CheckOptionsForOpen(o.get(), "/db"));
+}
+
+// The knob setters without a getter: each is recorded (for the LOG) and none refuses the open.
+TEST(RocksdbCapiOptionsTest, KnobsWithoutGettersAreRecorded) {
+  OptionsPtr o = NewOptions();
+  rocksdb_options_t* p = o.get();
+  rocksdb_options_set_dump_malloc_stats(p, 1);
+  rocksdb_options_set_memtable_whole_key_filtering(p, 1);
+  int multipliers[] = {1, 2, 3};
+  rocksdb_options_set_max_bytes_for_level_multiplier_additional(p, multipliers, 3);
+  rocksdb_options_set_hash_skip_list_rep(p, 1000, 4, 4);
+  rocksdb_options_add_compact_on_deletion_collector_factory(p, 128, 64);
+  rocksdb_options_set_compression_options(p, -14, 3, 0, 16384);
+  rocksdb_options_set_bottommost_compression_options(p, -14, 9, 0, 0, 1);
+  rocksdb_options_set_bottommost_compression_options_zstd_max_train_bytes(p, 1 << 20, 1);
+  rocksdb_options_set_bottommost_compression_options_max_dict_buffer_bytes(p, 1 << 20, 1);
+  rocksdb_cache_t cache;
+  cache.rep = NewLRUCache(8 << 20);
+  rocksdb_options_set_row_cache(p, &cache);
+  rocksdb_options_set_blob_cache(p, &cache);
+  const std::map<std::string, std::string> expected = {
+      {"dump_malloc_stats", "true"},
+      {"memtable_whole_key_filtering", "true"},
+      {"max_bytes_for_level_multiplier_additional", "1:2:3"},
+      {"memtable_factory", "HashSkipListRepFactory:1000:4:4"},
+      {"table_properties_collector_factories", "CompactOnDeletionCollector:128:64"},
+      {"compression_opts.window_bits", "-14"},
+      {"compression_opts.strategy", "0"},
+      {"compression_opts.max_dict_bytes", "16384"},
+      {"bottommost_compression_opts.window_bits", "-14"},
+      {"bottommost_compression_opts.level", "9"},
+      {"bottommost_compression_opts.strategy", "0"},
+      {"bottommost_compression_opts.max_dict_bytes", "0"},
+      {"bottommost_compression_opts.enabled", "true"},
+      {"bottommost_compression_opts.zstd_max_train_bytes", "1048576"},
+      {"bottommost_compression_opts.max_dict_buffer_bytes", "1048576"},
+      {"row_cache", "LRUCache:8388608"},
+      {"blob_cache", "LRUCache:8388608"},
+  };
+  EXPECT_EQ(p->accepted_knobs, expected);
+  EXPECT_EQ(p->rep.compression_level, 3);  // the level of compression_opts maps
+  EXPECT_OK(CheckOptionsForOpen(p, "/db"));
+  // NULL caches forget the knob (RocksDB: no cache).
+  rocksdb_options_set_row_cache(p, nullptr);
+  EXPECT_EQ(p->accepted_knobs.count("row_cache"), 0u);
+  rocksdb_options_set_hash_link_list_rep(p, 50);
+  EXPECT_EQ(p->accepted_knobs.at("memtable_factory"), "HashLinkListRepFactory:50");
 }
 
 TEST(RocksdbCapiOptionsTest, Presets) {
