@@ -32,6 +32,8 @@ namespace {
 // getter or the DB's behaviour). ShaleDB's other defaults are RocksDB's already (options.h).
 void ApplyRocksDbDefaults(shale::Options* o) {
   o->compression = shale::kSnappyCompression;
+  // RocksDB's compression_opts.level is "the codec's default" (zstd 3, LZ4HC 9), ShaleDB's 0.
+  o->compression_level = 0;
   o->level_compaction_dynamic_level_bytes = false;
   o->max_manifest_file_size = 1024ull * 1024 * 1024;
 }

@@ -106,6 +106,8 @@ TEST(RocksdbCapiOptionsTest, CreateGivesRocksDbDefaults) {
   EXPECT_EQ(rocksdb_options_get_compression_options_use_zstd_dict_trainer(p), 1);
   EXPECT_EQ(rocksdb_options_get_bottommost_compression_options_use_zstd_dict_trainer(p), 1);
   EXPECT_EQ(rocksdb_options_get_wal_compression(p), rocksdb_no_compression);
+  // RocksDB's compression level is the codec's default (ShaleDB's 0).
+  EXPECT_EQ(OptionsForOpen(p).compression_level, 0);
   // Nothing was set: nothing to write to the LOG, nothing refused.
   EXPECT_TRUE(p->accepted_knobs.empty());
   EXPECT_EQ(AcceptedKnobsLogText(p), "");
