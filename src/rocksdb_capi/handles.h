@@ -54,7 +54,7 @@ struct rocksdb_column_family_handle_t {
 //
 // The members after accepted_knobs belong to the options group (options_internal.h reads them at
 // open): settings of features ShaleDB lacks, kept so the open can refuse them visibly, and the
-// RocksDB settings that map onto `rep` only when the DB is opened (OptionsForOpen).
+// RocksDB settings that map onto `rep` only when the DB is opened (ShaleOptionsFor).
 struct rocksdb_options_t {
   shale::Options rep;
   std::map<std::string, std::string> accepted_knobs;
@@ -70,7 +70,7 @@ struct rocksdb_options_t {
   std::string wal_dir;
   std::string db_log_dir;
   // rocksdb_options_set_compression_per_level (RocksDB's CompressionType values, one per level;
-  // empty: `rep.compression` everywhere). Mapped onto rep by OptionsForOpen.
+  // empty: `rep.compression` everywhere). Mapped onto rep by ShaleOptionsFor.
   std::vector<int> compression_per_level;
 };
 

@@ -1,5 +1,5 @@
 // Compression settings of rocksdb_options_t: the type of every level and of the bottommost one
-// (mapped onto shale::Options), the per-level list (mapped at open, OptionsForOpen), and
+// (mapped onto shale::Options), the per-level list (mapped at open, ShaleOptionsFor), and
 // RocksDB's CompressionOptions, of which ShaleDB has the level; the rest (window bits,
 // strategy, dictionaries, parallel threads, the bottommost level's own options) only tune how
 // blocks are compressed and are accepted without effect (knobs).
@@ -55,7 +55,7 @@ int rocksdb_options_get_bottommost_compression(rocksdb_options_t* opt) {
 }
 
 // RocksDB's compression_per_level: one type per level, overriding `compression`. ShaleDB has
-// one type above the bottommost level and one for it: OptionsForOpen maps the list onto them.
+// one type above the bottommost level and one for it: ShaleOptionsFor maps the list onto them.
 // num_levels 0 clears the list.
 void rocksdb_options_set_compression_per_level(rocksdb_options_t* opt, const int* level_values,
                                                size_t num_levels) {

@@ -5,7 +5,7 @@
 //
 // At open (rocksdb_open*, rocksdb_create_column_family*), for each rocksdb_options_t used:
 //   1. shale::Status s = CheckOptionsForOpen(options, db_name);  // refuses what ShaleDB lacks
-//   2. shale::Options o = OptionsForOpen(options);               // the options to open with
+//   2. shale::Options o = ShaleOptionsFor(options);              // the options to open with
 //   3. write AcceptedKnobsLogText(options) to the info LOG (when not empty).
 //
 // Thread-safety: as the handles (handles.h): these read one handle, which no thread may change
@@ -88,7 +88,7 @@ Status CheckOptionsForOpen(const rocksdb_options_t* options, std::string_view db
 //     `bottommost_compression`, unless set, the type of the last level;
 //   - max_background_compactions / max_background_flushes (when either is set, RocksDB 7.8
 //     runs that many jobs of each kind, -1 counting as 1): max_background_jobs is their sum.
-shale::Options OptionsForOpen(const rocksdb_options_t* options);
+shale::Options ShaleOptionsFor(const rocksdb_options_t* options);
 
 // One line per knob accepted without effect ("RocksDB option <name>=<value> accepted without
 // effect: ShaleDB has no counterpart"), sorted by name, for the info LOG; empty when none.

@@ -173,7 +173,7 @@ SHALE_RC_BOOL_KNOB(use_adaptive_mutex, unsigned char, false)
 SHALE_RC_BOOL_KNOB(inplace_update_support, unsigned char, false)
 
 // ---- Background work and compaction tuning
-// OptionsForOpen turns these two into max_background_jobs when either is set, as RocksDB 7.8.
+// ShaleOptionsFor turns these two into max_background_jobs when either is set, as RocksDB 7.8.
 SHALE_RC_INT_KNOB(max_background_compactions, int, -1)
 SHALE_RC_INT_KNOB(max_background_flushes, int, -1)
 SHALE_RC_UINT_KNOB(max_compaction_bytes, uint64_t, 0)

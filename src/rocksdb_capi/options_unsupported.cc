@@ -2,7 +2,7 @@
 // what a read returns or where the DB's files are (other table formats, an info logger object,
 // db_paths, a WAL or LOG directory of its own): the setters record them in the options handle
 // and the open refuses them (CheckOptionsForOpen). Also the open-time mapping of the options
-// (OptionsForOpen) and the LOG text of the knobs accepted without effect.
+// (ShaleOptionsFor) and the LOG text of the knobs accepted without effect.
 //
 // Thread-safety: as options.cc.
 #include <cstdint>
@@ -75,7 +75,7 @@ Status CheckOptionsForOpen(const rocksdb_options_t* options, std::string_view db
   return Status::OK();
 }
 
-Options OptionsForOpen(const rocksdb_options_t* options) {
+Options ShaleOptionsFor(const rocksdb_options_t* options) {
   Options o = options->rep;
   const std::vector<int>& per_level = options->compression_per_level;
   if (!per_level.empty()) {
@@ -101,7 +101,7 @@ std::string AcceptedKnobsLogText(const rocksdb_options_t* options) {
             " accepted without effect: ShaleDB has no counterpart\n";
   }
   if (!options->compression_per_level.empty()) {
-    const Options mapped = OptionsForOpen(options);
+    const Options mapped = ShaleOptionsFor(options);
     text += "RocksDB option compression_per_level mapped onto compression=" +
             std::to_string(mapped.compression) +
             " and bottommost_compression=" + std::to_string(mapped.bottommost_compression) +

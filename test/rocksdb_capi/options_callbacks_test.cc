@@ -65,12 +65,12 @@ TEST(RocksdbCapiOptionsCallbacksTest, ComparatorIsBorrowedAndReachesTheOptions) 
       rocksdb_comparator_create(nullptr, CountDestroy, ReverseCompare, ReverseName);
   rocksdb_options_t* o = rocksdb_options_create();
   rocksdb_options_set_comparator(o, cmp);
-  const Options mapped = OptionsForOpen(o);
+  const Options mapped = ShaleOptionsFor(o);
   EXPECT_STREQ(mapped.comparator->Name(), "test.reverse");
   EXPECT_GT(mapped.comparator->Compare("a", "b"), 0);
   EXPECT_OK(CheckOptionsForOpen(o, "/db"));
   rocksdb_options_set_comparator(o, nullptr);  // back to the bytewise order
-  EXPECT_EQ(OptionsForOpen(o).comparator, BytewiseComparator());
+  EXPECT_EQ(ShaleOptionsFor(o).comparator, BytewiseComparator());
   rocksdb_options_destroy(o);
   EXPECT_EQ(destroyed, 0);  // borrowed
   rocksdb_comparator_destroy(cmp);
@@ -83,8 +83,8 @@ TEST(RocksdbCapiOptionsCallbacksTest, MergeOperatorPassesToTheOptions) {
       nullptr, CountDestroy, ConcatFullMerge, ConcatPartialMerge, FreeValue, ConcatName);
   rocksdb_options_t* o = rocksdb_options_create();
   rocksdb_options_set_merge_operator(o, op);
-  ASSERT_NE(OptionsForOpen(o).merge_operator, nullptr);
-  EXPECT_STREQ(OptionsForOpen(o).merge_operator->Name(), "test.concat");
+  ASSERT_NE(ShaleOptionsFor(o).merge_operator, nullptr);
+  EXPECT_STREQ(ShaleOptionsFor(o).merge_operator->Name(), "test.concat");
   rocksdb_options_t* copy = rocksdb_options_create_copy(o);
   rocksdb_options_destroy(o);
   EXPECT_EQ(destroyed, 0);  // the copy still holds it

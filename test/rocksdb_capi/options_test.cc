@@ -1,7 +1,7 @@
 // RocksDB's C API, options group (src/rocksdb_capi/options*.cc, env.cc,
 // compaction_style_options.cc): RocksDB 7.8's defaults, every setter with a getter reads back
 // what it set (table-driven), the options that reach ShaleDB are the ones a DB opens with
-// (OptionsForOpen; a DB opened on the in-memory env), settings ShaleDB cannot honour fail the
+// (ShaleOptionsFor; a DB opened on the in-memory env), settings ShaleDB cannot honour fail the
 // open with a clear message (CheckOptionsForOpen), statistics, env, rate limiter and the
 // compaction-style option objects.
 //
@@ -107,7 +107,7 @@ TEST(RocksdbCapiOptionsTest, CreateGivesRocksDbDefaults) {
   EXPECT_EQ(rocksdb_options_get_bottommost_compression_options_use_zstd_dict_trainer(p), 1);
   EXPECT_EQ(rocksdb_options_get_wal_compression(p), rocksdb_no_compression);
   // RocksDB's compression level is the codec's default (ShaleDB's 0).
-  EXPECT_EQ(OptionsForOpen(p).compression_level, 0);
+  EXPECT_EQ(ShaleOptionsFor(p).compression_level, 0);
   // Nothing was set: nothing to write to the LOG, nothing refused.
   EXPECT_TRUE(p->accepted_knobs.empty());
   EXPECT_EQ(AcceptedKnobsLogText(p), "");
@@ -277,7 +277,7 @@ TEST(RocksdbCapiOptionsTest, MappedOptionsReachShaleOptions) {
   rocksdb_options_set_compaction_style(p, rocksdb_universal_compaction);
   rocksdb_options_set_wal_recovery_mode(p, rocksdb_tolerate_corrupted_tail_records_recovery);
   rocksdb_options_set_uint64add_merge_operator(p);
-  const Options mapped = OptionsForOpen(p);
+  const Options mapped = ShaleOptionsFor(p);
   EXPECT_TRUE(mapped.create_if_missing);
   EXPECT_EQ(mapped.write_buffer_size, 1u << 20);
   EXPECT_EQ(mapped.max_open_files, 300);
@@ -290,20 +290,20 @@ TEST(RocksdbCapiOptionsTest, MappedOptionsReachShaleOptions) {
   EXPECT_STREQ(mapped.merge_operator->Name(), "uint64add");
   // RocksDB's "codec default" level is ShaleDB's 0.
   rocksdb_options_set_compression_options(p, -14, 32767, 0, 0);
-  EXPECT_EQ(OptionsForOpen(p).compression_level, 0);
+  EXPECT_EQ(ShaleOptionsFor(p).compression_level, 0);
   // Knobs stay out of shale::Options.
   rocksdb_options_set_use_direct_reads(p, 1);
-  EXPECT_EQ(GetStringFromOptions(OptionsForOpen(p)), GetStringFromOptions(p->rep));
+  EXPECT_EQ(GetStringFromOptions(ShaleOptionsFor(p)), GetStringFromOptions(p->rep));
 }
 
 TEST(RocksdbCapiOptionsTest, BackgroundCompactionsAndFlushesBecomeJobs) {
   OptionsPtr o = NewOptions();
   rocksdb_options_set_max_background_jobs(o.get(), 10);
-  EXPECT_EQ(OptionsForOpen(o.get()).max_background_jobs, 10);
+  EXPECT_EQ(ShaleOptionsFor(o.get()).max_background_jobs, 10);
   rocksdb_options_set_max_background_compactions(o.get(), 4);  // flushes -1 counts as 1
-  EXPECT_EQ(OptionsForOpen(o.get()).max_background_jobs, 5);
+  EXPECT_EQ(ShaleOptionsFor(o.get()).max_background_jobs, 5);
   rocksdb_options_set_max_background_flushes(o.get(), 2);
-  EXPECT_EQ(OptionsForOpen(o.get()).max_background_jobs, 6);
+  EXPECT_EQ(ShaleOptionsFor(o.get()).max_background_jobs, 6);
   // The getter still returns what was set.
   EXPECT_EQ(rocksdb_options_get_max_background_jobs(o.get()), 10);
 }
@@ -313,7 +313,7 @@ TEST(RocksdbCapiOptionsTest, CompressionPerLevelMapsOntoCompressionAndBottommost
   const int levels[] = {rocksdb_no_compression, rocksdb_no_compression, rocksdb_zstd_compression,
                         rocksdb_zstd_compression, rocksdb_no_compression};
   rocksdb_options_set_compression_per_level(o.get(), levels, 5);
-  Options mapped = OptionsForOpen(o.get());
+  Options mapped = ShaleOptionsFor(o.get());
   EXPECT_EQ(mapped.compression, kZSTD);                   // level n-2
   EXPECT_EQ(mapped.bottommost_compression, kNoCompression);  // level n-1
   // The getters are RocksDB's: the per-level list does not change `compression`.
@@ -322,7 +322,7 @@ TEST(RocksdbCapiOptionsTest, CompressionPerLevelMapsOntoCompressionAndBottommost
   EXPECT_NE(AcceptedKnobsLogText(o.get()).find("compression_per_level"), std::string::npos);
   // An explicit bottommost type wins over the list's last entry, as in RocksDB.
   rocksdb_options_set_bottommost_compression(o.get(), rocksdb_zstd_compression);
-  EXPECT_EQ(OptionsForOpen(o.get()).bottommost_compression, kZSTD);
+  EXPECT_EQ(ShaleOptionsFor(o.get()).bottommost_compression, kZSTD);
 
   // min_level_to_compress: levels below it uncompressed, the rest with `compression`.
   OptionsPtr m = NewOptions();
@@ -481,7 +481,7 @@ TEST(RocksdbCapiOptionsTest, Presets) {
                               rocksdb_lz4_compression, rocksdb_lz4_compression,
                               rocksdb_lz4_compression}));
   // Merging two memtables per flush is a knob: the engine keeps flushing one at a time.
-  EXPECT_EQ(OptionsForOpen(level.get()).min_write_buffer_number_to_merge, 1);
+  EXPECT_EQ(ShaleOptionsFor(level.get()).min_write_buffer_number_to_merge, 1);
 
   OptionsPtr universal = NewOptions();
   rocksdb_options_optimize_universal_style_compaction(universal.get(), 512u << 20);
@@ -572,7 +572,7 @@ TEST(RocksdbCapiOptionsTest, MemEnvKeepsTheDbInMemory) {
   const std::string name = "/rocksdb_capi_options_test_mem_db";
   ASSERT_OK(CheckOptionsForOpen(o.get(), name));
   std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(OptionsForOpen(o.get()), name, &db));
+  ASSERT_OK(DB::Open(ShaleOptionsFor(o.get()), name, &db));
   ASSERT_OK(db->Put(WriteOptions(), db->DefaultColumnFamily(), "k", "v"));
   db.reset();
   EXPECT_OK(fs->FileExists(name + "/CURRENT"));
@@ -616,7 +616,7 @@ TEST(RocksdbCapiOptionsTest, StatisticsStringHasRocksDbNames) {
   rocksdb_options_set_compression(o.get(), rocksdb_no_compression);
   rocksdb_options_enable_statistics(o.get());
   std::unique_ptr<DB> db;
-  ASSERT_OK(DB::Open(OptionsForOpen(o.get()), "/stats_db", &db));
+  ASSERT_OK(DB::Open(ShaleOptionsFor(o.get()), "/stats_db", &db));
   ASSERT_OK(db->Put(WriteOptions(), db->DefaultColumnFamily(), "key", "value"));
   db.reset();
   const std::string text = TakeString(rocksdb_options_statistics_get_string(o.get()));
