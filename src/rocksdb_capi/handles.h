@@ -51,9 +51,27 @@ struct rocksdb_column_family_handle_t {
 // was set through a setter that is accepted without effect (it cannot change what a read
 // returns; doc/rocksdb_compat.md names each); the open writes each to the info LOG. Keyed by
 // the RocksDB option name; the value is what the caller set, as text (getters return it).
+//
+// The members after accepted_knobs belong to the options group (options_internal.h reads them at
+// open): settings of features ShaleDB lacks, kept so the open can refuse them visibly, and the
+// RocksDB settings that map onto `rep` only when the DB is opened (ShaleOptionsFor).
 struct rocksdb_options_t {
   shale::Options rep;
   std::map<std::string, std::string> accepted_knobs;
+  // Settings ShaleDB cannot honour that could change what a read returns (a prefix extractor,
+  // a compaction filter, a table format other than block-based, ...): RocksDB option name ->
+  // the C function that set it. CheckOptionsForOpen refuses the open while one is present.
+  std::map<std::string, std::string> unsupported;
+  // Objects RocksDB's C API hands to the options (ownership passes with the setter) that ShaleDB
+  // cannot use, keyed by option name; released with the last copy of the options.
+  std::map<std::string, std::shared_ptr<void>> owned;
+  // rocksdb_options_set_wal_dir / set_db_log_dir; empty: the DB directory (the only place
+  // ShaleDB puts its WAL and info LOG; another directory is refused at open).
+  std::string wal_dir;
+  std::string db_log_dir;
+  // rocksdb_options_set_compression_per_level (RocksDB's CompressionType values, one per level;
+  // empty: `rep.compression` everywhere). Mapped onto rep by ShaleOptionsFor.
+  std::vector<int> compression_per_level;
 };
 
 // Owns copies of the iterate bounds; rep's bound pointers are set only when an iterator is made
