@@ -6,8 +6,10 @@
 //   their first keys >= the current key; backward, at their last keys <= it.
 // - When valid_ and the current key is the delta's, a base key equal to it is where the base is
 //   positioned (the delta's entry shadows it); moving advances both.
-// - A delta entry at which the iterator stops is a Put (deletes are skipped, shadowing the
-//   base's equal key); a merge entry stops the iterator with NotSupported.
+// - A delta entry at which the iterator stops is a Put, or a key with merge operands whose
+//   merged value is in merged_ (has_merged_); deletes are skipped, hiding the base's equal key.
+//   A merge that fails (no merge operator, or the operator fails) stops the iterator with that
+//   error, as RocksDB's does.
 #include <iterator>
 #include <memory>
 #include <string>
@@ -20,8 +22,12 @@ namespace {
 
 class BaseDeltaIterator : public Iterator {
  public:
-  BaseDeltaIterator(const IndexedKeys* keys, std::unique_ptr<Iterator> base)
-      : keys_(keys), comparator_(keys->key_comp().comparator()), base_(std::move(base)) {}
+  BaseDeltaIterator(const IndexedKeys* keys, std::unique_ptr<Iterator> base,
+                    std::shared_ptr<const MergeOperator> merge_operator)
+      : keys_(keys),
+        comparator_(keys->key_comp().comparator()),
+        base_(std::move(base)),
+        merge_operator_(std::move(merge_operator)) {}
 
   bool Valid() const override { return valid_; }
 
@@ -88,7 +94,8 @@ class BaseDeltaIterator : public Iterator {
   }
 
   std::string_view value() const override {
-    return at_delta_ ? std::string_view(delta_->second.value) : base_->value();
+    if (!at_delta_) return base_->value();
+    return has_merged_ ? std::string_view(merged_) : std::string_view(delta_->second.value);
   }
 
   Status status() const override {
@@ -153,6 +160,7 @@ class BaseDeltaIterator : public Iterator {
     status_ = Status::OK();
     valid_ = false;
     at_delta_ = false;
+    has_merged_ = false;
     while (true) {
       if (!base_->Valid() && !base_->status().ok()) return;
       bool base_valid = base_->Valid();
@@ -167,8 +175,15 @@ class BaseDeltaIterator : public Iterator {
       }
       const IndexedEntry& entry = delta_->second;
       if (!entry.operands.empty()) {
-        status_ = Status::NotSupported(
-            "Not supported by ShaleDB: merge in WriteBatchWithIndex iterator");
+        // The operands go over the batch's Put or Delete, else over the base's equal key.
+        std::string below;
+        if (c == 0) below.assign(base_->value());
+        status_ = ResolveEntry(entry, delta_->first, merge_operator_.get(), true,
+                               c == 0 ? &below : nullptr, &merged_);
+        if (!status_.ok()) return;
+        valid_ = true;
+        at_delta_ = true;
+        has_merged_ = true;
         return;
       }
       if (entry.base == IndexedEntry::Base::kValue) {
@@ -189,14 +204,18 @@ class BaseDeltaIterator : public Iterator {
   bool forward_ = true;
   bool valid_ = false;
   bool at_delta_ = false;  // when valid_: the current key is the delta's
-  Status status_;          // an error of the overlay itself (merge entries)
+  std::shared_ptr<const MergeOperator> merge_operator_;  // null: merges fail
+  bool has_merged_ = false;  // when at_delta_: the value is merged_ (the key has operands)
+  std::string merged_;
+  Status status_;  // an error of the overlay itself (a failed merge)
 };
 
 }  // namespace
 
-std::unique_ptr<Iterator> NewIteratorWithBase(const IndexedKeys* keys,
-                                              std::unique_ptr<Iterator> base) {
-  return std::make_unique<BaseDeltaIterator>(keys, std::move(base));
+std::unique_ptr<Iterator> NewIteratorWithBase(
+    const IndexedKeys* keys, std::unique_ptr<Iterator> base,
+    std::shared_ptr<const MergeOperator> merge_operator) {
+  return std::make_unique<BaseDeltaIterator>(keys, std::move(base), std::move(merge_operator));
 }
 
 }  // namespace shale::rocksdb_capi

@@ -114,7 +114,10 @@ rocksdb_iterator_t* IteratorWithBase(rocksdb_writebatch_wi_t* wbwi, rocksdb_iter
                                      rocksdb_column_family_handle_t* cf) {
   auto* result = new rocksdb_iterator_t;
   const shale::rocksdb_capi::IndexedKeys& keys = wbwi->index.Family(FamilyId(cf), ComparatorOf(cf));
-  result->rep = shale::rocksdb_capi::NewIteratorWithBase(&keys, std::move(base->rep));
+  // The family's merge operator; without a handle none is known (RocksDB's iterator without a
+  // family cannot merge either).
+  result->rep =
+      shale::rocksdb_capi::NewIteratorWithBase(&keys, std::move(base->rep), MergeOperatorOf(cf));
   result->bounds = std::move(base->bounds);
   // As RocksDB: the new iterator takes over the base iterator, whose handle is freed.
   delete base;

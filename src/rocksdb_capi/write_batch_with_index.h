@@ -95,11 +95,13 @@ Status ResolveEntry(const IndexedEntry& entry, std::string_view key,
 
 // The iterator of rocksdb_writebatch_wi_create_iterator_with_base: `base` (a DB iterator of the
 // family) overlaid with the batch's entries of `keys`, in the family's order: a Put shows its
-// value, a Delete hides the base's key. A key with merge operands stops the iterator with
-// NotSupported (status()). Keys of the batch are not limited by the base's bounds (RocksDB
-// passes no bounds to its delta iterator either).
-std::unique_ptr<Iterator> NewIteratorWithBase(const IndexedKeys* keys,
-                                              std::unique_ptr<Iterator> base);
+// value, a Delete hides the base's key, merge operands are merged by `merge_operator` over the
+// batch's Put or Delete, else over the base's value (null operator, or a failed merge: the
+// iterator stops with the error in status(), as RocksDB's). Keys of the batch are not limited
+// by the base's bounds (RocksDB passes no bounds to its delta iterator either).
+std::unique_ptr<Iterator> NewIteratorWithBase(
+    const IndexedKeys* keys, std::unique_ptr<Iterator> base,
+    std::shared_ptr<const MergeOperator> merge_operator);
 
 }  // namespace shale::rocksdb_capi
 
