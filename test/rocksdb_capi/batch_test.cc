@@ -498,7 +498,8 @@ TEST_F(RocksdbCapiBatchDbTest, WriteBatchWithIndexMatchesAModel) {
     switch (rng() % 4) {
       case 0:
       case 1: {
-        std::string v = "b" + std::to_string(step);
+        std::string v = "b";
+        v += std::to_string(step);
         rocksdb_writebatch_wi_put(wbwi, k.data(), k.size(), v.data(), v.size());
         model[k] = v;
         break;
