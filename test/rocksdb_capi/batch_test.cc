@@ -924,4 +924,53 @@ TEST_F(RocksdbCapiBatchDbTest, BackupEngineBacksUpRestoresPurgesAndVerifies) {
   std::filesystem::remove_all(restore_dir);
 }
 
+// grocksdb's CreateBackupEngine(db) keeps the backups in the DB's own directory (as RocksDB
+// allows): the DB must live on beside meta/ and private/.
+TEST_F(RocksdbCapiBatchDbTest, BackupEngineInTheDbDirectory) {
+  const std::string restore_dir = path_ + "_restore";
+  std::filesystem::remove_all(restore_dir);
+  char* err = nullptr;
+  rocksdb_backup_engine_t* be = rocksdb_backup_engine_open(options_, path_.c_str(), &err);
+  ASSERT_EQ(TakeError(&err), "");
+  Put("hello", "");
+  rocksdb_backup_engine_create_new_backup(be, db_, &err);
+  ASSERT_EQ(TakeError(&err), "");
+  Put("hello", "world1");
+  rocksdb_backup_engine_create_new_backup_flush(be, db_, 1, &err);
+  ASSERT_EQ(TakeError(&err), "");
+  EXPECT_EQ(BackupIds(be), (std::vector<uint32_t>{1, 2}));
+  for (uint32_t id : {1u, 2u}) {
+    rocksdb_backup_engine_verify_backup(be, id, &err);
+    EXPECT_EQ(TakeError(&err), "");
+  }
+  rocksdb_backup_engine_purge_old_backups(be, 1, &err);
+  ASSERT_EQ(TakeError(&err), "");
+  rocksdb_restore_options_t* restore = rocksdb_restore_options_create();
+  for (int i = 0; i < 2; ++i) {
+    rocksdb_backup_engine_restore_db_from_latest_backup(be, restore_dir.c_str(),
+                                                        restore_dir.c_str(), restore, &err);
+    ASSERT_EQ(TakeError(&err), "");
+  }
+  rocksdb_restore_options_destroy(restore);
+  rocksdb_backup_engine_close(be);
+
+  // The DB reopens with the backups inside it, and so does the restored copy.
+  Put("after", "1");
+  rocksdb_close(db_);
+  db_ = rocksdb_open(options_, path_.c_str(), &err);
+  ASSERT_EQ(TakeError(&err), "");
+  EXPECT_EQ(Get("hello"), "world1");
+  EXPECT_EQ(Get("after"), "1");
+  rocksdb_t* copy = rocksdb_open(options_, restore_dir.c_str(), &err);
+  ASSERT_EQ(TakeError(&err), "");
+  size_t len = 0;
+  char* v = rocksdb_get(copy, ropts_, "hello", 5, &len, &err);
+  ASSERT_EQ(TakeError(&err), "");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(std::string(v, len), "world1");
+  rocksdb_free(v);
+  rocksdb_close(copy);
+  std::filesystem::remove_all(restore_dir);
+}
+
 }  // namespace
