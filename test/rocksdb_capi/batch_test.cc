@@ -317,6 +317,8 @@ class RocksdbCapiBatchDbTest : public testing::Test {
     std::filesystem::remove_all(path_);
   }
 
+  void CheckWbwiAgainstModel(rocksdb_column_family_handle_t* cf, unsigned char overwrite_keys);
+
   rocksdb_column_family_handle_t* Family() {
     if (cf_ == nullptr) {
       char* err = nullptr;
@@ -478,7 +480,13 @@ std::vector<std::pair<std::string, std::string>> Scan(rocksdb_iterator_t* it, bo
   return out;
 }
 
-TEST_F(RocksdbCapiBatchDbTest, WriteBatchWithIndexMatchesAModel) {
+// Random puts and deletes into a WriteBatchWithIndex over a DB, checked after each step against
+// a model: get_from_batch, get_from_batch_and_db, and (every 10 steps) scans and seeks of the
+// iterator with base. `cf`: the family (null: the default one, through the functions without
+// a handle).
+void RocksdbCapiBatchDbTest::CheckWbwiAgainstModel(rocksdb_column_family_handle_t* cf,
+                                                   unsigned char overwrite_keys) {
+  char* err = nullptr;
   std::mt19937 rng(20261126);
   auto key = [&] {
     char buf[8];
@@ -488,10 +496,18 @@ TEST_F(RocksdbCapiBatchDbTest, WriteBatchWithIndexMatchesAModel) {
   std::map<std::string, std::string> db;
   for (int i = 0; i < 15; ++i) {
     std::string k = key(), v = "db" + std::to_string(i);
-    Put(k, v);
+    rocksdb_writebatch_t* b = rocksdb_writebatch_create();
+    if (cf == nullptr) {
+      rocksdb_writebatch_put(b, k.data(), k.size(), v.data(), v.size());
+    } else {
+      rocksdb_writebatch_put_cf(b, cf, k.data(), k.size(), v.data(), v.size());
+    }
+    rocksdb_write(db_, wopts_, b, &err);
+    ASSERT_EQ(TakeError(&err), "");
+    rocksdb_writebatch_destroy(b);
     db[k] = v;
   }
-  rocksdb_writebatch_wi_t* wbwi = rocksdb_writebatch_wi_create(0, 1);
+  rocksdb_writebatch_wi_t* wbwi = rocksdb_writebatch_wi_create(0, overwrite_keys);
   Model model;
   for (int step = 0; step < 300; ++step) {
     std::string k = key();
@@ -500,16 +516,28 @@ TEST_F(RocksdbCapiBatchDbTest, WriteBatchWithIndexMatchesAModel) {
       case 1: {
         std::string v = "b";
         v += std::to_string(step);
-        rocksdb_writebatch_wi_put(wbwi, k.data(), k.size(), v.data(), v.size());
+        if (cf == nullptr) {
+          rocksdb_writebatch_wi_put(wbwi, k.data(), k.size(), v.data(), v.size());
+        } else {
+          rocksdb_writebatch_wi_put_cf(wbwi, cf, k.data(), k.size(), v.data(), v.size());
+        }
         model[k] = v;
         break;
       }
       case 2:
-        rocksdb_writebatch_wi_delete(wbwi, k.data(), k.size());
+        if (cf == nullptr) {
+          rocksdb_writebatch_wi_delete(wbwi, k.data(), k.size());
+        } else {
+          rocksdb_writebatch_wi_delete_cf(wbwi, cf, k.data(), k.size());
+        }
         model[k] = std::nullopt;
         break;
       case 3:
-        rocksdb_writebatch_wi_singledelete(wbwi, k.data(), k.size());
+        if (cf == nullptr) {
+          rocksdb_writebatch_wi_singledelete(wbwi, k.data(), k.size());
+        } else {
+          rocksdb_writebatch_wi_singledelete_cf(wbwi, cf, k.data(), k.size());
+        }
         model[k] = std::nullopt;
         break;
     }
@@ -517,10 +545,11 @@ TEST_F(RocksdbCapiBatchDbTest, WriteBatchWithIndexMatchesAModel) {
     // Point reads: from the batch alone, and from the batch over the DB.
     for (int probe = 0; probe < 5; ++probe) {
       std::string p = probe == 0 ? k : key();
-      char* err = nullptr;
       size_t len = 0;
-      char* v = rocksdb_writebatch_wi_get_from_batch(wbwi, options_, p.data(), p.size(), &len,
-                                                     &err);
+      char* v = cf == nullptr ? rocksdb_writebatch_wi_get_from_batch(wbwi, options_, p.data(),
+                                                                     p.size(), &len, &err)
+                              : rocksdb_writebatch_wi_get_from_batch_cf(
+                                    wbwi, options_, cf, p.data(), p.size(), &len, &err);
       ASSERT_EQ(TakeError(&err), "");
       auto m = model.find(p);
       std::optional<std::string> want_batch =
@@ -529,8 +558,10 @@ TEST_F(RocksdbCapiBatchDbTest, WriteBatchWithIndexMatchesAModel) {
                 want_batch)
           << p;
       rocksdb_free(v);
-      v = rocksdb_writebatch_wi_get_from_batch_and_db(wbwi, db_, ropts_, p.data(), p.size(),
-                                                      &len, &err);
+      v = cf == nullptr ? rocksdb_writebatch_wi_get_from_batch_and_db(wbwi, db_, ropts_, p.data(),
+                                                                      p.size(), &len, &err)
+                        : rocksdb_writebatch_wi_get_from_batch_and_db_cf(
+                              wbwi, db_, ropts_, cf, p.data(), p.size(), &len, &err);
       ASSERT_EQ(TakeError(&err), "");
       std::map<std::string, std::string> merged = Overlay(db, model);
       auto w = merged.find(p);
@@ -545,8 +576,12 @@ TEST_F(RocksdbCapiBatchDbTest, WriteBatchWithIndexMatchesAModel) {
     // Scans and seeks of the iterator with base, against the overlay.
     std::map<std::string, std::string> merged = Overlay(db, model);
     std::vector<std::pair<std::string, std::string>> want(merged.begin(), merged.end());
-    rocksdb_iterator_t* it = rocksdb_writebatch_wi_create_iterator_with_base(
-        wbwi, rocksdb_create_iterator(db_, ropts_));
+    rocksdb_iterator_t* it =
+        cf == nullptr
+            ? rocksdb_writebatch_wi_create_iterator_with_base(wbwi,
+                                                              rocksdb_create_iterator(db_, ropts_))
+            : rocksdb_writebatch_wi_create_iterator_with_base_cf(
+                  wbwi, rocksdb_create_iterator_cf(db_, ropts_, cf), cf);
     ASSERT_EQ(Scan(it, true), want);
     std::vector<std::pair<std::string, std::string>> backward(want.rbegin(), want.rend());
     ASSERT_EQ(Scan(it, false), backward);
@@ -584,21 +619,28 @@ TEST_F(RocksdbCapiBatchDbTest, WriteBatchWithIndexMatchesAModel) {
         }
       }
     }
-    char* err = nullptr;
     rocksdb_iter_get_error(it, &err);
     ASSERT_EQ(TakeError(&err), "");
     rocksdb_iter_destroy(it);
   }
   // Writing the batch gives the DB the overlay.
-  char* err = nullptr;
   rocksdb_write_writebatch_wi(db_, wopts_, wbwi, &err);
   ASSERT_EQ(TakeError(&err), "");
   std::map<std::string, std::string> merged = Overlay(db, model);
-  rocksdb_iterator_t* it = rocksdb_create_iterator(db_, ropts_);
+  rocksdb_iterator_t* it = cf == nullptr ? rocksdb_create_iterator(db_, ropts_)
+                                         : rocksdb_create_iterator_cf(db_, ropts_, cf);
   EXPECT_EQ(Scan(it, true),
             (std::vector<std::pair<std::string, std::string>>(merged.begin(), merged.end())));
   rocksdb_iter_destroy(it);
   rocksdb_writebatch_wi_destroy(wbwi);
+}
+
+TEST_F(RocksdbCapiBatchDbTest, WriteBatchWithIndexMatchesAModel) {
+  CheckWbwiAgainstModel(nullptr, 1);
+}
+
+TEST_F(RocksdbCapiBatchDbTest, WriteBatchWithIndexOfAFamilyWithoutOverwriteMatchesAModel) {
+  CheckWbwiAgainstModel(Family(), 0);
 }
 
 TEST_F(RocksdbCapiBatchDbTest, WriteBatchWithIndexMerges) {
