@@ -287,6 +287,22 @@ TEST(RocksdbCapiWriteBatch, TimestampVariantsAndLogDataAddNoRecord) {
   rocksdb_writebatch_destroy(b);
 }
 
+TEST(RocksdbCapiWriteBatch, DestroyingNullHandlesIsHarmless) {
+  rocksdb_writebatch_destroy(nullptr);
+  rocksdb_writebatch_wi_destroy(nullptr);
+  rocksdb_iter_destroy(nullptr);
+  rocksdb_backup_engine_close(nullptr);
+  rocksdb_backup_engine_info_destroy(nullptr);
+  rocksdb_backup_engine_options_destroy(nullptr);
+  rocksdb_restore_options_destroy(nullptr);
+  rocksdb_transaction_destroy(nullptr);
+  rocksdb_transactiondb_close(nullptr);
+  rocksdb_optimistictransactiondb_close(nullptr);
+  rocksdb_transaction_options_destroy(nullptr);
+  rocksdb_transactiondb_options_destroy(nullptr);
+  rocksdb_optimistictransaction_options_destroy(nullptr);
+}
+
 // --- With a DB ---
 
 class RocksdbCapiBatchDbTest : public testing::Test {
