@@ -3,6 +3,7 @@
 
   run_client_suite.py grocksdb  --lib-dir DIR --include-dir DIR --work-dir DIR
   run_client_suite.py rockstore --lib-dir DIR --work-dir DIR
+  run_client_suite.py example   --lib-dir DIR --include-dir DIR --work-dir DIR
 
 grocksdb: Go's RocksDB binding, v1.7.14 (pinned by grocksdb/go.mod and go.sum). Its test binary
 is built with `go test -c` against our header (CGO_CFLAGS=-I<include-dir>) and our library
@@ -12,6 +13,9 @@ system, and then each of its tests runs in a process of its own (one crash canno
 rockstore: a Python package that loads librocksdb.so by name through cffi, version 0.2.0. Its
 source distribution (with its tests) is downloaded into a fresh venv, and each of its tests runs
 in a pytest process of its own with LD_LIBRARY_PATH=<lib-dir>.
+
+example: bindings/examples/grocksdb (our program a user copies) is built the same way and run
+once; it checks what it wrote itself.
 
 Each suite has a list of the tests expected to fail (<suite>/expected_failures.txt: the test's
 name, then the ShaleDB feature it needs). The run prints every test's result and
@@ -34,8 +38,11 @@ TEST_TIMEOUT_SECONDS = 300
 
 
 def read_expected_failures(suite):
-    """{test name: the feature it needs} from <suite>/expected_failures.txt ('#' comments)."""
+    """{test name: the feature it needs} from <suite>/expected_failures.txt ('#' comments; none
+    for the example, which must pass)."""
     expected = {}
+    if suite == "example":
+        return expected
     with open(os.path.join(HERE, suite, "expected_failures.txt"), encoding="utf-8") as f:
         for line in f:
             line = line.split("#", 1)[0].strip()
@@ -52,7 +59,7 @@ def run(argv, **kwargs):
 
 
 def check_links_ours(binary, lib_dir, env):
-    """Exits 1 unless `binary` (or, for None, nothing) resolves librocksdb to lib_dir."""
+    """Exits 1 unless `binary` resolves librocksdb.so to lib_dir (not a RocksDB of the system)."""
     out = run(["ldd", binary], env=env).stdout
     m = re.search(r"librocksdb\.so\S*\s+=>\s+(\S+)", out)
     if not m or os.path.dirname(os.path.realpath(m.group(1))) != os.path.realpath(lib_dir):
@@ -60,30 +67,67 @@ def check_links_ours(binary, lib_dir, env):
         sys.exit(1)
 
 
-def grocksdb_tests(args, work):
-    """Builds grocksdb's test binary; returns (list of test names, runner of one test)."""
+def go_environment(args):
+    """The environment that builds a cgo program against our header and library."""
+    lib_dir = os.path.realpath(args.lib_dir)
+    return dict(os.environ, CGO_ENABLED="1", GOTOOLCHAIN="local", GOFLAGS="-mod=mod",
+                CGO_CFLAGS=f"-I{os.path.realpath(args.include_dir)}",
+                CGO_LDFLAGS=f"-L{lib_dir} -Wl,-rpath,{lib_dir}")
+
+
+def go_or_skip():
+    """The go command; exits with the skip code when Go is missing."""
     go = shutil.which("go")
     if go is None:
-        print("SKIPPED: Go is not installed (the grocksdb suite needs it)")
+        print("SKIPPED: Go is not installed (the grocksdb suites need it)")
         sys.exit(SKIP)
+    return go
+
+
+def fail_or_skip_build(what, built):
+    """Exits: 77 when the Go module proxy is unreachable, 1 otherwise."""
+    if re.search(r"dial tcp|no such host|connection refused|i/o timeout", built.stdout):
+        print("SKIPPED: the Go module proxy cannot be reached:\n" + built.stdout[-2000:])
+        sys.exit(SKIP)
+    print(f"FAILED: {what}:\n" + built.stdout[-8000:])
+    sys.exit(1)
+
+
+def example_tests(args, work):
+    """Builds bindings/examples/grocksdb; returns ([its name], runner)."""
+    go = go_or_skip()
+    source = os.path.join(HERE, "..", "..", "..", "bindings", "examples", "grocksdb")
+    module = os.path.join(work, "module")
+    shutil.rmtree(module, ignore_errors=True)
+    shutil.copytree(source, module)
+    env = go_environment(args)
+    binary = os.path.join(work, "grocksdb-example")
+    built = run([go, "build", "-o", binary, "."], cwd=module, env=env)
+    if built.returncode != 0:
+        fail_or_skip_build("go build bindings/examples/grocksdb", built)
+    check_links_ours(binary, os.path.realpath(args.lib_dir), env)
+
+    def run_one(name, scratch):
+        return run([binary, os.path.join(scratch, "example")], cwd=scratch, env=env,
+                   timeout=TEST_TIMEOUT_SECONDS)
+    return ["bindings/examples/grocksdb"], run_one
+
+
+def grocksdb_tests(args, work):
+    """Builds grocksdb's test binary; returns (list of test names, runner of one test)."""
+    go = go_or_skip()
     module = os.path.join(work, "module")
     shutil.rmtree(module, ignore_errors=True)
     shutil.copytree(os.path.join(HERE, "grocksdb"), module,
                     ignore=shutil.ignore_patterns("expected_failures.txt"))
     lib_dir = os.path.realpath(args.lib_dir)
-    env = dict(os.environ, CGO_ENABLED="1", GOTOOLCHAIN="local", GOFLAGS="-mod=mod",
-               CGO_CFLAGS=f"-I{os.path.realpath(args.include_dir)}",
-               CGO_LDFLAGS=f"-L{lib_dir} -Wl,-rpath,{lib_dir}")
+    env = go_environment(args)
     binary = os.path.join(work, "grocksdb.test")
     print(f"building grocksdb v1.7.14's tests against {lib_dir}/librocksdb.so", flush=True)
     built = run([go, "test", "-c", "-o", binary, "github.com/linxGnu/grocksdb"], cwd=module,
                 env=env)
     if built.returncode != 0:
-        if re.search(r"dial tcp|no such host|proxy\.golang\.org|connection refused", built.stdout):
-            print("SKIPPED: the Go module proxy cannot be reached:\n" + built.stdout[-2000:])
-            sys.exit(SKIP)
-        print("FAILED: go test -c:\n" + built.stdout[-8000:])
-        sys.exit(1)
+        fail_or_skip_build("go test -c github.com/linxGnu/grocksdb", built)
     check_links_ours(binary, lib_dir, env)
     listed = run([binary, "-test.list", "."], env=env)
     names = [n for n in listed.stdout.split() if n.startswith(("Test", "Example"))]
@@ -141,7 +185,7 @@ def rockstore_tests(args, work):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("suite", choices=("grocksdb", "rockstore"))
+    p.add_argument("suite", choices=("grocksdb", "rockstore", "example"))
     p.add_argument("--lib-dir", required=True, help="folder of ShaleDB's librocksdb.so")
     p.add_argument("--include-dir", help="folder holding rocksdb/c.h (grocksdb)")
     p.add_argument("--work-dir", required=True, help="scratch folder (kept between runs)")
@@ -152,8 +196,9 @@ def main():
         return 1
     os.makedirs(args.work_dir, exist_ok=True)
     expected = read_expected_failures(args.suite)
-    names, run_one = (grocksdb_tests if args.suite == "grocksdb" else rockstore_tests)(
-        args, args.work_dir)
+    suites = {"grocksdb": grocksdb_tests, "rockstore": rockstore_tests,
+              "example": example_tests}
+    names, run_one = suites[args.suite](args, args.work_dir)
     if not names:
         print("FAILED: the suite lists no tests")
         return 1
