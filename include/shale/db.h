@@ -90,6 +90,23 @@ class SHALE_EXPORT ColumnFamilyHandle {
   virtual const Comparator* GetComparator() const = 0;
 };
 
+// One table file of a DB's current version, as DB::GetLiveFilesMetaData reports it: RocksDB's
+// LiveFileMetaData fields. A plain value (thread-safety as Options).
+struct LiveFileMetaData {
+  std::string column_family_name;  // the family the file belongs to
+  int level = 0;                   // its level in the family's LSM tree
+  std::string name;                // the file name with a leading '/': "/000012.sst" (RocksDB's)
+  std::string db_path;             // the directory it is in (the DB's)
+  uint64_t size = 0;               // bytes
+  // The smallest and largest user keys of its entries (range deletion ends included).
+  std::string smallestkey;
+  std::string largestkey;
+  uint64_t smallest_seqno = 0;     // the smallest and largest sequence numbers of its entries
+  uint64_t largest_seqno = 0;
+  uint64_t num_entries = 0;        // entries: point entries and range deletions
+  uint64_t num_deletions = 0;      // point deletions (Delete and SingleDelete)
+};
+
 class SHALE_EXPORT DB {
  public:
   // Opens (and with options.create_if_missing, creates) the DB in directory `name`: validates
@@ -466,6 +483,11 @@ class SHALE_EXPORT DB {
   Status GetApproximateSizes(const Range* ranges, int n, uint64_t* sizes) {
     return GetApproximateSizes(DefaultColumnFamily(), ranges, n, sizes);
   }
+
+  // Every table file of the current version of each live column family, in *metadata
+  // (replaced): by family (creation order), then level, then (L0: newest first; other
+  // levels: by key) as the version lists them. Empty after Close.
+  virtual void GetLiveFilesMetaData(std::vector<LiveFileMetaData>* metadata) = 0;
 
   // The options in effect, including changes made by SetOptions.
   // With a family: the DB's options with that family's (as Options); GetDBOptions: the DB's.

@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/filename.h"
 #include "db/db_impl.h"
 #include "memtable/memtable_allocator.h"
 #include "util/absl_compat.h"
@@ -375,6 +376,38 @@ std::string DBImpl::StatsString(const ColumnFamilyData& cfd) {
                                         bg_errors_recorded_));
   absl::StrAppend(&out, "\n** Compaction **\n", CompactionStatsString(cfd));
   return out;
+}
+
+}  // namespace shale
+
+namespace shale {
+
+void DBImpl::GetLiveFilesMetaData(std::vector<LiveFileMetaData>* metadata) {
+  metadata->clear();
+  MutexLock lock(&mu_);
+  if (closed_) return;
+  for (const auto& [id, family] : column_families_) {
+    if (family->dropped) continue;
+    Version* v = versions_->current(id);
+    for (int level = 0; level < v->num_levels(); level++) {
+      for (const FileMetaData* f : v->files(level)) {
+        LiveFileMetaData m;
+        m.column_family_name = family->name();
+        m.level = level;
+        const std::string path = TableFileName(dbname_, f->number);
+        m.name = path.substr(path.rfind('/'));
+        m.db_path = dbname_;
+        m.size = f->file_size;
+        m.smallestkey = std::string(ExtractUserKey(f->smallest));
+        m.largestkey = std::string(ExtractUserKey(f->largest));
+        m.smallest_seqno = f->smallest_seqno;
+        m.largest_seqno = f->largest_seqno;
+        m.num_entries = f->num_entries;
+        m.num_deletions = f->num_deletions;
+        metadata->push_back(std::move(m));
+      }
+    }
+  }
 }
 
 }  // namespace shale
