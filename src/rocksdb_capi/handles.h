@@ -17,6 +17,7 @@
 #ifndef SHALE_ROCKSDB_CAPI_HANDLES_H_
 #define SHALE_ROCKSDB_CAPI_HANDLES_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -37,6 +38,9 @@
 
 struct rocksdb_t {
   std::unique_ptr<shale::DB> rep;
+  // rocksdb_disable_manual_compaction calls not yet undone by rocksdb_enable_manual_compaction
+  // (RocksDB's counter): while positive, manual compactions return without compacting.
+  std::atomic<int> manual_compaction_disabled{0};
 };
 
 // A column family handle. rep is owned by the handle and deleted with it

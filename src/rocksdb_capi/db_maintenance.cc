@@ -1,0 +1,208 @@
+// RocksDB's C API, db group: maintenance of an open DB: manual compaction, flushes, dynamic
+// options, file deletions, background work, the WAL iterator, and rocksdb_free.
+//
+// Not in ShaleDB, failing with "Not supported by ShaleDB: <function>" through errptr:
+// suggest_compact_range(_cf) (no marking of files for compaction), flush_wal with sync (no
+// public WAL sync; without sync it is done: each write reaches the WAL file before it is
+// acknowledged), disable/enable_file_deletions, delete_file_in_range(_cf), and the WAL
+// iterator (get_updates_since). Functions without errptr that ShaleDB cannot do are documented
+// at their definition (delete_file, cancel_all_background_work).
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "rocksdb/c.h"
+#include "rocksdb_capi/db_internal.h"
+#include "rocksdb_capi/handles.h"
+#include "shale/db.h"
+
+using shale::ColumnFamilyHandle;
+using shale::CompactRangeOptions;
+using shale::FlushOptions;
+using shale::Status;
+using shale::rocksdb_capi::FamilyOf;
+using shale::rocksdb_capi::IsNullArgument;
+using shale::rocksdb_capi::NotSupported;
+using shale::rocksdb_capi::SaveError;
+
+// The WAL iterator of rocksdb_get_updates_since. ShaleDB has no WAL iterator, so no handle is
+// ever made; the rocksdb_wal_iter_* functions accept NULL and report "no more updates".
+struct rocksdb_wal_iterator_t {};
+
+namespace {
+
+// CompactRange, RocksDB's C API way: a NULL start or limit is open-ended, and the result is
+// dropped (these functions have no errptr). Does nothing while manual compaction is disabled
+// (RocksDB's CompactRange returns Incomplete then).
+void CompactRange(rocksdb_t* db, ColumnFamilyHandle* family, const CompactRangeOptions& options,
+                  const char* start_key, size_t start_key_len, const char* limit_key,
+                  size_t limit_key_len) {
+  if (db == nullptr) return;
+  if (db->manual_compaction_disabled.load(std::memory_order_acquire) > 0) return;
+  std::string_view begin(start_key == nullptr ? "" : start_key,
+                         start_key == nullptr ? 0 : start_key_len);
+  std::string_view end(limit_key == nullptr ? "" : limit_key,
+                       limit_key == nullptr ? 0 : limit_key_len);
+  db->rep->CompactRange(options, family, start_key == nullptr ? nullptr : &begin,
+                        limit_key == nullptr ? nullptr : &end)
+      .PermitUncheckedError();
+}
+
+void SetOptions(rocksdb_t* db, ColumnFamilyHandle* family, int count, const char* const keys[],
+                const char* const values[], char** errptr) {
+  if (IsNullArgument(db, "db", errptr)) return;
+  std::unordered_map<std::string, std::string> options;
+  for (int i = 0; i < count; i++) {
+    if (keys[i] == nullptr || values[i] == nullptr) {
+      SaveError(errptr, Status::InvalidArgument("an option name or value is NULL"));
+      return;
+    }
+    options[keys[i]] = values[i];
+  }
+  SaveError(errptr, db->rep->SetOptions(family, options));
+}
+
+}  // namespace
+
+extern "C" {
+
+void rocksdb_compact_range(rocksdb_t* db, const char* start_key, size_t start_key_len,
+                           const char* limit_key, size_t limit_key_len) {
+  if (db == nullptr) return;
+  CompactRange(db, db->rep->DefaultColumnFamily(), CompactRangeOptions(), start_key,
+               start_key_len, limit_key, limit_key_len);
+}
+
+void rocksdb_compact_range_cf(rocksdb_t* db, rocksdb_column_family_handle_t* column_family,
+                              const char* start_key, size_t start_key_len,
+                              const char* limit_key, size_t limit_key_len) {
+  CompactRange(db, FamilyOf(column_family), CompactRangeOptions(), start_key, start_key_len,
+               limit_key, limit_key_len);
+}
+
+void rocksdb_compact_range_opt(rocksdb_t* db, rocksdb_compactoptions_t* opt,
+                               const char* start_key, size_t start_key_len,
+                               const char* limit_key, size_t limit_key_len) {
+  if (db == nullptr) return;
+  CompactRange(db, db->rep->DefaultColumnFamily(),
+               opt == nullptr ? CompactRangeOptions() : opt->rep, start_key, start_key_len,
+               limit_key, limit_key_len);
+}
+
+void rocksdb_compact_range_cf_opt(rocksdb_t* db, rocksdb_column_family_handle_t* column_family,
+                                  rocksdb_compactoptions_t* opt, const char* start_key,
+                                  size_t start_key_len, const char* limit_key,
+                                  size_t limit_key_len) {
+  CompactRange(db, FamilyOf(column_family), opt == nullptr ? CompactRangeOptions() : opt->rep,
+               start_key, start_key_len, limit_key, limit_key_len);
+}
+
+void rocksdb_suggest_compact_range(rocksdb_t*, const char*, size_t, const char*, size_t,
+                                   char** errptr) {
+  NotSupported(errptr, "rocksdb_suggest_compact_range");
+}
+
+void rocksdb_suggest_compact_range_cf(rocksdb_t*, rocksdb_column_family_handle_t*, const char*,
+                                      size_t, const char*, size_t, char** errptr) {
+  NotSupported(errptr, "rocksdb_suggest_compact_range_cf");
+}
+
+void rocksdb_disable_manual_compaction(rocksdb_t* db) {
+  if (db != nullptr) db->manual_compaction_disabled.fetch_add(1, std::memory_order_acq_rel);
+}
+
+void rocksdb_enable_manual_compaction(rocksdb_t* db) {
+  if (db == nullptr) return;
+  int n = db->manual_compaction_disabled.load(std::memory_order_acquire);
+  while (n > 0 && !db->manual_compaction_disabled.compare_exchange_weak(
+                      n, n - 1, std::memory_order_acq_rel)) {
+  }
+}
+
+void rocksdb_flush(rocksdb_t* db, const rocksdb_flushoptions_t* options, char** errptr) {
+  if (IsNullArgument(db, "db", errptr)) return;
+  SaveError(errptr, db->rep->Flush(options == nullptr ? FlushOptions() : options->rep,
+                                   db->rep->DefaultColumnFamily()));
+}
+
+void rocksdb_flush_cf(rocksdb_t* db, const rocksdb_flushoptions_t* options,
+                      rocksdb_column_family_handle_t* column_family, char** errptr) {
+  if (IsNullArgument(db, "db", errptr)) return;
+  SaveError(errptr, db->rep->Flush(options == nullptr ? FlushOptions() : options->rep,
+                                   FamilyOf(column_family)));
+}
+
+void rocksdb_flush_wal(rocksdb_t* db, unsigned char sync, char** errptr) {
+  if (IsNullArgument(db, "db", errptr)) return;
+  // Nothing of the WAL waits in a user-space buffer (every write reaches the WAL file before it
+  // is acknowledged), so a flush without sync is done; a sync of the WAL alone has no
+  // counterpart in ShaleDB's API.
+  if (sync) NotSupported(errptr, "rocksdb_flush_wal (with sync)");
+}
+
+void rocksdb_set_options(rocksdb_t* db, int count, const char* const keys[],
+                         const char* const values[], char** errptr) {
+  if (IsNullArgument(db, "db", errptr)) return;
+  SetOptions(db, db->rep->DefaultColumnFamily(), count, keys, values, errptr);
+}
+
+void rocksdb_set_options_cf(rocksdb_t* db, rocksdb_column_family_handle_t* handle, int count,
+                            const char* const keys[], const char* const values[],
+                            char** errptr) {
+  SetOptions(db, FamilyOf(handle), count, keys, values, errptr);
+}
+
+void rocksdb_disable_file_deletions(rocksdb_t*, char** errptr) {
+  NotSupported(errptr, "rocksdb_disable_file_deletions");
+}
+
+void rocksdb_enable_file_deletions(rocksdb_t*, unsigned char, char** errptr) {
+  NotSupported(errptr, "rocksdb_enable_file_deletions");
+}
+
+// RocksDB's DeleteFile drops one table file (of the last level, or an L0 file no other
+// depends on). ShaleDB has no such call and this function no errptr: the file is not
+// deleted, as RocksDB also leaves it when it refuses (its status is dropped by its C API).
+void rocksdb_delete_file(rocksdb_t*, const char*) {}
+
+void rocksdb_delete_file_in_range(rocksdb_t*, const char*, size_t, const char*, size_t,
+                                  char** errptr) {
+  NotSupported(errptr, "rocksdb_delete_file_in_range");
+}
+
+void rocksdb_delete_file_in_range_cf(rocksdb_t*, rocksdb_column_family_handle_t*, const char*,
+                                     size_t, const char*, size_t, char** errptr) {
+  NotSupported(errptr, "rocksdb_delete_file_in_range_cf");
+}
+
+// RocksDB stops its flushes and compactions here, ahead of closing the DB. ShaleDB's close
+// already stops a running compaction at its next safe point (shale/db.h, Close), so nothing
+// is needed here; background work goes on until then and the DB stays fully usable.
+void rocksdb_cancel_all_background_work(rocksdb_t*, unsigned char) {}
+
+rocksdb_wal_iterator_t* rocksdb_get_updates_since(rocksdb_t*, uint64_t,
+                                                  const rocksdb_wal_readoptions_t*,
+                                                  char** errptr) {
+  NotSupported(errptr, "rocksdb_get_updates_since");
+  return nullptr;
+}
+
+void rocksdb_wal_iter_next(rocksdb_wal_iterator_t*) {}
+
+unsigned char rocksdb_wal_iter_valid(const rocksdb_wal_iterator_t*) { return 0; }
+
+void rocksdb_wal_iter_status(const rocksdb_wal_iterator_t*, char** errptr) {
+  NotSupported(errptr, "rocksdb_wal_iter_status");
+}
+
+rocksdb_writebatch_t* rocksdb_wal_iter_get_batch(const rocksdb_wal_iterator_t*, uint64_t* seq) {
+  if (seq != nullptr) *seq = 0;
+  return nullptr;
+}
+
+void rocksdb_wal_iter_destroy(const rocksdb_wal_iterator_t* iter) { delete iter; }
+
+void rocksdb_free(void* ptr) { std::free(ptr); }
+
+}  // extern "C"
