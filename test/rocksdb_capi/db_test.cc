@@ -514,10 +514,135 @@ TEST_F(RocksDbCApiDbTest, ColumnFamiliesCreateListDropReopen) {
   for (auto* h : three_handles) rocksdb_column_family_handle_destroy(h);
 }
 
+// The _cf variants read and write the family they name, and each family is opened with the
+// options of its own descriptor (here: a merge operator for one family only).
+TEST_F(RocksDbCApiDbTest, ColumnFamilyVariantsAndPerFamilyOptions) {
+  Close();
+  rocksdb_options_t* merging = rocksdb_options_create();
+  char* err = nullptr;
+  rocksdb_get_options_from_string(options_, "merge_operator=stringappend", merging, &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  rocksdb_options_set_create_missing_column_families(options_, 1);
+  const char* names[] = {"default", "counters"};
+  const rocksdb_options_t* family_options[] = {options_, merging};
+  rocksdb_column_family_handle_t* h[2];
+  db_ = rocksdb_open_column_families(options_, path_.c_str(), 2, names, family_options, h, &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  rocksdb_column_family_handle_t* cf = h[1];
+
+  rocksdb_merge_cf(db_, wo_, cf, "m", 1, "x", 1, &err);
+  rocksdb_merge_cf(db_, wo_, cf, "m", 1, "y", 1, &err);
+  EXPECT_EQ(TakeError(&err), std::nullopt);
+  EXPECT_EQ(Get(db_, cf, "m"), "x,y");
+  rocksdb_merge_cf(db_, wo_, h[0], "m", 1, "x", 1, &err);  // the default family has none
+  EXPECT_NE(TakeError(&err), std::nullopt);
+
+  rocksdb_put_cf(db_, wo_, cf, "a", 1, "1", 1, &err);
+  rocksdb_put_cf(db_, wo_, cf, "b", 1, "2", 1, &err);
+  rocksdb_put_cf(db_, wo_, cf, "c", 1, "3", 1, &err);
+  rocksdb_singledelete_cf(db_, wo_, cf, "b", 1, &err);
+  rocksdb_delete_cf(db_, wo_, cf, "c", 1, &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  EXPECT_EQ(Get(db_, nullptr, "a"), std::nullopt);  // not in the default family
+  EXPECT_EQ(Get(db_, cf, "a"), "1");
+  EXPECT_EQ(Get(db_, cf, "b"), std::nullopt);
+  EXPECT_EQ(Get(db_, cf, "c"), std::nullopt);
+
+  rocksdb_pinnableslice_t* pinned = rocksdb_get_pinned_cf(db_, ro_, cf, "a", 1, &err);
+  ASSERT_NE(pinned, nullptr);
+  EXPECT_EQ(Bytes([&](size_t* l) { return rocksdb_pinnableslice_value(pinned, l); }), "1");
+  rocksdb_pinnableslice_destroy(pinned);
+  char* value = nullptr;
+  size_t value_len = 0;
+  unsigned char found = 0;
+  EXPECT_EQ(rocksdb_key_may_exist_cf(db_, ro_, cf, "a", 1, &value, &value_len, nullptr, 0,
+                                     &found),
+            1);
+  EXPECT_EQ(found, 1);
+  EXPECT_EQ(std::string(value, value_len), "1");
+  rocksdb_free(value);
+  EXPECT_EQ(rocksdb_key_may_exist_cf(db_, ro_, h[0], "a", 1, &value, &value_len, nullptr, 0,
+                                     &found),
+            0);
+
+  // Flush, properties, sizes, compaction and metadata of that family alone.
+  for (int i = 0; i < 500; i++) {
+    const std::string k = std::string("k").append(std::to_string(1000 + i));
+    rocksdb_put_cf(db_, wo_, cf, k.data(), k.size(), std::string(100, 'v').data(), 100, &err);
+  }
+  uint64_t n = 0;
+  EXPECT_EQ(rocksdb_property_int_cf(db_, cf, "rocksdb.estimate-num-keys", &n), 0);
+  EXPECT_GE(n, 500u);
+  EXPECT_EQ(rocksdb_property_int(db_, "rocksdb.estimate-num-keys", &n), 0);
+  EXPECT_EQ(n, 0u);
+  rocksdb_flushoptions_t* fo = rocksdb_flushoptions_create();
+  rocksdb_flush_cf(db_, fo, cf, &err);
+  rocksdb_flushoptions_destroy(fo);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  char* sst = rocksdb_property_value_cf(db_, cf, "rocksdb.total-sst-files-size");
+  ASSERT_NE(sst, nullptr);
+  EXPECT_GT(std::stoull(sst), 50000u);
+  rocksdb_free(sst);
+  sst = rocksdb_property_value(db_, "rocksdb.total-sst-files-size");
+  EXPECT_STREQ(sst, "0");
+  rocksdb_free(sst);
+  const char* start[] = {"k"};
+  const size_t start_len[] = {1};
+  const char* limit[] = {"l"};
+  const size_t limit_len[] = {1};
+  uint64_t size = 0;
+  rocksdb_approximate_sizes_cf(db_, cf, 1, start, start_len, limit, limit_len, &size, &err);
+  EXPECT_EQ(TakeError(&err), std::nullopt);
+  EXPECT_GT(size, 50000u);
+  rocksdb_compact_range_cf(db_, cf, "k", 1, "l", 1);
+  rocksdb_column_family_metadata_t* meta = rocksdb_get_column_family_metadata_cf(db_, cf);
+  char* meta_name = rocksdb_column_family_metadata_get_name(meta);
+  EXPECT_STREQ(meta_name, "counters");
+  rocksdb_free(meta_name);
+  EXPECT_GE(rocksdb_column_family_metadata_get_file_count(meta), 1u);
+  rocksdb_column_family_metadata_destroy(meta);
+  meta = rocksdb_get_column_family_metadata(db_);
+  EXPECT_EQ(rocksdb_column_family_metadata_get_file_count(meta), 0u);
+  rocksdb_column_family_metadata_destroy(meta);
+  EXPECT_EQ(rocksdb_get_column_family_metadata_cf(db_, nullptr), nullptr);
+
+  // Ingestion into the family.
+  rocksdb_sstfilewriter_t* writer = rocksdb_sstfilewriter_create(nullptr, options_);
+  const std::string file = dir_.Sub("cf.sst");
+  rocksdb_sstfilewriter_open(writer, file.c_str(), &err);
+  rocksdb_sstfilewriter_put(writer, "z1", 2, "ingested", 8, &err);
+  rocksdb_sstfilewriter_finish(writer, &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  rocksdb_sstfilewriter_destroy(writer);
+  const char* files[] = {file.c_str()};
+  rocksdb_ingest_external_file_cf(db_, cf, files, 1, nullptr, &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  EXPECT_EQ(Get(db_, cf, "z1"), "ingested");
+  EXPECT_EQ(Get(db_, nullptr, "z1"), std::nullopt);
+
+  // Dynamic options of one family.
+  const char* keys[] = {"write_buffer_size"};
+  const char* values[] = {"1048576"};
+  rocksdb_set_options_cf(db_, cf, 1, keys, values, &err);
+  EXPECT_EQ(TakeError(&err), std::nullopt);
+
+  // Bindings (grocksdb) often destroy family handles after closing the DB: harmless here.
+  Close();
+  rocksdb_column_family_handle_destroy(h[0]);
+  rocksdb_column_family_handle_destroy(h[1]);
+  db_ = rocksdb_open_column_families(options_, path_.c_str(), 2, names, family_options, h, &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  EXPECT_EQ(Get(db_, h[1], "m"), "x,y");
+  EXPECT_EQ(Get(db_, h[1], "z1"), "ingested");
+  rocksdb_column_family_handle_destroy(h[0]);
+  rocksdb_column_family_handle_destroy(h[1]);
+  rocksdb_options_destroy(merging);
+}
+
 TEST_F(RocksDbCApiDbTest, PropertiesSizesFlushCompactAndMetadata) {
   // Unflushed data: in the memtable, no table files.
   for (int i = 0; i < 1000; i++) {
-    Put("key" + std::to_string(1000 + i), std::string(100, 'x'));
+    Put(std::string("key").append(std::to_string(1000 + i)), std::string(100, 'x'));
   }
   uint64_t n = 0;
   EXPECT_EQ(rocksdb_property_int(db_, "rocksdb.estimate-num-keys", &n), 0);
@@ -538,7 +663,8 @@ TEST_F(RocksDbCApiDbTest, PropertiesSizesFlushCompactAndMetadata) {
   const rocksdb_livefiles_t* live = rocksdb_livefiles(db_);
   ASSERT_EQ(rocksdb_livefiles_count(live), 1);
   const int level = rocksdb_livefiles_level(live, 0);
-  const std::string level_property = "rocksdb.num-files-at-level" + std::to_string(level);
+  const std::string level_property =
+      std::string("rocksdb.num-files-at-level").append(std::to_string(level));
   EXPECT_EQ(rocksdb_property_int(db_, level_property.c_str(), &n), 0);
   EXPECT_EQ(n, 1u);
   char* files = rocksdb_property_value(db_, level_property.c_str());
@@ -571,7 +697,7 @@ TEST_F(RocksDbCApiDbTest, PropertiesSizesFlushCompactAndMetadata) {
   EXPECT_EQ(sizes[1], 0u);
 
   // A second, overlapping table file.
-  for (int i = 0; i < 1000; i += 2) Put("key" + std::to_string(1000 + i), "new");
+  for (int i = 0; i < 1000; i += 2) Put(std::string("key").append(std::to_string(1000 + i)), "new");
   Flush();
   live = rocksdb_livefiles(db_);
   EXPECT_EQ(rocksdb_livefiles_count(live), 2);
