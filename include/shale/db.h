@@ -292,6 +292,14 @@ class SHALE_EXPORT DB {
                             const IngestExternalFileOptions& options) {
     return IngestExternalFile(DefaultColumnFamily(), files, options);
   }
+  // RocksDB's FlushWAL: every write reaches the WAL file (the OS) before it is acknowledged,
+  // so there is nothing to flush; with `sync`, the WAL is also synced, so that every write
+  // acknowledged before the call survives a machine crash once it returns OK (writes made
+  // with disableWAL are not in the WAL: only a Flush saves them). Waits for the writes in
+  // progress (it takes its turn in the write queue). The WAL's error (the DB then enters the
+  // error state, as for a failed synced write), or the background error while there is one;
+  // ShutdownInProgress after Close.
+  virtual Status FlushWAL(bool sync) = 0;
   // Changes dynamic options ("Dynamic: yes" in options.h) by name, RocksDB's names and value
   // syntax ({"write_buffer_size", "128M"}). All or none: InvalidArgument naming the option if
   // one is unknown, not dynamic, or has a bad value. The new values go live only once a new

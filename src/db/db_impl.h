@@ -161,6 +161,8 @@ class DBImpl final : public DB {
                              uint64_t* sizes) override;
   void GetLiveFilesMetaData(std::vector<LiveFileMetaData>* metadata) override
       ABSL_LOCKS_EXCLUDED(mu_);
+  // db_impl_write.cc.
+  Status FlushWAL(bool sync) override ABSL_LOCKS_EXCLUDED(mu_);
   Options GetOptions(ColumnFamilyHandle* column_family) const override;
   DBOptions GetDBOptions() const override;
   const std::string& GetName() const override { return dbname_; }

@@ -2,10 +2,9 @@
 // options, file deletions, background work, the WAL iterator, and rocksdb_free.
 //
 // Not in ShaleDB, failing with "Not supported by ShaleDB: <function>" through errptr:
-// suggest_compact_range(_cf) (no marking of files for compaction), flush_wal with sync (no
-// public WAL sync; without sync it is done: each write reaches the WAL file before it is
-// acknowledged), disable/enable_file_deletions, delete_file_in_range(_cf), and the WAL
-// iterator (get_updates_since). Functions without errptr that ShaleDB cannot do are documented
+// suggest_compact_range(_cf) (no marking of files for compaction),
+// disable/enable_file_deletions, delete_file_in_range(_cf), and the WAL iterator
+// (get_updates_since). Functions without errptr that ShaleDB cannot do are documented
 // at their definition (delete_file, cancel_all_background_work).
 #include <cstdlib>
 #include <string>
@@ -135,10 +134,7 @@ void rocksdb_flush_cf(rocksdb_t* db, const rocksdb_flushoptions_t* options,
 
 void rocksdb_flush_wal(rocksdb_t* db, unsigned char sync, char** errptr) {
   if (IsNullArgument(db, "db", errptr)) return;
-  // Nothing of the WAL waits in a user-space buffer (every write reaches the WAL file before it
-  // is acknowledged), so a flush without sync is done; a sync of the WAL alone has no
-  // counterpart in ShaleDB's API.
-  if (sync) NotSupported(errptr, "rocksdb_flush_wal (with sync)");
+  SaveError(errptr, db->rep->FlushWAL(sync != 0));
 }
 
 void rocksdb_set_options(rocksdb_t* db, int count, const char* const keys[],
