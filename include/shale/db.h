@@ -300,6 +300,17 @@ class SHALE_EXPORT DB {
   // error state, as for a failed synced write), or the background error while there is one;
   // ShutdownInProgress after Close.
   virtual Status FlushWAL(bool sync) = 0;
+  // RocksDB's file-deletion switch, for copying the DB's files from outside (a backup that
+  // lists the directory, then copies each file): while deletions are disabled, no file the DB
+  // no longer needs (a compaction's inputs, an old WAL, MANIFEST or OPTIONS file) is deleted,
+  // so every file a listing shows stays until it is copied. Calls nest: each
+  // DisableFileDeletions is undone by one EnableFileDeletions(false); EnableFileDeletions(true)
+  // enables them at once. Once enabled, the files kept meanwhile are deleted before it returns.
+  // Files that never became part of the DB (a failed flush's output) are still removed.
+  // ShutdownInProgress after Close (a new Open starts with deletions enabled).
+  virtual Status DisableFileDeletions() = 0;
+  virtual Status EnableFileDeletions(bool force) = 0;
+
   // Changes dynamic options ("Dynamic: yes" in options.h) by name, RocksDB's names and value
   // syntax ({"write_buffer_size", "128M"}). All or none: InvalidArgument naming the option if
   // one is unknown, not dynamic, or has a bad value. The new values go live only once a new

@@ -2,9 +2,8 @@
 // options, file deletions, background work, the WAL iterator, and rocksdb_free.
 //
 // Not in ShaleDB, failing with "Not supported by ShaleDB: <function>" through errptr:
-// suggest_compact_range(_cf) (no marking of files for compaction),
-// disable/enable_file_deletions, delete_file_in_range(_cf), and the WAL iterator
-// (get_updates_since). Functions without errptr that ShaleDB cannot do are documented
+// suggest_compact_range(_cf) (no marking of files for compaction), delete_file_in_range(_cf),
+// and the WAL iterator (get_updates_since). Functions without errptr that ShaleDB cannot do are documented
 // at their definition (delete_file, cancel_all_background_work).
 #include <cstdlib>
 #include <string>
@@ -149,12 +148,14 @@ void rocksdb_set_options_cf(rocksdb_t* db, rocksdb_column_family_handle_t* handl
   SetOptions(db, FamilyOf(handle), count, keys, values, errptr);
 }
 
-void rocksdb_disable_file_deletions(rocksdb_t*, char** errptr) {
-  NotSupported(errptr, "rocksdb_disable_file_deletions");
+void rocksdb_disable_file_deletions(rocksdb_t* db, char** errptr) {
+  if (IsNullArgument(db, "db", errptr)) return;
+  SaveError(errptr, db->rep->DisableFileDeletions());
 }
 
-void rocksdb_enable_file_deletions(rocksdb_t*, unsigned char, char** errptr) {
-  NotSupported(errptr, "rocksdb_enable_file_deletions");
+void rocksdb_enable_file_deletions(rocksdb_t* db, unsigned char force, char** errptr) {
+  if (IsNullArgument(db, "db", errptr)) return;
+  SaveError(errptr, db->rep->EnableFileDeletions(force != 0));
 }
 
 // RocksDB's DeleteFile drops one table file (of the last level, or an L0 file no other

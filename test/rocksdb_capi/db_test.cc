@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -216,8 +217,8 @@ TEST_F(RocksDbCApiDbTest, NotSupportedFunctionsFailVisibly) {
   expect_not_supported("rocksdb_try_catch_up_with_primary");
   rocksdb_put_with_ts(db_, wo_, "k", 1, "t", 1, "v", 1, &err);
   expect_not_supported("rocksdb_put_with_ts");
-  rocksdb_disable_file_deletions(db_, &err);
-  expect_not_supported("rocksdb_disable_file_deletions");
+  rocksdb_delete_file_in_range(db_, "a", 1, "z", 1, &err);
+  expect_not_supported("rocksdb_delete_file_in_range");
   rocksdb_suggest_compact_range(db_, "a", 1, "z", 1, &err);
   expect_not_supported("rocksdb_suggest_compact_range");
   rocksdb_flush_wal(db_, 1, &err);  // supported (DB::FlushWAL)
@@ -636,6 +637,45 @@ TEST_F(RocksDbCApiDbTest, ColumnFamilyVariantsAndPerFamilyOptions) {
   rocksdb_column_family_handle_destroy(h[0]);
   rocksdb_column_family_handle_destroy(h[1]);
   rocksdb_options_destroy(merging);
+}
+
+// rocksdb_disable/enable_file_deletions: a compaction's obsolete inputs stay on disk until
+// deletions are enabled again; rocksdb_flush_wal syncs.
+TEST_F(RocksDbCApiDbTest, FileDeletionsSwitchAndFlushWal) {
+  auto sst_files_on_disk = [&] {
+    size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(path_)) {
+      n += e.path().extension() == ".sst";
+    }
+    return n;
+  };
+  auto live_files = [&] {
+    const rocksdb_livefiles_t* live = rocksdb_livefiles(db_);
+    const size_t n = rocksdb_livefiles_count(live);
+    rocksdb_livefiles_destroy(live);
+    return n;
+  };
+  char* err = nullptr;
+  rocksdb_disable_file_deletions(db_, &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  for (int round = 0; round < 3; round++) {
+    for (int i = 0; i < 50; i++) Put(std::string("k").append(std::to_string(i)), "v");
+    Flush();
+  }
+  rocksdb_compactoptions_t* co = rocksdb_compactoptions_create();
+  rocksdb_compactoptions_set_bottommost_level_compaction(co, 2);  // kForce
+  rocksdb_compact_range_opt(db_, co, nullptr, 0, nullptr, 0);
+  rocksdb_compactoptions_destroy(co);
+  EXPECT_GT(sst_files_on_disk(), live_files());
+  rocksdb_enable_file_deletions(db_, 0, &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  EXPECT_EQ(sst_files_on_disk(), live_files());
+  rocksdb_disable_file_deletions(nullptr, &err);
+  EXPECT_EQ(TakeError(&err), "Invalid argument: db is NULL");
+
+  Put("synced", "1");
+  rocksdb_flush_wal(db_, 1, &err);
+  EXPECT_EQ(TakeError(&err), std::nullopt);
 }
 
 TEST_F(RocksDbCApiDbTest, PropertiesSizesFlushCompactAndMetadata) {
