@@ -374,6 +374,13 @@ class SHALE_EXPORT DB {
   //   shale.sstables                every live table file: level, number, size, key range
   //   shale.memtable-allocator      the memtable arena allocator: bytes allocated, whether the
   //                                 dedicated jemalloc arena is in use
+  //   shale.num-immutable-mem-table memtables waiting to be flushed (full, not yet in tables)
+  //   shale.mem-table-flush-pending 1 while such a memtable waits, else 0
+  //   shale.num-entries-active-mem-table / shale.num-deletes-active-mem-table
+  //                                 entries / deletions in the memtable taking writes
+  //   shale.num-entries-imm-mem-tables / shale.num-deletes-imm-mem-tables
+  //                                 the same, summed over the memtables waiting to be flushed
+  //   shale.num-snapshots           snapshots not yet released
   //   shale.compaction-pending      1 if an automatic compaction is due, else 0
   //   shale.num-running-compactions compactions running now
   //   shale.num-running-flushes     flushes queued or running now (RocksDB's
@@ -405,7 +412,10 @@ class SHALE_EXPORT DB {
   // size-all-mem-tables, estimate-num-keys, num-running-compactions,
   // num-running-flushes, estimate-pending-compaction-bytes, actual-delayed-write-rate,
   // is-write-stopped, block-cache-usage, block-cache-pinned-usage, block-cache-capacity,
-  // estimate-table-readers-mem, background-errors, and the text reports stats, levelstats and
+  // estimate-table-readers-mem, background-errors, num-immutable-mem-table,
+  // mem-table-flush-pending, num-entries-active-mem-table, num-deletes-active-mem-table,
+  // num-entries-imm-mem-tables, num-deletes-imm-mem-tables, num-snapshots, and the text
+  // reports stats, levelstats and
   // sstables (ShaleDB's layout, not RocksDB's). The others (memory-usage,
   // memtable-allocator, background-error, compaction-pending -- RocksDB's ignores
   // disable_auto_compactions, ours does not -- and the debt figures above) are shale. only.
@@ -419,7 +429,8 @@ class SHALE_EXPORT DB {
     return GetProperty(DefaultColumnFamily(), property, value);
   }
   // A numeric property (the numeric ones above: num-files-at-level<N>,
-  // cur-size-all-mem-tables, estimate-num-keys, compaction-pending, num-running-compactions,
+  // cur-size-all-mem-tables, estimate-num-keys, the memtable counts, num-snapshots,
+  // compaction-pending, num-running-compactions,
   // num-running-flushes,
   // estimate-pending-compaction-bytes, actual-delayed-write-rate, is-write-stopped, and the
   // memory properties, background-errors, compaction-rate,
@@ -441,6 +452,21 @@ class SHALE_EXPORT DB {
     static constexpr std::string_view kLevelStats = "shale.levelstats";
     static constexpr std::string_view kSSTables = "shale.sstables";
     static constexpr std::string_view kMemTableAllocator = "shale.memtable-allocator";
+    // Memtables of the family waiting to be flushed, and 1 while there is one (else 0).
+    static constexpr std::string_view kNumImmutableMemTable = "shale.num-immutable-mem-table";
+    static constexpr std::string_view kMemTableFlushPending = "shale.mem-table-flush-pending";
+    // Entries (all kinds) and deletions in the family's active memtable, and summed over the
+    // memtables waiting to be flushed.
+    static constexpr std::string_view kNumEntriesActiveMemTable =
+        "shale.num-entries-active-mem-table";
+    static constexpr std::string_view kNumDeletesActiveMemTable =
+        "shale.num-deletes-active-mem-table";
+    static constexpr std::string_view kNumEntriesImmMemTables =
+        "shale.num-entries-imm-mem-tables";
+    static constexpr std::string_view kNumDeletesImmMemTables =
+        "shale.num-deletes-imm-mem-tables";
+    // Snapshots of the DB not yet released (the DB's, whatever the family).
+    static constexpr std::string_view kNumSnapshots = "shale.num-snapshots";
     // 1 when an automatic compaction is due, else 0.
     static constexpr std::string_view kCompactionPending = "shale.compaction-pending";
     // Compactions running now (automatic and manual).

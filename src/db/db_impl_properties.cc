@@ -47,6 +47,13 @@ constexpr std::string_view kRocksDbAliases[] = {
     "block-cache-capacity",
     "estimate-table-readers-mem",
     "background-errors",
+    "num-immutable-mem-table",
+    "mem-table-flush-pending",
+    "num-entries-active-mem-table",
+    "num-deletes-active-mem-table",
+    "num-entries-imm-mem-tables",
+    "num-deletes-imm-mem-tables",
+    "num-snapshots",
 };
 
 // The shale. name a property is read under: `property` itself, or for a RocksDB alias the
@@ -122,6 +129,35 @@ bool DBImpl::GetIntProperty(ColumnFamilyHandle* column_family, std::string_view 
     *value = !cfd->options.disable_auto_compactions && cfd->picker != nullptr &&
              cfd->picker->NeedsCompaction(*versions_->current(cfd->id()), cfd->options,
                                           static_cast<uint64_t>(std::time(nullptr)));
+    return true;
+  }
+  if (property == Properties::kNumImmutableMemTable) {
+    *value = mems.immutables().size();
+    return true;
+  }
+  if (property == Properties::kMemTableFlushPending) {
+    *value = mems.immutables().empty() ? 0 : 1;
+    return true;
+  }
+  if (property == Properties::kNumEntriesActiveMemTable) {
+    *value = mems.mem()->num_entries();
+    return true;
+  }
+  if (property == Properties::kNumDeletesActiveMemTable) {
+    *value = mems.mem()->num_deletes();
+    return true;
+  }
+  if (property == Properties::kNumEntriesImmMemTables ||
+      property == Properties::kNumDeletesImmMemTables) {
+    const bool entries = property == Properties::kNumEntriesImmMemTables;
+    *value = 0;
+    for (const MemTableSet::Immutable& m : mems.immutables()) {
+      *value += entries ? m.mem->num_entries() : m.mem->num_deletes();
+    }
+    return true;
+  }
+  if (property == Properties::kNumSnapshots) {
+    *value = snapshots_.size();
     return true;
   }
   if (property == Properties::kNumRunningCompactions) {

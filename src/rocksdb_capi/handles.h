@@ -38,8 +38,9 @@
 
 struct rocksdb_t {
   std::unique_ptr<shale::DB> rep;
-  // rocksdb_disable_manual_compaction calls not yet undone by rocksdb_enable_manual_compaction
-  // (RocksDB's counter): while positive, manual compactions return without compacting.
+  // rocksdb_disable_manual_compaction calls minus rocksdb_enable_manual_compaction calls
+  // (RocksDB's counter, which may go negative): while positive, manual compactions return
+  // without compacting.
   std::atomic<int> manual_compaction_disabled{0};
 };
 
