@@ -1,5 +1,7 @@
 // RocksDB's C API, db group: checkpoints (shale/checkpoint.h): an openable copy of a live DB in
 // another directory, table files hard-linked where possible.
+// Thread-safety: as shale::Checkpoint (CreateCheckpoint from any thread; one directory per
+// call).
 #include <memory>
 
 #include "rocksdb/c.h"

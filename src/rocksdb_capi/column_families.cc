@@ -1,6 +1,8 @@
 // RocksDB's C API, db group: creating, dropping and describing column families of an open DB.
 // A handle from rocksdb_create_column_family or an open owns its shale::ColumnFamilyHandle and
 // deletes it in rocksdb_column_family_handle_destroy (RocksDB's rule: before rocksdb_close).
+// Thread-safety: as the DB's column-family calls; a handle must not be destroyed while
+// another thread uses it.
 #include <string>
 
 #include "rocksdb/c.h"

@@ -27,11 +27,11 @@ namespace shale::rocksdb_capi {
 // accepted without effect) is added in this one place when the groups are merged.
 Options OptionsForOpen(const rocksdb_options_t* options, Status* status);
 
-// An error of DB::Open on `name`, reworded where RocksDB clients parse the text: the LOCK
-// error ("IO error: While lock file: <name>/LOCK: Resource temporarily unavailable", or the
-// same-process form "IO error: lock hold by current process, ...: <name>/LOCK: No locks
-// available") and a missing DB ("Invalid argument: <name>/CURRENT: does not exist
-// (create_if_missing is false)"). Other errors are returned as they are.
+// An error of DB::Open or DestroyDB on `name`, reworded where RocksDB clients parse the text:
+// the LOCK error ("IO error: While lock file: <name>/LOCK: Resource temporarily
+// unavailable", or the same-process form "IO error: lock hold by current process, ...:
+// <name>/LOCK: No locks available") and a missing DB ("Invalid argument: <name>/CURRENT:
+// does not exist (create_if_missing is false)"). Other errors are returned as they are.
 Status RocksDbOpenError(const std::string& name, const Status& s);
 
 // The family a handle names: NULL stays null (ShaleDB then refuses the call with

@@ -3,8 +3,9 @@
 //
 // Not in ShaleDB, failing with "Not supported by ShaleDB: <function>" through errptr:
 // suggest_compact_range(_cf) (no marking of files for compaction), delete_file_in_range(_cf),
-// and the WAL iterator (get_updates_since). Functions without errptr that ShaleDB cannot do are documented
-// at their definition (delete_file, cancel_all_background_work).
+// and the WAL iterator (get_updates_since). Functions without errptr that ShaleDB cannot do
+// are documented at their definition (delete_file, cancel_all_background_work).
+// Thread-safety: from any thread (as shale::DB); the manual-compaction counter is atomic.
 #include <cstdlib>
 #include <string>
 #include <string_view>

@@ -3,6 +3,8 @@
 // secondary, TTL or timestamp-trimming opens and no repair: those fail with
 // "Not supported by ShaleDB: <function>" (a TTL open with ttl <= 0, which RocksDB treats as
 // "never expire", is a plain open).
+// Thread-safety: as DB::Open and DestroyDB; a rocksdb_t must not be used once rocksdb_close
+// has started (RocksDB's rule).
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -43,7 +45,9 @@ Options OptionsForOpen(const rocksdb_options_t* options, Status* status) {
 Status RocksDbOpenError(const std::string& name, const Status& s) {
   const std::string lock_file = name + "/LOCK";
   const std::string_view message = s.message();
-  if (s.IsIOError() && message.starts_with("lock " + lock_file)) {
+  // DB::Open's LOCK error, and DestroyDB's (which takes the LOCK too, as RocksDB's does).
+  if (s.IsIOError() && (message.starts_with("lock " + lock_file) ||
+                        message.starts_with("DestroyDB " + name + ": the DB is open"))) {
     if (message.find("already locked by this process") != std::string_view::npos) {
       // RocksDB names the holder's acquire time and thread; they are not known here (0).
       return Status::IOError("lock hold by current process, acquire time 0 acquiring thread 0",
@@ -224,7 +228,8 @@ char** rocksdb_list_column_families(const rocksdb_options_t* options, const char
   std::vector<std::string> names;
   s = DB::ListColumnFamilies(opts, name, &names);
   if (SaveError(errptr, s)) return nullptr;
-  char** list = static_cast<char**>(std::malloc(sizeof(char*) * (names.empty() ? 1 : names.size())));
+  char** list =
+      static_cast<char**>(std::malloc(sizeof(char*) * (names.empty() ? 1 : names.size())));
   for (size_t i = 0; i < names.size(); i++) list[i] = CopyToMallocString(names[i]);
   *lencf = names.size();
   return list;

@@ -4,6 +4,8 @@
 // shares with RocksDB (shale/db.h lists them); this file adds the rocksdb.* names whose
 // figures it can derive from public calls (the table-file sizes, from GetLiveFilesMetaData).
 // Any other name is unknown: NULL (property_value) or -1 (property_int), as RocksDB does.
+// Thread-safety: from any thread (as shale::DB); a memory-consumers object is filled by one
+// thread at a time.
 #include <cstdint>
 #include <cstdlib>
 #include <string>

@@ -3,6 +3,8 @@
 // caller frees with rocksdb_free (NULL and no error when the key is absent), or pinnable
 // slices (pinnable_slice.h). User-defined timestamps are not in ShaleDB: the *_with_ts reads
 // fail with "Not supported by ShaleDB: <function>".
+// Thread-safety: reads, snapshots and iterator creation from any thread (as shale::DB); an
+// iterator or a pinnable slice is used by one thread at a time.
 #include <memory>
 #include <string>
 #include <string_view>

@@ -1,6 +1,7 @@
 // RocksDB's C API, db group: the writes of a DB (put, delete, single delete, delete range,
 // merge, write batch). User-defined timestamps (the *_with_ts functions and the full-history
 // timestamp bound) are not in ShaleDB: they fail with "Not supported by ShaleDB: <function>".
+// Thread-safety: any number of threads may write at once (as shale::DB).
 #include <string_view>
 
 #include "rocksdb/c.h"

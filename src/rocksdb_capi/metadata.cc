@@ -4,6 +4,8 @@
 // _destroy function; a level's or file's metadata points into its parent, so it is destroyed
 // before the parent; the strings the getters return as char* are malloc'd copies (freed with
 // rocksdb_free), those returned as const char* belong to the object.
+// Thread-safety: the objects are immutable snapshots of the metadata, readable from any
+// thread; each is destroyed once.
 #include <cstdint>
 #include <string>
 #include <vector>

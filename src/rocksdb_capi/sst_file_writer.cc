@@ -4,6 +4,7 @@
 // with (RocksDB's rule: the comparator argument of ..._create_with_comparator is not used,
 // the options' comparator is). User-defined timestamps are not in ShaleDB: the *_with_ts
 // functions fail with "Not supported by ShaleDB: <function>".
+// Thread-safety: a writer is used by one thread at a time; ingestion as shale::DB.
 #include <memory>
 #include <string>
 #include <vector>

@@ -120,7 +120,9 @@ class CApiModel {
       ASSERT_EQ(seen, model_[f]) << "family " << f;
 
       std::vector<std::string> keys;
-      for (int i = 0; i < 8; i++) keys.push_back(std::string("k0").append(std::to_string(10 + rng() % 50)));
+      for (int i = 0; i < 8; i++) {
+        keys.push_back(std::string("k0").append(std::to_string(10 + rng() % 50)));
+      }
       std::vector<const char*> ptrs;
       std::vector<size_t> sizes;
       std::vector<const rocksdb_column_family_handle_t*> cfs;

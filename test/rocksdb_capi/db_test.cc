@@ -90,7 +90,8 @@ TEST_F(RocksDbCApiDbTest, MissingDbIsRocksDbsInvalidArgumentText) {
   char* err = nullptr;
   EXPECT_EQ(rocksdb_open(options, missing.c_str(), &err), nullptr);
   EXPECT_EQ(TakeError(&err),
-            "Invalid argument: " + missing + "/CURRENT: does not exist (create_if_missing is false)");
+            "Invalid argument: " + missing +
+                "/CURRENT: does not exist (create_if_missing is false)");
   rocksdb_options_destroy(options);
 }
 
@@ -940,9 +941,12 @@ TEST_F(RocksDbCApiDbTest, DestroyDbAndLoadLatestOptions) {
   EXPECT_NE(TakeError(&err), std::nullopt);
   EXPECT_EQ(db_options, nullptr);
 
-  // destroy_db refuses while the DB is open, then deletes it.
+  // destroy_db refuses while the DB is open (RocksDB's LOCK text), then deletes it.
   rocksdb_destroy_db(options_, path_.c_str(), &err);
-  EXPECT_NE(TakeError(&err), std::nullopt);
+  const std::optional<std::string> locked = TakeError(&err);
+  ASSERT_NE(locked, std::nullopt);
+  EXPECT_EQ(locked->rfind("IO error: lock hold by current process", 0), 0u) << *locked;
+  EXPECT_NE(locked->find(path_ + "/LOCK: No locks available"), std::string::npos) << *locked;
   Close();
   rocksdb_destroy_db(options_, path_.c_str(), &err);
   ASSERT_EQ(TakeError(&err), std::nullopt);
