@@ -553,6 +553,17 @@ extern SHALE_LIBRARY_API void shale_flushoptions_set_wait(shale_flushoptions_t* 
                                                           unsigned char v);
 extern SHALE_LIBRARY_API void shale_flush(shale_t* db, const shale_flushoptions_t* options,
                                           char** errptr);
+/* Syncs the WAL when `sync` is set, so that every write acknowledged before the call survives
+ * a machine crash (DB::FlushWAL; RocksDB's rocksdb_flush_wal). Without `sync` there is nothing
+ * to do: each write reaches the WAL file before it is acknowledged. */
+extern SHALE_LIBRARY_API void shale_flush_wal(shale_t* db, unsigned char sync, char** errptr);
+/* While disabled, no file the DB no longer needs is deleted (for copying the DB's files from
+ * outside). Calls nest: each disable is undone by one enable with force 0; force 1 enables at
+ * once; enabling deletes what was kept (DB::DisableFileDeletions / EnableFileDeletions;
+ * RocksDB's rocksdb_disable_file_deletions / rocksdb_enable_file_deletions). */
+extern SHALE_LIBRARY_API void shale_disable_file_deletions(shale_t* db, char** errptr);
+extern SHALE_LIBRARY_API void shale_enable_file_deletions(shale_t* db, unsigned char force,
+                                                          char** errptr);
 /* Manual compaction (shale_compact_range, shale_compact_range_opt) is in the Compaction
  * section. */
 /* A property as malloc'd, NUL-terminated text ("shale.stats", "shale.num-files-at-level0",

@@ -135,6 +135,18 @@ void shale_flush(shale_t* db, const shale_flushoptions_t* options, char** errptr
   SaveError(errptr, db->rep->Flush(options->rep));
 }
 
+void shale_flush_wal(shale_t* db, unsigned char sync, char** errptr) {
+  SaveError(errptr, db->rep->FlushWAL(sync != 0));
+}
+
+void shale_disable_file_deletions(shale_t* db, char** errptr) {
+  SaveError(errptr, db->rep->DisableFileDeletions());
+}
+
+void shale_enable_file_deletions(shale_t* db, unsigned char force, char** errptr) {
+  SaveError(errptr, db->rep->EnableFileDeletions(force != 0));
+}
+
 void shale_verify_checksum(shale_t* db, char** errptr) {
   SaveError(errptr, db->rep->VerifyChecksum(shale::ReadOptions()));
 }
