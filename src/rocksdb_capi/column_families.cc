@@ -19,6 +19,7 @@ using shale::rocksdb_capi::IsNullArgument;
 using shale::rocksdb_capi::NotSupported;
 using shale::rocksdb_capi::OptionsForOpen;
 using shale::rocksdb_capi::SaveError;
+using shale::rocksdb_capi::ShareDbCacheSettings;
 
 extern "C" {
 
@@ -30,8 +31,9 @@ rocksdb_column_family_handle_t* rocksdb_create_column_family(
     return nullptr;
   }
   Status s;
-  const Options options = OptionsForOpen(column_family_options, &s);
+  Options options = OptionsForOpen(column_family_options, &s);
   if (SaveError(errptr, s)) return nullptr;
+  ShareDbCacheSettings(db->rep->GetOptions(), &options);
   ColumnFamilyHandle* handle = nullptr;
   s = db->rep->CreateColumnFamily(static_cast<const ColumnFamilyOptions&>(options),
                                   column_family_name, &handle);

@@ -27,6 +27,13 @@ namespace shale::rocksdb_capi {
 // accepted without effect) is added in this one place when the groups are merged.
 Options OptionsForOpen(const rocksdb_options_t* options, Status* status);
 
+// RocksDB lets each column family have its own block cache and cache flags; ShaleDB's families
+// share the DB's (one table cache reads them all). These tuning knobs cannot change what a
+// read returns, so a non-default family's are accepted without effect: `family` takes the
+// default family's no_block_cache, cache_index_and_filter_blocks and pin flags, and leaves
+// block_cache unset (the DB's).
+void ShareDbCacheSettings(const ColumnFamilyOptions& default_family, ColumnFamilyOptions* family);
+
 // An error of DB::Open or DestroyDB on `name`, reworded where RocksDB clients parse the text:
 // the LOCK error ("IO error: While lock file: <name>/LOCK: Resource temporarily
 // unavailable", or the same-process form "IO error: lock hold by current process, ...:

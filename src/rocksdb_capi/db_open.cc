@@ -30,6 +30,7 @@ using shale::rocksdb_capi::NotSupported;
 using shale::rocksdb_capi::OptionsForOpen;
 using shale::rocksdb_capi::RocksDbOpenError;
 using shale::rocksdb_capi::SaveError;
+using shale::rocksdb_capi::ShareDbCacheSettings;
 
 namespace shale::rocksdb_capi {
 
@@ -40,6 +41,16 @@ Options OptionsForOpen(const rocksdb_options_t* options, Status* status) {
   }
   *status = Status::OK();
   return options->rep;
+}
+
+void ShareDbCacheSettings(const ColumnFamilyOptions& default_family, ColumnFamilyOptions* family) {
+  TableOptions& t = family->table_options;
+  const TableOptions& d = default_family.table_options;
+  t.block_cache = nullptr;
+  t.no_block_cache = d.no_block_cache;
+  t.cache_index_and_filter_blocks = d.cache_index_and_filter_blocks;
+  t.pin_top_level_index_and_filter = d.pin_top_level_index_and_filter;
+  t.pin_l0_filter_and_index_blocks_in_cache = d.pin_l0_filter_and_index_blocks_in_cache;
 }
 
 Status RocksDbOpenError(const std::string& name, const Status& s) {
@@ -103,6 +114,16 @@ rocksdb_t* OpenFamilies(const rocksdb_options_t* options, const char* name, int 
     const Options family = OptionsForOpen(family_options[i], &s);
     if (SaveError(errptr, s)) return nullptr;
     families.emplace_back(names[i], static_cast<const ColumnFamilyOptions&>(family));
+  }
+  // The default family's descriptor decides the DB's cache settings (the DB's options when
+  // the default family is not named, which DB::Open then refuses anyway).
+  const ColumnFamilyOptions* default_family = &db_options;
+  for (const ColumnFamilyDescriptor& d : families) {
+    if (d.name == shale::kDefaultColumnFamilyName) default_family = &d.options;
+  }
+  const ColumnFamilyOptions shared = *default_family;
+  for (ColumnFamilyDescriptor& d : families) {
+    if (d.name != shale::kDefaultColumnFamilyName) ShareDbCacheSettings(shared, &d.options);
   }
   std::vector<ColumnFamilyHandle*> opened;
   std::unique_ptr<DB> db;

@@ -679,6 +679,35 @@ TEST_F(RocksDbCApiDbTest, FileDeletionsSwitchAndFlushWal) {
   EXPECT_EQ(TakeError(&err), std::nullopt);
 }
 
+// RocksDB allows a block cache (and cache flags) per family; ShaleDB's families share the
+// DB's, so a family's own are accepted without effect instead of failing the open or create.
+TEST_F(RocksDbCApiDbTest, PerFamilyBlockCachesAreAccepted) {
+  rocksdb_options_t* own_cache = rocksdb_options_create();
+  char* err = nullptr;
+  rocksdb_get_options_from_string(
+      options_,
+      "block_based_table_factory={block_cache=1M;cache_index_and_filter_blocks=true}",
+      own_cache, &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  rocksdb_column_family_handle_t* created =
+      rocksdb_create_column_family(db_, own_cache, "created", &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  rocksdb_put_cf(db_, wo_, created, "k", 1, "v", 1, &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  rocksdb_column_family_handle_destroy(created);
+  Close();
+
+  const char* names[] = {"default", "created", "opened"};
+  const rocksdb_options_t* family_options[] = {options_, own_cache, own_cache};
+  rocksdb_column_family_handle_t* h[3];
+  rocksdb_options_set_create_missing_column_families(options_, 1);
+  db_ = rocksdb_open_column_families(options_, path_.c_str(), 3, names, family_options, h, &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  EXPECT_EQ(Get(db_, h[1], "k"), "v");
+  for (auto* handle : h) rocksdb_column_family_handle_destroy(handle);
+  rocksdb_options_destroy(own_cache);
+}
+
 TEST_F(RocksDbCApiDbTest, PropertiesSizesFlushCompactAndMetadata) {
   // Unflushed data: in the memtable, no table files.
   for (int i = 0; i < 1000; i++) {
