@@ -534,6 +534,11 @@ class SHALE_EXPORT DB {
   // levels: by key) as the version lists them. Empty after Close.
   virtual void GetLiveFilesMetaData(std::vector<LiveFileMetaData>* metadata) = 0;
 
+  // Writes `message` to the DB's info LOG (one LOG line per line of it), for callers that
+  // record facts of their own beside the DB's (RocksDB's C API logs the RocksDB options it
+  // accepted without effect). Does nothing after Close.
+  virtual void LogInfo(std::string_view message) = 0;
+
   // The options in effect, including changes made by SetOptions.
   // With a family: the DB's options with that family's (as Options); GetDBOptions: the DB's.
   virtual Options GetOptions(ColumnFamilyHandle* column_family) const = 0;

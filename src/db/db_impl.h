@@ -161,6 +161,7 @@ class DBImpl final : public DB {
                              uint64_t* sizes) override;
   void GetLiveFilesMetaData(std::vector<LiveFileMetaData>* metadata) override
       ABSL_LOCKS_EXCLUDED(mu_);
+  void LogInfo(std::string_view message) override ABSL_LOCKS_EXCLUDED(mu_);
   // db_impl_write.cc.
   Status FlushWAL(bool sync) override ABSL_LOCKS_EXCLUDED(mu_);
   // db_impl_background.cc (beside DeleteObsoleteFiles).

@@ -446,4 +446,16 @@ void DBImpl::GetLiveFilesMetaData(std::vector<LiveFileMetaData>* metadata) {
   }
 }
 
+void DBImpl::LogInfo(std::string_view message) {
+  InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call (info_log_ stays)
+  if (!call.status().ok() || info_log_ == nullptr) return;
+  size_t start = 0;
+  while (start < message.size()) {
+    size_t end = message.find('\n', start);
+    if (end == std::string_view::npos) end = message.size();
+    info_log_->Log("%.*s", static_cast<int>(end - start), message.data() + start);
+    start = end + 1;
+  }
+}
+
 }  // namespace shale

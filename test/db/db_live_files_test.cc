@@ -1,9 +1,11 @@
 // DB::GetLiveFilesMetaData (issue 24: RocksDB's C API reports live files and column-family
 // metadata from it): every table file of every live family, with its level, name, size, key
 // range and entry counts, through flushes, compactions, range deletions, a dropped family and
-// Close.
+// Close. And DB::LogInfo (the C API logs the RocksDB knobs it accepted without effect).
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -93,6 +95,18 @@ TEST_F(DBLiveFilesTest, ReportsEachTableFileOfEachFamily) {
   ASSERT_OK(db_->Close());
   db_->GetLiveFilesMetaData(&files);
   EXPECT_TRUE(files.empty());
+}
+
+// DB::LogInfo: the lines reach the info LOG; nothing happens after Close.
+TEST_F(DBLiveFilesTest, LogInfoWritesEachLineToTheInfoLog) {
+  db_->LogInfo("first line of the caller\nsecond line of the caller");
+  ASSERT_OK(db_->Close());
+  db_->LogInfo("after close");  // ignored
+  std::ifstream log(path_ + "/LOG");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("first line of the caller\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("second line of the caller\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("after close"), std::string::npos);
 }
 
 }  // namespace
