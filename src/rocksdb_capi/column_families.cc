@@ -16,6 +16,7 @@ using shale::Options;
 using shale::Status;
 using shale::rocksdb_capi::CopyToMallocString;
 using shale::rocksdb_capi::IsNullArgument;
+using shale::rocksdb_capi::LogAcceptedKnobs;
 using shale::rocksdb_capi::NotSupported;
 using shale::rocksdb_capi::OptionsForOpen;
 using shale::rocksdb_capi::SaveError;
@@ -31,13 +32,14 @@ rocksdb_column_family_handle_t* rocksdb_create_column_family(
     return nullptr;
   }
   Status s;
-  Options options = OptionsForOpen(column_family_options, &s);
+  Options options = OptionsForOpen(column_family_options, db->rep->GetName(), &s);
   if (SaveError(errptr, s)) return nullptr;
   ShareDbCacheSettings(db->rep->GetOptions(), &options);
   ColumnFamilyHandle* handle = nullptr;
   s = db->rep->CreateColumnFamily(static_cast<const ColumnFamilyOptions&>(options),
                                   column_family_name, &handle);
   if (SaveError(errptr, s)) return nullptr;
+  LogAcceptedKnobs(db->rep.get(), column_family_options);
   auto* out = new rocksdb_column_family_handle_t;
   out->rep = handle;
   return out;

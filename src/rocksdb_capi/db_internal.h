@@ -8,11 +8,13 @@
 #define SHALE_ROCKSDB_CAPI_DB_INTERNAL_H_
 
 #include <string>
+#include <string_view>
 
 #include "rocksdb/c.h"
 #include "rocksdb_capi/handles.h"
-// The other groups' handle structs (batch, flush/compact/ingest options). TEMPORARY: the merge
-// replaces this include with the owners' headers (see the file).
+// The other groups' handle structs and helpers (batch.h, read_write_options.h,
+// options_internal.h). TEMPORARY: the merge replaces this include with those three headers
+// (see the file).
 #include "rocksdb_capi/db_assumed_shapes_TEMP.h"
 #include "shale/db.h"
 #include "shale/options.h"
@@ -20,12 +22,15 @@
 
 namespace shale::rocksdb_capi {
 
-// The shale::Options a DB (or a column family: its ColumnFamilyOptions part) is opened or
-// created with, from the caller's options handle: InvalidArgument in *status for a NULL handle.
-// Every open and column-family creation of the db group goes through here, so that the
-// options group's check of settings ShaleDB cannot honour (and its info-LOG list of knobs
-// accepted without effect) is added in this one place when the groups are merged.
-Options OptionsForOpen(const rocksdb_options_t* options, Status* status);
+// The shale::Options the DB `db_name` (or a column family of it: their ColumnFamilyOptions
+// part) is opened or created with, from the caller's options handle: the options group's
+// ShaleOptionsFor, after its CheckOptionsForOpen, whose refusal of a setting ShaleDB cannot
+// honour goes to *status (InvalidArgument, as for a NULL handle). Every open and column-family
+// creation of the db group goes through here; LogAcceptedKnobs then records, in the opened
+// DB's info LOG, the RocksDB knobs the options were accepted with but without effect.
+Options OptionsForOpen(const rocksdb_options_t* options, std::string_view db_name,
+                       Status* status);
+void LogAcceptedKnobs(DB* db, const rocksdb_options_t* options);
 
 // RocksDB lets each column family have its own block cache and cache flags; ShaleDB's families
 // share the DB's (one table cache reads them all). These tuning knobs cannot change what a
@@ -45,20 +50,6 @@ Status RocksDbOpenError(const std::string& name, const Status& s);
 // InvalidArgument rather than crashing, where RocksDB would crash).
 inline ColumnFamilyHandle* FamilyOf(const rocksdb_column_family_handle_t* handle) {
   return handle == nullptr ? nullptr : handle->rep;
-}
-
-// The read options of a call: the handle's, or the defaults for NULL. The iterate bounds are
-// not set (only iterators read them, see iterator.h).
-inline ReadOptions ReadOptionsOf(const rocksdb_readoptions_t* options) {
-  ReadOptions out = options == nullptr ? ReadOptions() : options->rep;
-  out.iterate_lower_bound = nullptr;
-  out.iterate_upper_bound = nullptr;
-  return out;
-}
-
-// The write options of a call: the handle's, or the defaults for NULL.
-inline WriteOptions WriteOptionsOf(const rocksdb_writeoptions_t* options) {
-  return options == nullptr ? WriteOptions() : options->rep;
 }
 
 // Stores InvalidArgument("<what> is NULL") in *errptr and returns true when `p` is null.

@@ -18,9 +18,10 @@
 
 using shale::ColumnFamilyHandle;
 using shale::CompactRangeOptions;
-using shale::FlushOptions;
 using shale::Status;
+using shale::rocksdb_capi::CompactRangeOptionsFor;
 using shale::rocksdb_capi::FamilyOf;
+using shale::rocksdb_capi::FlushOptionsFor;
 using shale::rocksdb_capi::IsNullArgument;
 using shale::rocksdb_capi::NotSupported;
 using shale::rocksdb_capi::SaveError;
@@ -34,11 +35,15 @@ namespace {
 // CompactRange, RocksDB's C API way: a NULL start or limit is open-ended, and the result is
 // dropped (these functions have no errptr). Does nothing while manual compaction is disabled
 // (RocksDB's CompactRange returns Incomplete then).
-void CompactRange(rocksdb_t* db, ColumnFamilyHandle* family, const CompactRangeOptions& options,
+// `opt` NULL: RocksDB's default CompactRangeOptions; options ShaleDB refuses
+// (CompactRangeOptionsFor) compact nothing, as the error has nowhere to go.
+void CompactRange(rocksdb_t* db, ColumnFamilyHandle* family, const rocksdb_compactoptions_t* opt,
                   const char* start_key, size_t start_key_len, const char* limit_key,
                   size_t limit_key_len) {
   if (db == nullptr) return;
   if (db->manual_compaction_disabled.load(std::memory_order_acquire) > 0) return;
+  CompactRangeOptions options;
+  if (!CompactRangeOptionsFor(opt, &options).ok()) return;
   std::string_view begin(start_key == nullptr ? "" : start_key,
                          start_key == nullptr ? 0 : start_key_len);
   std::string_view end(limit_key == nullptr ? "" : limit_key,
@@ -69,32 +74,31 @@ extern "C" {
 void rocksdb_compact_range(rocksdb_t* db, const char* start_key, size_t start_key_len,
                            const char* limit_key, size_t limit_key_len) {
   if (db == nullptr) return;
-  CompactRange(db, db->rep->DefaultColumnFamily(), CompactRangeOptions(), start_key,
-               start_key_len, limit_key, limit_key_len);
+  CompactRange(db, db->rep->DefaultColumnFamily(), nullptr, start_key, start_key_len, limit_key,
+               limit_key_len);
 }
 
 void rocksdb_compact_range_cf(rocksdb_t* db, rocksdb_column_family_handle_t* column_family,
                               const char* start_key, size_t start_key_len,
                               const char* limit_key, size_t limit_key_len) {
-  CompactRange(db, FamilyOf(column_family), CompactRangeOptions(), start_key, start_key_len,
-               limit_key, limit_key_len);
+  CompactRange(db, FamilyOf(column_family), nullptr, start_key, start_key_len, limit_key,
+               limit_key_len);
 }
 
 void rocksdb_compact_range_opt(rocksdb_t* db, rocksdb_compactoptions_t* opt,
                                const char* start_key, size_t start_key_len,
                                const char* limit_key, size_t limit_key_len) {
   if (db == nullptr) return;
-  CompactRange(db, db->rep->DefaultColumnFamily(),
-               opt == nullptr ? CompactRangeOptions() : opt->rep, start_key, start_key_len,
-               limit_key, limit_key_len);
+  CompactRange(db, db->rep->DefaultColumnFamily(), opt, start_key, start_key_len, limit_key,
+               limit_key_len);
 }
 
 void rocksdb_compact_range_cf_opt(rocksdb_t* db, rocksdb_column_family_handle_t* column_family,
                                   rocksdb_compactoptions_t* opt, const char* start_key,
                                   size_t start_key_len, const char* limit_key,
                                   size_t limit_key_len) {
-  CompactRange(db, FamilyOf(column_family), opt == nullptr ? CompactRangeOptions() : opt->rep,
-               start_key, start_key_len, limit_key, limit_key_len);
+  CompactRange(db, FamilyOf(column_family), opt, start_key, start_key_len, limit_key,
+               limit_key_len);
 }
 
 void rocksdb_suggest_compact_range(rocksdb_t*, const char*, size_t, const char*, size_t,
@@ -121,14 +125,14 @@ void rocksdb_enable_manual_compaction(rocksdb_t* db) {
 
 void rocksdb_flush(rocksdb_t* db, const rocksdb_flushoptions_t* options, char** errptr) {
   if (IsNullArgument(db, "db", errptr)) return;
-  SaveError(errptr, db->rep->Flush(options == nullptr ? FlushOptions() : options->rep,
+  SaveError(errptr, db->rep->Flush(FlushOptionsFor(options),
                                    db->rep->DefaultColumnFamily()));
 }
 
 void rocksdb_flush_cf(rocksdb_t* db, const rocksdb_flushoptions_t* options,
                       rocksdb_column_family_handle_t* column_family, char** errptr) {
   if (IsNullArgument(db, "db", errptr)) return;
-  SaveError(errptr, db->rep->Flush(options == nullptr ? FlushOptions() : options->rep,
+  SaveError(errptr, db->rep->Flush(FlushOptionsFor(options),
                                    FamilyOf(column_family)));
 }
 

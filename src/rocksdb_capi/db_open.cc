@@ -24,23 +24,35 @@ using shale::DB;
 using shale::DBOptions;
 using shale::Options;
 using shale::Status;
+using shale::rocksdb_capi::AcceptedKnobsLogText;
+using shale::rocksdb_capi::CheckOptionsForOpen;
 using shale::rocksdb_capi::CopyToMallocString;
 using shale::rocksdb_capi::IsNullArgument;
+using shale::rocksdb_capi::LogAcceptedKnobs;
 using shale::rocksdb_capi::NotSupported;
 using shale::rocksdb_capi::OptionsForOpen;
 using shale::rocksdb_capi::RocksDbOpenError;
 using shale::rocksdb_capi::SaveError;
+using shale::rocksdb_capi::ShaleOptionsFor;
 using shale::rocksdb_capi::ShareDbCacheSettings;
 
 namespace shale::rocksdb_capi {
 
-Options OptionsForOpen(const rocksdb_options_t* options, Status* status) {
+Options OptionsForOpen(const rocksdb_options_t* options, std::string_view db_name,
+                       Status* status) {
   if (options == nullptr) {
     *status = Status::InvalidArgument("options is NULL");
     return Options();
   }
-  *status = Status::OK();
-  return options->rep;
+  *status = CheckOptionsForOpen(options, db_name);
+  if (!status->ok()) return Options();
+  return ShaleOptionsFor(options);
+}
+
+void LogAcceptedKnobs(DB* db, const rocksdb_options_t* options) {
+  if (db == nullptr || options == nullptr) return;
+  const std::string text = AcceptedKnobsLogText(options);
+  if (!text.empty()) db->LogInfo(text);
 }
 
 void ShareDbCacheSettings(const ColumnFamilyOptions& default_family, ColumnFamilyOptions* family) {
@@ -87,11 +99,12 @@ rocksdb_t* NewDbHandle(std::unique_ptr<DB> db) {
 rocksdb_t* OpenDefault(const rocksdb_options_t* options, const char* name, char** errptr) {
   if (IsNullArgument(name, "name", errptr)) return nullptr;
   Status s;
-  const Options opts = OptionsForOpen(options, &s);
+  const Options opts = OptionsForOpen(options, name, &s);
   if (SaveError(errptr, s)) return nullptr;
   std::unique_ptr<DB> db;
   s = DB::Open(opts, name, &db);
   if (SaveError(errptr, RocksDbOpenError(name, s))) return nullptr;
+  LogAcceptedKnobs(db.get(), options);
   return NewDbHandle(std::move(db));
 }
 
@@ -106,12 +119,12 @@ rocksdb_t* OpenFamilies(const rocksdb_options_t* options, const char* name, int 
     return nullptr;
   }
   Status s;
-  const Options db_options = OptionsForOpen(options, &s);
+  const Options db_options = OptionsForOpen(options, name, &s);
   if (SaveError(errptr, s)) return nullptr;
   std::vector<ColumnFamilyDescriptor> families;
   for (int i = 0; i < n; i++) {
     if (IsNullArgument(names[i], "a column family name", errptr)) return nullptr;
-    const Options family = OptionsForOpen(family_options[i], &s);
+    const Options family = OptionsForOpen(family_options[i], name, &s);
     if (SaveError(errptr, s)) return nullptr;
     families.emplace_back(names[i], static_cast<const ColumnFamilyOptions&>(family));
   }
@@ -129,7 +142,9 @@ rocksdb_t* OpenFamilies(const rocksdb_options_t* options, const char* name, int 
   std::unique_ptr<DB> db;
   s = DB::Open(static_cast<const DBOptions&>(db_options), name, families, &opened, &db);
   if (SaveError(errptr, RocksDbOpenError(name, s))) return nullptr;
+  LogAcceptedKnobs(db.get(), options);
   for (int i = 0; i < n; i++) {
+    if (family_options[i] != options) LogAcceptedKnobs(db.get(), family_options[i]);
     handles[i] = new rocksdb_column_family_handle_t;
     handles[i]->rep = opened[i];
   }
@@ -227,11 +242,9 @@ void rocksdb_try_catch_up_with_primary(rocksdb_t*, char** errptr) {
 void rocksdb_close(rocksdb_t* db) { delete db; }
 
 void rocksdb_destroy_db(const rocksdb_options_t* options, const char* name, char** errptr) {
-  if (IsNullArgument(name, "name", errptr)) return;
-  Status s;
-  const Options opts = OptionsForOpen(options, &s);
-  if (SaveError(errptr, s)) return;
-  s = shale::DestroyDB(name, opts);
+  if (IsNullArgument(name, "name", errptr) || IsNullArgument(options, "options", errptr)) return;
+  // Only the file system matters here: no check of the settings an open would refuse.
+  const Status s = shale::DestroyDB(name, options->rep);
   SaveError(errptr, RocksDbOpenError(name, s));
 }
 
@@ -242,12 +255,11 @@ void rocksdb_repair_db(const rocksdb_options_t*, const char*, char** errptr) {
 char** rocksdb_list_column_families(const rocksdb_options_t* options, const char* name,
                                     size_t* lencf, char** errptr) {
   *lencf = 0;
-  if (IsNullArgument(name, "name", errptr)) return nullptr;
-  Status s;
-  const Options opts = OptionsForOpen(options, &s);
-  if (SaveError(errptr, s)) return nullptr;
+  if (IsNullArgument(name, "name", errptr) || IsNullArgument(options, "options", errptr)) {
+    return nullptr;
+  }
   std::vector<std::string> names;
-  s = DB::ListColumnFamilies(opts, name, &names);
+  const Status s = DB::ListColumnFamilies(options->rep, name, &names);
   if (SaveError(errptr, s)) return nullptr;
   char** list =
       static_cast<char**>(std::malloc(sizeof(char*) * (names.empty() ? 1 : names.size())));
@@ -350,8 +362,11 @@ void rocksdb_get_options_from_string(const rocksdb_options_t* base_options, cons
   Options parsed;
   Status s = shale::GetOptionsFromString(base_options->rep, opts_str, &parsed);
   if (SaveError(errptr, s)) return;
-  new_options->rep = std::move(parsed);
-  new_options->accepted_knobs = base_options->accepted_knobs;
+  // The base with the string applied: what the base's setters recorded beside rep (knobs,
+  // refused settings) comes along, as RocksDB copies the whole base Options.
+  rocksdb_options_t result = *base_options;
+  result.rep = std::move(parsed);
+  *new_options = std::move(result);
 }
 
 void rocksdb_create_dir_if_missing(rocksdb_env_t* /*env*/, const char* path, char** errptr) {

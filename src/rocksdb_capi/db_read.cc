@@ -24,9 +24,9 @@ using shale::rocksdb_capi::CopyToMalloc;
 using shale::rocksdb_capi::CopyToMallocString;
 using shale::rocksdb_capi::FamilyOf;
 using shale::rocksdb_capi::IsNullArgument;
-using shale::rocksdb_capi::IteratorBounds;
 using shale::rocksdb_capi::NotSupported;
-using shale::rocksdb_capi::ReadOptionsOf;
+using shale::rocksdb_capi::ReadBounds;
+using shale::rocksdb_capi::ReadOptionsFor;
 using shale::rocksdb_capi::SaveError;
 using shale::rocksdb_capi::View;
 
@@ -37,8 +37,11 @@ namespace {
 char* GetValue(rocksdb_t* db, const rocksdb_readoptions_t* options, ColumnFamilyHandle* family,
                const char* key, size_t keylen, size_t* vallen, char** errptr) {
   *vallen = 0;
+  ReadOptions read_options;
+  Status s = ReadOptionsFor(options, nullptr, &read_options);
+  if (SaveError(errptr, s)) return nullptr;
   std::string value;
-  const Status s = db->rep->Get(ReadOptionsOf(options), family, View(key, keylen), &value);
+  s = db->rep->Get(read_options, family, View(key, keylen), &value);
   if (s.IsNotFound()) return nullptr;
   if (SaveError(errptr, s)) return nullptr;
   *vallen = value.size();
@@ -55,8 +58,11 @@ void MultiGetValues(rocksdb_t* db, const rocksdb_readoptions_t* options,
   keys.reserve(num_keys);
   for (size_t i = 0; i < num_keys; i++) keys.push_back(View(keys_list[i], keys_list_sizes[i]));
   std::vector<std::string> values;
+  ReadOptions read_options;
+  const Status refused = ReadOptionsFor(options, nullptr, &read_options);
   const std::vector<Status> statuses =
-      db->rep->MultiGet(ReadOptionsOf(options), families, keys, &values);
+      refused.ok() ? db->rep->MultiGet(read_options, families, keys, &values)
+                   : std::vector<Status>(num_keys, refused);
   for (size_t i = 0; i < num_keys; i++) {
     values_list[i] = nullptr;
     values_list_sizes[i] = 0;
@@ -74,8 +80,11 @@ void MultiGetValues(rocksdb_t* db, const rocksdb_readoptions_t* options,
 rocksdb_pinnableslice_t* GetPinned(rocksdb_t* db, const rocksdb_readoptions_t* options,
                                    ColumnFamilyHandle* family, const char* key, size_t keylen,
                                    char** errptr) {
+  ReadOptions read_options;
+  Status s = ReadOptionsFor(options, nullptr, &read_options);
+  if (SaveError(errptr, s)) return nullptr;
   auto slice = std::make_unique<rocksdb_pinnableslice_t>();
-  const Status s = db->rep->Get(ReadOptionsOf(options), family, View(key, keylen), &slice->rep);
+  s = db->rep->Get(read_options, family, View(key, keylen), &slice->rep);
   if (s.IsNotFound()) return nullptr;
   if (SaveError(errptr, s)) return nullptr;
   return slice.release();
@@ -88,8 +97,10 @@ unsigned char KeyMayExist(rocksdb_t* db, const rocksdb_readoptions_t* options,
                           ColumnFamilyHandle* family, const char* key, size_t key_len,
                           char** value, size_t* val_len, unsigned char* value_found) {
   if (value_found != nullptr) *value_found = 0;
+  ReadOptions read_options;
+  if (!ReadOptionsFor(options, nullptr, &read_options).ok()) return 1;  // unknown: may exist
   std::string found;
-  const Status s = db->rep->Get(ReadOptionsOf(options), family, View(key, key_len), &found);
+  const Status s = db->rep->Get(read_options, family, View(key, key_len), &found);
   if (s.IsNotFound()) return 0;
   if (!s.ok()) return 1;
   if (value_found != nullptr) {
@@ -100,28 +111,38 @@ unsigned char KeyMayExist(rocksdb_t* db, const rocksdb_readoptions_t* options,
   return 1;
 }
 
-// The read options of an iterator: the handle's, with its bounds copied into *bounds.
-ReadOptions IteratorReadOptions(const rocksdb_readoptions_t* options,
-                                std::shared_ptr<const IteratorBounds>* bounds) {
-  ReadOptions read_options = ReadOptionsOf(options);
-  if (options != nullptr && (options->has_lower_bound || options->has_upper_bound)) {
-    auto b = std::make_shared<IteratorBounds>();
-    b->has_lower = options->has_lower_bound;
-    b->has_upper = options->has_upper_bound;
-    b->lower = options->lower_bound;
-    b->upper = options->upper_bound;
-    b->lower_view = b->lower;
-    b->upper_view = b->upper;
-    b->Apply(&read_options);
-    *bounds = std::move(b);
-  }
-  return read_options;
-}
+// An iterator that is never valid and reports `status`: what rocksdb_create_iterator* return
+// when the read options ask for what ShaleDB cannot do (the functions have no errptr;
+// rocksdb_iter_get_error reports it). Thread-safety: as any iterator.
+class ErrorIterator final : public shale::Iterator {
+ public:
+  explicit ErrorIterator(Status status) : status_(std::move(status)) {}
+  bool Valid() const override { return false; }
+  void SeekToFirst() override {}
+  void SeekToLast() override {}
+  void Seek(std::string_view) override {}
+  void SeekForPrev(std::string_view) override {}
+  void Next() override {}
+  void Prev() override {}
+  std::string_view key() const override { return {}; }
+  std::string_view value() const override { return {}; }
+  Status status() const override { return status_; }
+
+ private:
+  const Status status_;
+};
 
 rocksdb_iterator_t* NewIterator(rocksdb_t* db, const rocksdb_readoptions_t* options,
                                 ColumnFamilyHandle* family) {
   auto* it = new rocksdb_iterator_t;
-  const ReadOptions read_options = IteratorReadOptions(options, &it->bounds);
+  auto bounds = std::make_shared<ReadBounds>();
+  ReadOptions read_options;
+  const Status s = ReadOptionsFor(options, bounds.get(), &read_options);
+  if (!s.ok()) {
+    it->rep = std::make_unique<ErrorIterator>(s);
+    return it;
+  }
+  it->bounds = std::move(bounds);
   it->rep = db->rep->NewIterator(read_options, family);
   return it;
 }
@@ -221,9 +242,14 @@ void rocksdb_batched_multi_get_cf(rocksdb_t* db, const rocksdb_readoptions_t* op
   keys.reserve(num_keys);
   for (size_t i = 0; i < num_keys; i++) keys.push_back(View(keys_list[i], keys_list_sizes[i]));
   std::vector<std::string> found;
-  const std::vector<Status> statuses = db->rep->MultiGet(
-      ReadOptionsOf(options),
-      std::vector<ColumnFamilyHandle*>(num_keys, FamilyOf(column_family)), keys, &found);
+  ReadOptions read_options;
+  const Status refused = ReadOptionsFor(options, nullptr, &read_options);
+  const std::vector<Status> statuses =
+      refused.ok()
+          ? db->rep->MultiGet(read_options,
+                              std::vector<ColumnFamilyHandle*>(num_keys, FamilyOf(column_family)),
+                              keys, &found)
+          : std::vector<Status>(num_keys, refused);
   for (size_t i = 0; i < num_keys; i++) {
     values[i] = nullptr;
     errs[i] = nullptr;
@@ -296,10 +322,12 @@ void rocksdb_create_iterators(rocksdb_t* db, rocksdb_readoptions_t* opts,
   families.reserve(size);
   for (size_t i = 0; i < size; i++) families.push_back(FamilyOf(column_families[i]));
   // The iterators share one copy of the bounds, kept alive by each of them.
-  std::shared_ptr<const IteratorBounds> bounds;
-  const ReadOptions read_options = IteratorReadOptions(opts, &bounds);
+  auto bounds = std::make_shared<ReadBounds>();
+  ReadOptions read_options;
+  Status s = ReadOptionsFor(opts, bounds.get(), &read_options);
+  if (SaveError(errptr, s)) return;
   std::vector<std::unique_ptr<shale::Iterator>> its;
-  const Status s = db->rep->NewIterators(read_options, families, &its);
+  s = db->rep->NewIterators(read_options, families, &its);
   if (SaveError(errptr, s)) return;
   for (size_t i = 0; i < size; i++) {
     iterators[i] = new rocksdb_iterator_t;

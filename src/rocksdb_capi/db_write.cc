@@ -16,7 +16,7 @@ using shale::rocksdb_capi::IsNullArgument;
 using shale::rocksdb_capi::NotSupported;
 using shale::rocksdb_capi::SaveError;
 using shale::rocksdb_capi::View;
-using shale::rocksdb_capi::WriteOptionsOf;
+using shale::rocksdb_capi::WriteOptionsFor;
 
 namespace {
 
@@ -30,7 +30,7 @@ extern "C" {
 void rocksdb_put(rocksdb_t* db, const rocksdb_writeoptions_t* options, const char* key,
                  size_t keylen, const char* val, size_t vallen, char** errptr) {
   if (IsNullArgument(db, "db", errptr)) return;
-  SaveError(errptr, db->rep->Put(WriteOptionsOf(options), Default(db), View(key, keylen),
+  SaveError(errptr, db->rep->Put(WriteOptionsFor(options), Default(db), View(key, keylen),
                                  View(val, vallen)));
 }
 
@@ -38,21 +38,21 @@ void rocksdb_put_cf(rocksdb_t* db, const rocksdb_writeoptions_t* options,
                     rocksdb_column_family_handle_t* column_family, const char* key,
                     size_t keylen, const char* val, size_t vallen, char** errptr) {
   if (IsNullArgument(db, "db", errptr)) return;
-  SaveError(errptr, db->rep->Put(WriteOptionsOf(options), FamilyOf(column_family),
+  SaveError(errptr, db->rep->Put(WriteOptionsFor(options), FamilyOf(column_family),
                                  View(key, keylen), View(val, vallen)));
 }
 
 void rocksdb_delete(rocksdb_t* db, const rocksdb_writeoptions_t* options, const char* key,
                     size_t keylen, char** errptr) {
   if (IsNullArgument(db, "db", errptr)) return;
-  SaveError(errptr, db->rep->Delete(WriteOptionsOf(options), Default(db), View(key, keylen)));
+  SaveError(errptr, db->rep->Delete(WriteOptionsFor(options), Default(db), View(key, keylen)));
 }
 
 void rocksdb_delete_cf(rocksdb_t* db, const rocksdb_writeoptions_t* options,
                        rocksdb_column_family_handle_t* column_family, const char* key,
                        size_t keylen, char** errptr) {
   if (IsNullArgument(db, "db", errptr)) return;
-  SaveError(errptr, db->rep->Delete(WriteOptionsOf(options), FamilyOf(column_family),
+  SaveError(errptr, db->rep->Delete(WriteOptionsFor(options), FamilyOf(column_family),
                                     View(key, keylen)));
 }
 
@@ -60,14 +60,14 @@ void rocksdb_singledelete(rocksdb_t* db, const rocksdb_writeoptions_t* options, 
                           size_t keylen, char** errptr) {
   if (IsNullArgument(db, "db", errptr)) return;
   SaveError(errptr,
-            db->rep->SingleDelete(WriteOptionsOf(options), Default(db), View(key, keylen)));
+            db->rep->SingleDelete(WriteOptionsFor(options), Default(db), View(key, keylen)));
 }
 
 void rocksdb_singledelete_cf(rocksdb_t* db, const rocksdb_writeoptions_t* options,
                              rocksdb_column_family_handle_t* column_family, const char* key,
                              size_t keylen, char** errptr) {
   if (IsNullArgument(db, "db", errptr)) return;
-  SaveError(errptr, db->rep->SingleDelete(WriteOptionsOf(options), FamilyOf(column_family),
+  SaveError(errptr, db->rep->SingleDelete(WriteOptionsFor(options), FamilyOf(column_family),
                                           View(key, keylen)));
 }
 
@@ -76,7 +76,7 @@ void rocksdb_delete_range_cf(rocksdb_t* db, const rocksdb_writeoptions_t* option
                              const char* start_key, size_t start_key_len, const char* end_key,
                              size_t end_key_len, char** errptr) {
   if (IsNullArgument(db, "db", errptr)) return;
-  SaveError(errptr, db->rep->DeleteRange(WriteOptionsOf(options), FamilyOf(column_family),
+  SaveError(errptr, db->rep->DeleteRange(WriteOptionsFor(options), FamilyOf(column_family),
                                          View(start_key, start_key_len),
                                          View(end_key, end_key_len)));
 }
@@ -84,7 +84,7 @@ void rocksdb_delete_range_cf(rocksdb_t* db, const rocksdb_writeoptions_t* option
 void rocksdb_merge(rocksdb_t* db, const rocksdb_writeoptions_t* options, const char* key,
                    size_t keylen, const char* val, size_t vallen, char** errptr) {
   if (IsNullArgument(db, "db", errptr)) return;
-  SaveError(errptr, db->rep->Merge(WriteOptionsOf(options), Default(db), View(key, keylen),
+  SaveError(errptr, db->rep->Merge(WriteOptionsFor(options), Default(db), View(key, keylen),
                                    View(val, vallen)));
 }
 
@@ -92,14 +92,14 @@ void rocksdb_merge_cf(rocksdb_t* db, const rocksdb_writeoptions_t* options,
                       rocksdb_column_family_handle_t* column_family, const char* key,
                       size_t keylen, const char* val, size_t vallen, char** errptr) {
   if (IsNullArgument(db, "db", errptr)) return;
-  SaveError(errptr, db->rep->Merge(WriteOptionsOf(options), FamilyOf(column_family),
+  SaveError(errptr, db->rep->Merge(WriteOptionsFor(options), FamilyOf(column_family),
                                    View(key, keylen), View(val, vallen)));
 }
 
 void rocksdb_write(rocksdb_t* db, const rocksdb_writeoptions_t* options,
                    rocksdb_writebatch_t* batch, char** errptr) {
   if (IsNullArgument(db, "db", errptr) || IsNullArgument(batch, "batch", errptr)) return;
-  SaveError(errptr, db->rep->Write(WriteOptionsOf(options), &batch->rep));
+  SaveError(errptr, db->rep->Write(WriteOptionsFor(options), &batch->rep));
 }
 
 void rocksdb_put_with_ts(rocksdb_t*, const rocksdb_writeoptions_t*, const char*, size_t,

@@ -18,9 +18,11 @@
 using shale::Options;
 using shale::Status;
 using shale::rocksdb_capi::FamilyOf;
+using shale::rocksdb_capi::IngestOptionsFor;
 using shale::rocksdb_capi::IsNullArgument;
 using shale::rocksdb_capi::NotSupported;
 using shale::rocksdb_capi::SaveError;
+using shale::rocksdb_capi::ShaleOptionsFor;
 using shale::rocksdb_capi::View;
 
 // Owns the writer; one thread at a time (as shale::SstFileWriter).
@@ -32,7 +34,8 @@ extern "C" {
 
 rocksdb_sstfilewriter_t* rocksdb_sstfilewriter_create(const rocksdb_envoptions_t* /*env*/,
                                                       const rocksdb_options_t* io_options) {
-  const Options options = io_options == nullptr ? Options() : io_options->rep;
+  // The options group's mapping (compression_per_level and the like), as a DB would get.
+  const Options options = io_options == nullptr ? Options() : ShaleOptionsFor(io_options);
   // The bottommost compression when it is set (an ingested file usually lands at the bottom),
   // else the compression (RocksDB's choice for SstFileWriter).
   const shale::CompressionType compression =
@@ -118,7 +121,7 @@ void rocksdb_ingest_external_file(rocksdb_t* db, const char* const* file_list,
   std::vector<std::string> files(file_list, file_list + list_len);
   SaveError(errptr, db->rep->IngestExternalFile(
                         db->rep->DefaultColumnFamily(), files,
-                        opt == nullptr ? shale::IngestExternalFileOptions() : opt->rep));
+                        IngestOptionsFor(opt)));
 }
 
 void rocksdb_ingest_external_file_cf(rocksdb_t* db, rocksdb_column_family_handle_t* handle,
@@ -129,7 +132,7 @@ void rocksdb_ingest_external_file_cf(rocksdb_t* db, rocksdb_column_family_handle
   std::vector<std::string> files(file_list, file_list + list_len);
   SaveError(errptr, db->rep->IngestExternalFile(
                         FamilyOf(handle), files,
-                        opt == nullptr ? shale::IngestExternalFileOptions() : opt->rep));
+                        IngestOptionsFor(opt)));
 }
 
 }  // extern "C"

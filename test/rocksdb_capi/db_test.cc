@@ -10,6 +10,8 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -82,6 +84,29 @@ TEST_F(RocksDbCApiDbTest, OpenCloseReopenKeepsData) {
   // Empty keys and values are valid.
   Put("", "");
   EXPECT_EQ(Get(db_, nullptr, ""), "");
+}
+
+// The RocksDB knobs the options were accepted with but without effect are named in the info
+// LOG at open (the DB's options and each family's).
+TEST_F(RocksDbCApiDbTest, KnobsAcceptedWithoutEffectAreLoggedAtOpen) {
+  Close();
+  rocksdb_options_t* family = rocksdb_options_create();
+  rocksdb_options_set_table_cache_numshardbits(options_, 5);
+  rocksdb_options_set_table_cache_numshardbits(family, 3);
+  const char* names[] = {"default", "other"};
+  const rocksdb_options_t* family_options[] = {options_, family};
+  rocksdb_column_family_handle_t* h[2];
+  rocksdb_options_set_create_missing_column_families(options_, 1);
+  char* err = nullptr;
+  db_ = rocksdb_open_column_families(options_, path_.c_str(), 2, names, family_options, h, &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  for (auto* handle : h) rocksdb_column_family_handle_destroy(handle);
+  rocksdb_options_destroy(family);
+  Close();
+  std::ifstream log(path_ + "/LOG");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("table_cache_numshardbits=5"), std::string::npos) << text;
+  EXPECT_NE(text.find("table_cache_numshardbits=3"), std::string::npos) << text;
 }
 
 TEST_F(RocksDbCApiDbTest, MissingDbIsRocksDbsInvalidArgumentText) {
