@@ -48,6 +48,7 @@ rocksdb_column_family_handle_t* rocksdb_create_column_family(
 rocksdb_column_family_handle_t* rocksdb_create_column_family_with_ttl(
     rocksdb_t* db, const rocksdb_options_t* column_family_options,
     const char* column_family_name, int ttl, char** errptr) {
+  // not supported: TTL (a ttl of 0 or less creates normally)
   // A positive TTL would expire values from reads (see rocksdb_open_with_ttl).
   if (ttl > 0) {
     NotSupported(errptr, "rocksdb_create_column_family_with_ttl");

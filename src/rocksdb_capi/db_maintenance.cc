@@ -103,11 +103,13 @@ void rocksdb_compact_range_cf_opt(rocksdb_t* db, rocksdb_column_family_handle_t*
 
 void rocksdb_suggest_compact_range(rocksdb_t*, const char*, size_t, const char*, size_t,
                                    char** errptr) {
+  // not supported: marking files for compaction
   NotSupported(errptr, "rocksdb_suggest_compact_range");
 }
 
 void rocksdb_suggest_compact_range_cf(rocksdb_t*, rocksdb_column_family_handle_t*, const char*,
                                       size_t, const char*, size_t, char** errptr) {
+  // not supported: marking files for compaction
   NotSupported(errptr, "rocksdb_suggest_compact_range_cf");
 }
 
@@ -166,44 +168,61 @@ void rocksdb_enable_file_deletions(rocksdb_t* db, unsigned char force, char** er
 // RocksDB's DeleteFile drops one table file (of the last level, or an L0 file no other
 // depends on). ShaleDB has no such call and this function no errptr: the file is not
 // deleted, as RocksDB also leaves it when it refuses (its status is dropped by its C API).
-void rocksdb_delete_file(rocksdb_t*, const char*) {}
+void rocksdb_delete_file(rocksdb_t*, const char*) {
+  // not supported: DeleteFile (no errptr: the file stays)
+}
 
 void rocksdb_delete_file_in_range(rocksdb_t*, const char*, size_t, const char*, size_t,
                                   char** errptr) {
+  // not supported: DeleteFilesInRange
   NotSupported(errptr, "rocksdb_delete_file_in_range");
 }
 
 void rocksdb_delete_file_in_range_cf(rocksdb_t*, rocksdb_column_family_handle_t*, const char*,
                                      size_t, const char*, size_t, char** errptr) {
+  // not supported: DeleteFilesInRange
   NotSupported(errptr, "rocksdb_delete_file_in_range_cf");
 }
 
 // RocksDB stops its flushes and compactions here, ahead of closing the DB. ShaleDB's close
 // already stops a running compaction at its next safe point (shale/db.h, Close), so nothing
 // is needed here; background work goes on until then and the DB stays fully usable.
-void rocksdb_cancel_all_background_work(rocksdb_t*, unsigned char) {}
+void rocksdb_cancel_all_background_work(rocksdb_t*, unsigned char) {
+  // accepted without effect
+}
 
 rocksdb_wal_iterator_t* rocksdb_get_updates_since(rocksdb_t*, uint64_t,
                                                   const rocksdb_wal_readoptions_t*,
                                                   char** errptr) {
+  // not supported: the WAL iterator
   NotSupported(errptr, "rocksdb_get_updates_since");
   return nullptr;
 }
 
-void rocksdb_wal_iter_next(rocksdb_wal_iterator_t*) {}
+void rocksdb_wal_iter_next(rocksdb_wal_iterator_t*) {
+  // not supported: the WAL iterator (no handle is ever made)
+}
 
-unsigned char rocksdb_wal_iter_valid(const rocksdb_wal_iterator_t*) { return 0; }
+unsigned char rocksdb_wal_iter_valid(const rocksdb_wal_iterator_t*) {
+  // not supported: the WAL iterator (no handle is ever made)
+  return 0;
+}
 
 void rocksdb_wal_iter_status(const rocksdb_wal_iterator_t*, char** errptr) {
+  // not supported: the WAL iterator (no handle is ever made)
   NotSupported(errptr, "rocksdb_wal_iter_status");
 }
 
 rocksdb_writebatch_t* rocksdb_wal_iter_get_batch(const rocksdb_wal_iterator_t*, uint64_t* seq) {
+  // not supported: the WAL iterator (no handle is ever made)
   if (seq != nullptr) *seq = 0;
   return nullptr;
 }
 
-void rocksdb_wal_iter_destroy(const rocksdb_wal_iterator_t* iter) { delete iter; }
+void rocksdb_wal_iter_destroy(const rocksdb_wal_iterator_t* iter) {
+  // not supported: the WAL iterator (no handle is ever made)
+  delete iter;
+}
 
 void rocksdb_free(void* ptr) { std::free(ptr); }
 

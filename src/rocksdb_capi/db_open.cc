@@ -170,6 +170,7 @@ rocksdb_t* rocksdb_open(const rocksdb_options_t* options, const char* name, char
 
 rocksdb_t* rocksdb_open_with_ttl(const rocksdb_options_t* options, const char* name, int ttl,
                                  char** errptr) {
+  // not supported: TTL (a ttl of 0 or less opens normally)
   if (ttl > 0) {
     NotSupported(errptr, "rocksdb_open_with_ttl");
     return nullptr;
@@ -179,12 +180,14 @@ rocksdb_t* rocksdb_open_with_ttl(const rocksdb_options_t* options, const char* n
 
 rocksdb_t* rocksdb_open_for_read_only(const rocksdb_options_t*, const char*, unsigned char,
                                       char** errptr) {
+  // not supported: read-only opens
   NotSupported(errptr, "rocksdb_open_for_read_only");
   return nullptr;
 }
 
 rocksdb_t* rocksdb_open_as_secondary(const rocksdb_options_t*, const char*, const char*,
                                      char** errptr) {
+  // not supported: secondary instances
   NotSupported(errptr, "rocksdb_open_as_secondary");
   return nullptr;
 }
@@ -203,6 +206,7 @@ rocksdb_t* rocksdb_open_column_families_with_ttl(
     const rocksdb_options_t* options, const char* name, int num_column_families,
     const char* const* column_family_names, const rocksdb_options_t* const* column_family_options,
     rocksdb_column_family_handle_t** column_family_handles, const int* ttls, char** errptr) {
+  // not supported: TTL (ttls of 0 or less open normally)
   if (HasTtl(num_column_families, ttls)) {
     NotSupported(errptr, "rocksdb_open_column_families_with_ttl");
     return nullptr;
@@ -215,6 +219,7 @@ rocksdb_t* rocksdb_open_for_read_only_column_families(
     const rocksdb_options_t*, const char*, int, const char* const*,
     const rocksdb_options_t* const*, rocksdb_column_family_handle_t**, unsigned char,
     char** errptr) {
+  // not supported: read-only opens
   NotSupported(errptr, "rocksdb_open_for_read_only_column_families");
   return nullptr;
 }
@@ -222,6 +227,7 @@ rocksdb_t* rocksdb_open_for_read_only_column_families(
 rocksdb_t* rocksdb_open_as_secondary_column_families(
     const rocksdb_options_t*, const char*, const char*, int, const char* const*,
     const rocksdb_options_t* const*, rocksdb_column_family_handle_t**, char** errptr) {
+  // not supported: secondary instances
   NotSupported(errptr, "rocksdb_open_as_secondary_column_families");
   return nullptr;
 }
@@ -230,11 +236,13 @@ rocksdb_t* rocksdb_open_and_trim_history(const rocksdb_options_t*, const char*, 
                                          const char* const*, const rocksdb_options_t* const*,
                                          rocksdb_column_family_handle_t**, char*, size_t,
                                          char** errptr) {
+  // not supported: user-defined timestamps
   NotSupported(errptr, "rocksdb_open_and_trim_history");
   return nullptr;
 }
 
 void rocksdb_try_catch_up_with_primary(rocksdb_t*, char** errptr) {
+  // not supported: secondary instances
   // Only a secondary instance catches up, and ShaleDB opens none.
   NotSupported(errptr, "rocksdb_try_catch_up_with_primary");
 }
@@ -249,6 +257,7 @@ void rocksdb_destroy_db(const rocksdb_options_t* options, const char* name, char
 }
 
 void rocksdb_repair_db(const rocksdb_options_t*, const char*, char** errptr) {
+  // not supported: RepairDB
   NotSupported(errptr, "rocksdb_repair_db");
 }
 

@@ -166,6 +166,7 @@ char* rocksdb_get_cf(rocksdb_t* db, const rocksdb_readoptions_t* options,
 
 char* rocksdb_get_with_ts(rocksdb_t*, const rocksdb_readoptions_t*, const char*, size_t,
                           size_t* vallen, char** ts, size_t* tslen, char** errptr) {
+  // not supported: user-defined timestamps
   if (vallen != nullptr) *vallen = 0;
   if (ts != nullptr) *ts = nullptr;
   if (tslen != nullptr) *tslen = 0;
@@ -176,6 +177,7 @@ char* rocksdb_get_with_ts(rocksdb_t*, const rocksdb_readoptions_t*, const char*,
 char* rocksdb_get_cf_with_ts(rocksdb_t*, const rocksdb_readoptions_t*,
                              rocksdb_column_family_handle_t*, const char*, size_t,
                              size_t* vallen, char** ts, size_t* tslen, char** errptr) {
+  // not supported: user-defined timestamps
   if (vallen != nullptr) *vallen = 0;
   if (ts != nullptr) *ts = nullptr;
   if (tslen != nullptr) *tslen = 0;
@@ -208,6 +210,7 @@ void rocksdb_multi_get_with_ts(rocksdb_t*, const rocksdb_readoptions_t*, size_t 
                                const char* const*, const size_t*, char** values_list,
                                size_t* values_list_sizes, char** timestamp_list,
                                size_t* timestamp_list_sizes, char** errs) {
+  // not supported: user-defined timestamps
   for (size_t i = 0; i < num_keys; i++) {
     values_list[i] = nullptr;
     values_list_sizes[i] = 0;
@@ -223,6 +226,7 @@ void rocksdb_multi_get_cf_with_ts(rocksdb_t*, const rocksdb_readoptions_t*,
                                   const char* const*, const size_t*, char** values_list,
                                   size_t* values_list_sizes, char** timestamps_list,
                                   size_t* timestamps_list_sizes, char** errs) {
+  // not supported: user-defined timestamps
   for (size_t i = 0; i < num_keys; i++) {
     values_list[i] = nullptr;
     values_list_sizes[i] = 0;

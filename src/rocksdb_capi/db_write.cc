@@ -104,44 +104,52 @@ void rocksdb_write(rocksdb_t* db, const rocksdb_writeoptions_t* options,
 
 void rocksdb_put_with_ts(rocksdb_t*, const rocksdb_writeoptions_t*, const char*, size_t,
                          const char*, size_t, const char*, size_t, char** errptr) {
+  // not supported: user-defined timestamps
   NotSupported(errptr, "rocksdb_put_with_ts");
 }
 
 void rocksdb_put_cf_with_ts(rocksdb_t*, const rocksdb_writeoptions_t*,
                             rocksdb_column_family_handle_t*, const char*, size_t, const char*,
                             size_t, const char*, size_t, char** errptr) {
+  // not supported: user-defined timestamps
   NotSupported(errptr, "rocksdb_put_cf_with_ts");
 }
 
 void rocksdb_delete_with_ts(rocksdb_t*, const rocksdb_writeoptions_t*, const char*, size_t,
                             const char*, size_t, char** errptr) {
+  // not supported: user-defined timestamps
   NotSupported(errptr, "rocksdb_delete_with_ts");
 }
 
 void rocksdb_delete_cf_with_ts(rocksdb_t*, const rocksdb_writeoptions_t*,
                                rocksdb_column_family_handle_t*, const char*, size_t, const char*,
                                size_t, char** errptr) {
+  // not supported: user-defined timestamps
   NotSupported(errptr, "rocksdb_delete_cf_with_ts");
 }
 
 void rocksdb_singledelete_with_ts(rocksdb_t*, const rocksdb_writeoptions_t*, const char*, size_t,
                                   const char*, size_t, char** errptr) {
+  // not supported: user-defined timestamps
   NotSupported(errptr, "rocksdb_singledelete_with_ts");
 }
 
 void rocksdb_singledelete_cf_with_ts(rocksdb_t*, const rocksdb_writeoptions_t*,
                                      rocksdb_column_family_handle_t*, const char*, size_t,
                                      const char*, size_t, char** errptr) {
+  // not supported: user-defined timestamps
   NotSupported(errptr, "rocksdb_singledelete_cf_with_ts");
 }
 
 void rocksdb_increase_full_history_ts_low(rocksdb_t*, rocksdb_column_family_handle_t*,
                                           const char*, size_t, char** errptr) {
+  // not supported: user-defined timestamps
   NotSupported(errptr, "rocksdb_increase_full_history_ts_low");
 }
 
 char* rocksdb_get_full_history_ts_low(rocksdb_t*, rocksdb_column_family_handle_t*,
                                       size_t* ts_lowlen, char** errptr) {
+  // not supported: user-defined timestamps
   if (ts_lowlen != nullptr) *ts_lowlen = 0;
   NotSupported(errptr, "rocksdb_get_full_history_ts_low");
   return nullptr;

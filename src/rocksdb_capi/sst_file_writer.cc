@@ -74,6 +74,7 @@ void rocksdb_sstfilewriter_put(rocksdb_sstfilewriter_t* writer, const char* key,
 
 void rocksdb_sstfilewriter_put_with_ts(rocksdb_sstfilewriter_t*, const char*, size_t,
                                        const char*, size_t, const char*, size_t, char** errptr) {
+  // not supported: user-defined timestamps
   NotSupported(errptr, "rocksdb_sstfilewriter_put_with_ts");
 }
 
@@ -91,6 +92,7 @@ void rocksdb_sstfilewriter_delete(rocksdb_sstfilewriter_t* writer, const char* k
 
 void rocksdb_sstfilewriter_delete_with_ts(rocksdb_sstfilewriter_t*, const char*, size_t,
                                           const char*, size_t, char** errptr) {
+  // not supported: user-defined timestamps
   NotSupported(errptr, "rocksdb_sstfilewriter_delete_with_ts");
 }
 
