@@ -282,6 +282,15 @@ class SHALE_EXPORT DB {
                       const std::string_view* end) {
     return CompactRange(options, DefaultColumnFamily(), begin, end);
   }
+  // RocksDB's DeleteFilesInRange: drops, without reading them, the table files of levels 1
+  // and below whose keys all lie in [*begin, *end] (null: unbounded on that side), so those
+  // keys vanish at once for every reader, snapshots included (as in RocksDB). Files of L0 and
+  // files a compaction is reading are kept, as are the range's keys in other files and in the
+  // memtables: this reclaims space fast, it is not a deletion of the range (DeleteRange is).
+  // InvalidArgument for a null or dropped family; the background error while there is one.
+  virtual Status DeleteFilesInRange(ColumnFamilyHandle* column_family,
+                                    const std::string_view* begin,
+                                    const std::string_view* end) = 0;
   // Links (or moves) table files written by SstFileWriter into the DB, all or none, giving them
   // one new sequence number and placing each at the lowest level where it overlaps nothing.
   // Into `column_family` (the overload without one: the default family).

@@ -162,6 +162,9 @@ class DBImpl final : public DB {
   void GetLiveFilesMetaData(std::vector<LiveFileMetaData>* metadata) override
       ABSL_LOCKS_EXCLUDED(mu_);
   void LogInfo(std::string_view message) override ABSL_LOCKS_EXCLUDED(mu_);
+  // db_impl_compaction.cc.
+  Status DeleteFilesInRange(ColumnFamilyHandle* column_family, const std::string_view* begin,
+                            const std::string_view* end) override ABSL_LOCKS_EXCLUDED(mu_);
   // db_impl_write.cc.
   Status FlushWAL(bool sync) override ABSL_LOCKS_EXCLUDED(mu_);
   // db_impl_background.cc (beside DeleteObsoleteFiles).

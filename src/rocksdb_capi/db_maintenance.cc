@@ -2,8 +2,8 @@
 // options, file deletions, background work, the WAL iterator, and rocksdb_free.
 //
 // Not in ShaleDB, failing with "Not supported by ShaleDB: <function>" through errptr:
-// suggest_compact_range(_cf) (no marking of files for compaction), delete_file_in_range(_cf),
-// and the WAL iterator (get_updates_since). Functions without errptr that ShaleDB cannot do
+// suggest_compact_range(_cf) (no marking of files for compaction), delete_file, and the WAL
+// iterator (get_updates_since). Functions without errptr that ShaleDB cannot do
 // are documented at their definition (delete_file, cancel_all_background_work).
 // Thread-safety: from any thread (as shale::DB); the manual-compaction counter is atomic.
 #include <cstdlib>
@@ -51,6 +51,19 @@ void CompactRange(rocksdb_t* db, ColumnFamilyHandle* family, const rocksdb_compa
   db->rep->CompactRange(options, family, start_key == nullptr ? nullptr : &begin,
                         limit_key == nullptr ? nullptr : &end)
       .PermitUncheckedError();
+}
+
+// DB::DeleteFilesInRange over [start, limit] (RocksDB's include_end), a NULL key being
+// unbounded.
+void DeleteFilesInRange(rocksdb_t* db, ColumnFamilyHandle* family, const char* start_key,
+                        size_t start_key_len, const char* limit_key, size_t limit_key_len,
+                        char** errptr) {
+  const std::string_view begin(start_key == nullptr ? "" : start_key,
+                               start_key == nullptr ? 0 : start_key_len);
+  const std::string_view end(limit_key == nullptr ? "" : limit_key,
+                             limit_key == nullptr ? 0 : limit_key_len);
+  SaveError(errptr, db->rep->DeleteFilesInRange(family, start_key == nullptr ? nullptr : &begin,
+                                                limit_key == nullptr ? nullptr : &end));
 }
 
 void SetOptions(rocksdb_t* db, ColumnFamilyHandle* family, int count, const char* const keys[],
@@ -172,16 +185,20 @@ void rocksdb_delete_file(rocksdb_t*, const char*) {
   // not supported: DeleteFile (no errptr: the file stays)
 }
 
-void rocksdb_delete_file_in_range(rocksdb_t*, const char*, size_t, const char*, size_t,
-                                  char** errptr) {
-  // not supported: DeleteFilesInRange
-  NotSupported(errptr, "rocksdb_delete_file_in_range");
+void rocksdb_delete_file_in_range(rocksdb_t* db, const char* start_key, size_t start_key_len,
+                                  const char* limit_key, size_t limit_key_len, char** errptr) {
+  if (IsNullArgument(db, "db", errptr)) return;
+  DeleteFilesInRange(db, db->rep->DefaultColumnFamily(), start_key, start_key_len, limit_key,
+                     limit_key_len, errptr);
 }
 
-void rocksdb_delete_file_in_range_cf(rocksdb_t*, rocksdb_column_family_handle_t*, const char*,
-                                     size_t, const char*, size_t, char** errptr) {
-  // not supported: DeleteFilesInRange
-  NotSupported(errptr, "rocksdb_delete_file_in_range_cf");
+void rocksdb_delete_file_in_range_cf(rocksdb_t* db, rocksdb_column_family_handle_t* column_family,
+                                     const char* start_key, size_t start_key_len,
+                                     const char* limit_key, size_t limit_key_len,
+                                     char** errptr) {
+  if (IsNullArgument(db, "db", errptr)) return;
+  DeleteFilesInRange(db, FamilyOf(column_family), start_key, start_key_len, limit_key,
+                     limit_key_len, errptr);
 }
 
 // RocksDB stops its flushes and compactions here, ahead of closing the DB. ShaleDB's close

@@ -243,8 +243,8 @@ TEST_F(RocksDbCApiDbTest, NotSupportedFunctionsFailVisibly) {
   expect_not_supported("rocksdb_try_catch_up_with_primary");
   rocksdb_put_with_ts(db_, wo_, "k", 1, "t", 1, "v", 1, &err);
   expect_not_supported("rocksdb_put_with_ts");
-  rocksdb_delete_file_in_range(db_, "a", 1, "z", 1, &err);
-  expect_not_supported("rocksdb_delete_file_in_range");
+  rocksdb_suggest_compact_range_cf(db_, nullptr, "a", 1, "z", 1, &err);
+  expect_not_supported("rocksdb_suggest_compact_range_cf");
   rocksdb_suggest_compact_range(db_, "a", 1, "z", 1, &err);
   expect_not_supported("rocksdb_suggest_compact_range");
   rocksdb_flush_wal(db_, 1, &err);  // supported (DB::FlushWAL)
@@ -702,6 +702,19 @@ TEST_F(RocksDbCApiDbTest, FileDeletionsSwitchAndFlushWal) {
   Put("synced", "1");
   rocksdb_flush_wal(db_, 1, &err);
   EXPECT_EQ(TakeError(&err), std::nullopt);
+
+  // delete_file_in_range drops the table files of levels 1 and below wholly in the range:
+  // here everything after the compaction above (one bottom-level output for 50 keys).
+  ASSERT_GT(live_files(), 0u);
+  const char* start = "k";
+  rocksdb_delete_file_in_range(db_, start, 1, nullptr, 0, &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  EXPECT_EQ(live_files(), 0u);
+  EXPECT_EQ(sst_files_on_disk(), 0u);
+  EXPECT_EQ(Get(db_, nullptr, "k1"), std::nullopt);
+  EXPECT_EQ(Get(db_, nullptr, "synced"), "1");  // in the memtable
+  rocksdb_delete_file_in_range_cf(db_, nullptr, nullptr, 0, nullptr, 0, &err);
+  EXPECT_NE(TakeError(&err), std::nullopt);  // a NULL family
 }
 
 // RocksDB allows a block cache (and cache flags) per family; ShaleDB's families share the
