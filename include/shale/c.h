@@ -564,6 +564,14 @@ extern SHALE_LIBRARY_API void shale_flush_wal(shale_t* db, unsigned char sync, c
 extern SHALE_LIBRARY_API void shale_disable_file_deletions(shale_t* db, char** errptr);
 extern SHALE_LIBRARY_API void shale_enable_file_deletions(shale_t* db, unsigned char force,
                                                           char** errptr);
+/* Drops the table files of levels 1 and below whose keys all lie in [start, limit] (a NULL key:
+ * unbounded), so their keys vanish at once, snapshots included; L0 files, files being compacted
+ * and the memtables keep theirs (DB::DeleteFilesInRange; RocksDB's
+ * rocksdb_delete_file_in_range). A fast way to reclaim space, not a deletion of the range. */
+extern SHALE_LIBRARY_API void shale_delete_file_in_range(shale_t* db, const char* start_key,
+                                                         size_t start_key_len,
+                                                         const char* limit_key,
+                                                         size_t limit_key_len, char** errptr);
 /* Manual compaction (shale_compact_range, shale_compact_range_opt) is in the Compaction
  * section. */
 /* A property as malloc'd, NUL-terminated text ("shale.stats", "shale.num-files-at-level0",
@@ -902,6 +910,10 @@ extern SHALE_LIBRARY_API void shale_compact_range_cf(shale_t* db,
 extern SHALE_LIBRARY_API void shale_compact_range_cf_opt(
     shale_t* db, shale_column_family_handle_t* column_family, shale_compactoptions_t* opt,
     const char* start_key, size_t start_key_len, const char* limit_key, size_t limit_key_len);
+/* shale_delete_file_in_range in the family (an error for a NULL handle). */
+extern SHALE_LIBRARY_API void shale_delete_file_in_range_cf(
+    shale_t* db, shale_column_family_handle_t* column_family, const char* start_key,
+    size_t start_key_len, const char* limit_key, size_t limit_key_len, char** errptr);
 /* The family's figures for the per-family properties (levels, memtables, keys, compaction
  * debt, the stats/levelstats/sstables reports; see shale/db.h), the DB's for the others. */
 extern SHALE_LIBRARY_API char* shale_property_value_cf(

@@ -106,8 +106,8 @@ static int TableFilesOnDisk(const char* name) {
   return n;
 }
 
-/* shale_flush_wal, and the file-deletion switch: a compaction's inputs stay on disk while
- * deletions are disabled and go when they are enabled again. */
+/* shale_flush_wal; the file-deletion switch: a compaction's inputs stay on disk while
+ * deletions are disabled and go when they are enabled again; shale_delete_file_in_range. */
 void TestWalSyncAndFileDeletions(void) {
   shale_options_t* options = NewTestOptions();
   shale_t* db = OpenOrFail(options, "db_deletions");
@@ -134,6 +134,20 @@ void TestWalSyncAndFileDeletions(void) {
   shale_enable_file_deletions(db, 1, &err);  /* forced: enabled */
   CHECK_OK(err);
   CHECK((uint64_t)TableFilesOnDisk("db_deletions") == TableFiles(db));
+
+  /* Everything is below L0 after the full compaction: dropping all files drops every key. */
+  shale_delete_file_in_range(db, STR("k0100"), STR("k0200"), &err);  /* no file wholly inside */
+  CHECK_OK(err);
+  CHECK(TableFiles(db) >= 1);
+  shale_delete_file_in_range(db, NULL, 0, NULL, 0, &err);
+  CHECK_OK(err);
+  CHECK(TableFiles(db) == 0);
+  CHECK(TableFilesOnDisk("db_deletions") == 0);
+  shale_readoptions_t* ro = shale_readoptions_create();
+  CheckGet(db, ro, "k0150", NULL);
+  shale_readoptions_destroy(ro);
+  shale_delete_file_in_range_cf(db, NULL, NULL, 0, NULL, 0, &err);
+  CHECK_ERROR(err, "Invalid argument");
 
   shale_close(db);
   DestroyOrFail("db_deletions");

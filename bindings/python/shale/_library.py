@@ -268,6 +268,9 @@ _OPTIONAL_PROTOTYPES: _Prototypes = {
     "shale_flush_wal": (None, [_handle, _uchar, _errptr]),
     "shale_disable_file_deletions": (None, [_handle, _errptr]),
     "shale_enable_file_deletions": (None, [_handle, _uchar, _errptr]),
+    "shale_delete_file_in_range": (None, [_handle, _bytes, _size, _bytes, _size, _errptr]),
+    "shale_delete_file_in_range_cf": (None, [_handle, _handle, _bytes, _size, _bytes, _size,
+                                             _errptr]),
     "shale_verify_checksum_with_progress": (None, [_handle, PROGRESS_FN, _void_p, _double,
                                                    _errptr]),
     # Column families (shale.ColumnFamily, the cf= keywords).

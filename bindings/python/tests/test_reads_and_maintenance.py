@@ -290,3 +290,19 @@ def test_obsolete_files_stay_while_file_deletions_are_disabled(db, db_path):
     db.disable_file_deletions()
     db.enable_file_deletions(force=True)
     assert db.get(b"k07") == b"2"
+
+
+def test_delete_files_in_range_drops_whole_files_below_l0(db, db_path):
+    for i in range(100):
+        db.put(b"k%03d" % i, b"v" * 100)
+    db.flush()
+    db.compact_range(bottommost_level_compaction="force")
+    assert table_files(db) >= 1
+    db.delete_files_in_range(b"k010", b"k020")  # no file wholly inside: nothing dropped
+    assert db.get(b"k015") == b"v" * 100
+    db.put(b"in-memtable", b"1")
+    db.delete_files_in_range()
+    assert table_files(db) == 0
+    assert glob.glob(os.path.join(db_path, "*.sst")) == []
+    assert db.get(b"k015") is None
+    assert db.get(b"in-memtable") == b"1"
