@@ -2,7 +2,8 @@
 //
 // Property names: ShaleDB's DB::GetProperty answers "rocksdb.<name>" for the properties it
 // shares with RocksDB (shale/db.h lists them); this file adds the rocksdb.* names whose
-// figures it can derive from public calls (the table-file sizes, from GetLiveFilesMetaData).
+// figures it can derive from public calls (the table-file sizes, from GetLiveFilesMetaData)
+// and RocksDB's partial stats reports (rocksdb.cfstats, rocksdb.dbstats: ShaleDB's one report).
 // Any other name is unknown: NULL (property_value) or -1 (property_int), as RocksDB does.
 // Thread-safety: from any thread (as shale::DB); a memory-consumers object is filled by one
 // thread at a time.
@@ -66,10 +67,20 @@ bool DerivedIntProperty(shale::DB* db, ColumnFamilyHandle* family, std::string_v
   return true;
 }
 
+// RocksDB's parts of rocksdb.stats (the family's and the DB's figures, with or without the
+// file histogram): ShaleDB has one report (shale.stats, its own layout), given for each.
+bool IsStatsReportName(std::string_view name) {
+  return name == "rocksdb.cfstats" || name == "rocksdb.cfstats-no-file-histogram" ||
+         name == "rocksdb.dbstats";
+}
+
 char* PropertyValue(rocksdb_t* db, ColumnFamilyHandle* family, const char* propname) {
   if (db == nullptr || propname == nullptr || family == nullptr) return nullptr;
   std::string value;
   if (db->rep->GetProperty(family, propname, &value)) return CopyToMallocString(value);
+  if (IsStatsReportName(propname) && db->rep->GetProperty(family, "rocksdb.stats", &value)) {
+    return CopyToMallocString(value);
+  }
   uint64_t number;
   if (DerivedIntProperty(db->rep.get(), family, propname, &number)) {
     return CopyToMallocString(std::to_string(number));

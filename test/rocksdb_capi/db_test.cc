@@ -766,10 +766,16 @@ TEST_F(RocksDbCApiDbTest, PropertiesSizesFlushCompactAndMetadata) {
   EXPECT_EQ(n, 1000u);
   EXPECT_EQ(rocksdb_property_int(db_, "rocksdb.no-such-property", &n), -1);
   EXPECT_EQ(rocksdb_property_value(db_, "rocksdb.no-such-property"), nullptr);
-  char* stats = rocksdb_property_value(db_, "rocksdb.stats");
-  ASSERT_NE(stats, nullptr);
-  EXPECT_GT(std::strlen(stats), 0u);
-  rocksdb_free(stats);
+  char* sstables = rocksdb_property_value(db_, "rocksdb.sstables");  // no table file yet
+  EXPECT_STREQ(sstables, "");
+  rocksdb_free(sstables);
+  for (const char* report :
+       {"rocksdb.stats", "rocksdb.cfstats", "rocksdb.dbstats", "rocksdb.levelstats"}) {
+    char* stats = rocksdb_property_value(db_, report);
+    ASSERT_NE(stats, nullptr) << report;
+    EXPECT_GT(std::strlen(stats), 0u) << report;
+    rocksdb_free(stats);
+  }
 
   Flush();
   // One table file, at the level the flush chose (ShaleDB may place a flush below L0).
