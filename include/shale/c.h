@@ -561,6 +561,25 @@ extern SHALE_LIBRARY_API void shale_flushoptions_set_wait(shale_flushoptions_t* 
                                                           unsigned char v);
 extern SHALE_LIBRARY_API void shale_flush(shale_t* db, const shale_flushoptions_t* options,
                                           char** errptr);
+/* Syncs the WAL when `sync` is set, so that every write acknowledged before the call survives
+ * a machine crash (DB::FlushWAL; RocksDB's rocksdb_flush_wal). Without `sync` there is nothing
+ * to do: each write reaches the WAL file before it is acknowledged. */
+extern SHALE_LIBRARY_API void shale_flush_wal(shale_t* db, unsigned char sync, char** errptr);
+/* While disabled, no file the DB no longer needs is deleted (for copying the DB's files from
+ * outside). Calls nest: each disable is undone by one enable with force 0; force 1 enables at
+ * once; enabling deletes what was kept (DB::DisableFileDeletions / EnableFileDeletions;
+ * RocksDB's rocksdb_disable_file_deletions / rocksdb_enable_file_deletions). */
+extern SHALE_LIBRARY_API void shale_disable_file_deletions(shale_t* db, char** errptr);
+extern SHALE_LIBRARY_API void shale_enable_file_deletions(shale_t* db, unsigned char force,
+                                                          char** errptr);
+/* Drops the table files of levels 1 and below whose keys all lie in [start, limit] (a NULL key:
+ * unbounded), so their keys vanish at once, snapshots included; L0 files, files being compacted
+ * and the memtables keep theirs (DB::DeleteFilesInRange; RocksDB's
+ * rocksdb_delete_file_in_range). A fast way to reclaim space, not a deletion of the range. */
+extern SHALE_LIBRARY_API void shale_delete_file_in_range(shale_t* db, const char* start_key,
+                                                         size_t start_key_len,
+                                                         const char* limit_key,
+                                                         size_t limit_key_len, char** errptr);
 /* Manual compaction (shale_compact_range, shale_compact_range_opt) is in the Compaction
  * section. */
 /* A property as malloc'd, NUL-terminated text ("shale.stats", "shale.num-files-at-level0",
@@ -899,6 +918,10 @@ extern SHALE_LIBRARY_API void shale_compact_range_cf(shale_t* db,
 extern SHALE_LIBRARY_API void shale_compact_range_cf_opt(
     shale_t* db, shale_column_family_handle_t* column_family, shale_compactoptions_t* opt,
     const char* start_key, size_t start_key_len, const char* limit_key, size_t limit_key_len);
+/* shale_delete_file_in_range in the family (an error for a NULL handle). */
+extern SHALE_LIBRARY_API void shale_delete_file_in_range_cf(
+    shale_t* db, shale_column_family_handle_t* column_family, const char* start_key,
+    size_t start_key_len, const char* limit_key, size_t limit_key_len, char** errptr);
 /* The family's figures for the per-family properties (levels, memtables, keys, compaction
  * debt, the stats/levelstats/sstables reports; see shale/db.h), the DB's for the others. */
 extern SHALE_LIBRARY_API char* shale_property_value_cf(

@@ -90,6 +90,23 @@ class SHALE_EXPORT ColumnFamilyHandle {
   virtual const Comparator* GetComparator() const = 0;
 };
 
+// One table file of a DB's current version, as DB::GetLiveFilesMetaData reports it: RocksDB's
+// LiveFileMetaData fields. A plain value (thread-safety as Options).
+struct LiveFileMetaData {
+  std::string column_family_name;  // the family the file belongs to
+  int level = 0;                   // its level in the family's LSM tree
+  std::string name;                // the file name with a leading '/': "/000012.sst" (RocksDB's)
+  std::string db_path;             // the directory it is in (the DB's)
+  uint64_t size = 0;               // bytes
+  // The smallest and largest user keys of its entries (range deletion ends included).
+  std::string smallestkey;
+  std::string largestkey;
+  uint64_t smallest_seqno = 0;     // the smallest and largest sequence numbers of its entries
+  uint64_t largest_seqno = 0;
+  uint64_t num_entries = 0;        // entries: point entries and range deletions
+  uint64_t num_deletions = 0;      // point deletions (Delete and SingleDelete)
+};
+
 class SHALE_EXPORT DB {
  public:
   // Opens (and with options.create_if_missing, creates) the DB in directory `name`: validates
@@ -265,6 +282,15 @@ class SHALE_EXPORT DB {
                       const std::string_view* end) {
     return CompactRange(options, DefaultColumnFamily(), begin, end);
   }
+  // RocksDB's DeleteFilesInRange: drops, without reading them, the table files of levels 1
+  // and below whose keys all lie in [*begin, *end] (null: unbounded on that side), so those
+  // keys vanish at once for every reader, snapshots included (as in RocksDB). Files of L0 and
+  // files a compaction is reading are kept, as are the range's keys in other files and in the
+  // memtables: this reclaims space fast, it is not a deletion of the range (DeleteRange is).
+  // InvalidArgument for a null or dropped family; the background error while there is one.
+  virtual Status DeleteFilesInRange(ColumnFamilyHandle* column_family,
+                                    const std::string_view* begin,
+                                    const std::string_view* end) = 0;
   // Links (or moves) table files written by SstFileWriter into the DB, all or none, giving them
   // one new sequence number and placing each at the lowest level where it overlaps nothing.
   // Into `column_family` (the overload without one: the default family).
@@ -275,6 +301,25 @@ class SHALE_EXPORT DB {
                             const IngestExternalFileOptions& options) {
     return IngestExternalFile(DefaultColumnFamily(), files, options);
   }
+  // RocksDB's FlushWAL: every write reaches the WAL file (the OS) before it is acknowledged,
+  // so there is nothing to flush; with `sync`, the WAL is also synced, so that every write
+  // acknowledged before the call survives a machine crash once it returns OK (writes made
+  // with disableWAL are not in the WAL: only a Flush saves them). Waits for the writes in
+  // progress (it takes its turn in the write queue). The WAL's error (the DB then enters the
+  // error state, as for a failed synced write), or the background error while there is one;
+  // ShutdownInProgress after Close.
+  virtual Status FlushWAL(bool sync) = 0;
+  // RocksDB's file-deletion switch, for copying the DB's files from outside (a backup that
+  // lists the directory, then copies each file): while deletions are disabled, no file the DB
+  // no longer needs (a compaction's inputs, an old WAL, MANIFEST or OPTIONS file) is deleted,
+  // so every file a listing shows stays until it is copied. Calls nest: each
+  // DisableFileDeletions is undone by one EnableFileDeletions(false); EnableFileDeletions(true)
+  // enables them at once. Once enabled, the files kept meanwhile are deleted before it returns.
+  // Files that never became part of the DB (a failed flush's output) are still removed.
+  // ShutdownInProgress after Close (a new Open starts with deletions enabled).
+  virtual Status DisableFileDeletions() = 0;
+  virtual Status EnableFileDeletions(bool force) = 0;
+
   // Changes dynamic options ("Dynamic: yes" in options.h) by name, RocksDB's names and value
   // syntax ({"write_buffer_size", "128M"}). All or none: InvalidArgument naming the option if
   // one is unknown, not dynamic, or has a bad value. The new values go live only once a new
@@ -338,6 +383,13 @@ class SHALE_EXPORT DB {
   //   shale.sstables                every live table file: level, number, size, key range
   //   shale.memtable-allocator      the memtable arena allocator: bytes allocated, whether the
   //                                 dedicated jemalloc arena is in use
+  //   shale.num-immutable-mem-table memtables waiting to be flushed (full, not yet in tables)
+  //   shale.mem-table-flush-pending 1 while such a memtable waits, else 0
+  //   shale.num-entries-active-mem-table / shale.num-deletes-active-mem-table
+  //                                 entries / deletions in the memtable taking writes
+  //   shale.num-entries-imm-mem-tables / shale.num-deletes-imm-mem-tables
+  //                                 the same, summed over the memtables waiting to be flushed
+  //   shale.num-snapshots           snapshots not yet released
   //   shale.compaction-pending      1 if an automatic compaction is due, else 0
   //   shale.num-running-compactions compactions running now
   //   shale.num-running-flushes     flushes queued or running now (RocksDB's
@@ -369,7 +421,10 @@ class SHALE_EXPORT DB {
   // size-all-mem-tables, estimate-num-keys, num-running-compactions,
   // num-running-flushes, estimate-pending-compaction-bytes, actual-delayed-write-rate,
   // is-write-stopped, block-cache-usage, block-cache-pinned-usage, block-cache-capacity,
-  // estimate-table-readers-mem, background-errors, and the text reports stats, levelstats and
+  // estimate-table-readers-mem, background-errors, num-immutable-mem-table,
+  // mem-table-flush-pending, num-entries-active-mem-table, num-deletes-active-mem-table,
+  // num-entries-imm-mem-tables, num-deletes-imm-mem-tables, num-snapshots, and the text
+  // reports stats, levelstats and
   // sstables (ShaleDB's layout, not RocksDB's). The others (memory-usage,
   // memtable-allocator, background-error, compaction-pending -- RocksDB's ignores
   // disable_auto_compactions, ours does not -- and the debt figures above) are shale. only.
@@ -383,7 +438,8 @@ class SHALE_EXPORT DB {
     return GetProperty(DefaultColumnFamily(), property, value);
   }
   // A numeric property (the numeric ones above: num-files-at-level<N>,
-  // cur-size-all-mem-tables, estimate-num-keys, compaction-pending, num-running-compactions,
+  // cur-size-all-mem-tables, estimate-num-keys, the memtable counts, num-snapshots,
+  // compaction-pending, num-running-compactions,
   // num-running-flushes,
   // estimate-pending-compaction-bytes, actual-delayed-write-rate, is-write-stopped, and the
   // memory properties, background-errors, compaction-rate,
@@ -405,6 +461,21 @@ class SHALE_EXPORT DB {
     static constexpr std::string_view kLevelStats = "shale.levelstats";
     static constexpr std::string_view kSSTables = "shale.sstables";
     static constexpr std::string_view kMemTableAllocator = "shale.memtable-allocator";
+    // Memtables of the family waiting to be flushed, and 1 while there is one (else 0).
+    static constexpr std::string_view kNumImmutableMemTable = "shale.num-immutable-mem-table";
+    static constexpr std::string_view kMemTableFlushPending = "shale.mem-table-flush-pending";
+    // Entries (all kinds) and deletions in the family's active memtable, and summed over the
+    // memtables waiting to be flushed.
+    static constexpr std::string_view kNumEntriesActiveMemTable =
+        "shale.num-entries-active-mem-table";
+    static constexpr std::string_view kNumDeletesActiveMemTable =
+        "shale.num-deletes-active-mem-table";
+    static constexpr std::string_view kNumEntriesImmMemTables =
+        "shale.num-entries-imm-mem-tables";
+    static constexpr std::string_view kNumDeletesImmMemTables =
+        "shale.num-deletes-imm-mem-tables";
+    // Snapshots of the DB not yet released (the DB's, whatever the family).
+    static constexpr std::string_view kNumSnapshots = "shale.num-snapshots";
     // 1 when an automatic compaction is due, else 0.
     static constexpr std::string_view kCompactionPending = "shale.compaction-pending";
     // Compactions running now (automatic and manual).
@@ -466,6 +537,16 @@ class SHALE_EXPORT DB {
   Status GetApproximateSizes(const Range* ranges, int n, uint64_t* sizes) {
     return GetApproximateSizes(DefaultColumnFamily(), ranges, n, sizes);
   }
+
+  // Every table file of the current version of each live column family, in *metadata
+  // (replaced): by family (creation order), then level, then (L0: newest first; other
+  // levels: by key) as the version lists them. Empty after Close.
+  virtual void GetLiveFilesMetaData(std::vector<LiveFileMetaData>* metadata) = 0;
+
+  // Writes `message` to the DB's info LOG (one LOG line per line of it), for callers that
+  // record facts of their own beside the DB's (RocksDB's C API logs the RocksDB options it
+  // accepted without effect). Does nothing after Close.
+  virtual void LogInfo(std::string_view message) = 0;
 
   // The options in effect, including changes made by SetOptions.
   // With a family: the DB's options with that family's (as Options); GetDBOptions: the DB's.

@@ -428,6 +428,19 @@ void shale_compact_range_cf(shale_t* db, shale_column_family_handle_t* column_fa
                              limit_key_len);
 }
 
+void shale_delete_file_in_range_cf(shale_t* db, shale_column_family_handle_t* column_family,
+                                   const char* start_key, size_t start_key_len,
+                                   const char* limit_key, size_t limit_key_len, char** errptr) {
+  const std::string_view start =
+      start_key == nullptr ? std::string_view() : View(start_key, start_key_len);
+  const std::string_view limit =
+      limit_key == nullptr ? std::string_view() : View(limit_key, limit_key_len);
+  SaveError(errptr, db->rep->DeleteFilesInRange(column_family == nullptr ? nullptr
+                                                                         : column_family->rep,
+                                                start_key == nullptr ? nullptr : &start,
+                                                limit_key == nullptr ? nullptr : &limit));
+}
+
 char* shale_property_value_cf(shale_t* db, shale_column_family_handle_t* column_family,
                               const char* propname) {
   if (column_family == nullptr) return nullptr;

@@ -159,6 +159,17 @@ class DBImpl final : public DB {
                       uint64_t* value) override;
   Status GetApproximateSizes(ColumnFamilyHandle* column_family, const Range* ranges, int n,
                              uint64_t* sizes) override;
+  void GetLiveFilesMetaData(std::vector<LiveFileMetaData>* metadata) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void LogInfo(std::string_view message) override ABSL_LOCKS_EXCLUDED(mu_);
+  // db_impl_compaction.cc.
+  Status DeleteFilesInRange(ColumnFamilyHandle* column_family, const std::string_view* begin,
+                            const std::string_view* end) override ABSL_LOCKS_EXCLUDED(mu_);
+  // db_impl_write.cc.
+  Status FlushWAL(bool sync) override ABSL_LOCKS_EXCLUDED(mu_);
+  // db_impl_background.cc (beside DeleteObsoleteFiles).
+  Status DisableFileDeletions() override ABSL_LOCKS_EXCLUDED(mu_);
+  Status EnableFileDeletions(bool force) override ABSL_LOCKS_EXCLUDED(mu_);
   Options GetOptions(ColumnFamilyHandle* column_family) const override;
   DBOptions GetDBOptions() const override;
   const std::string& GetName() const override { return dbname_; }
@@ -580,6 +591,9 @@ class DBImpl final : public DB {
   // The first WAL (log number) of each checkpoint plan alive: DeleteObsoleteFiles keeps the
   // WALs from the smallest on, so the plan can copy them (db_impl_checkpoint.cc).
   std::multiset<uint64_t> checkpoint_wals_ ABSL_GUARDED_BY(mu_);
+  // DisableFileDeletions calls not yet undone (EnableFileDeletions): while positive,
+  // DeleteObsoleteFiles deletes nothing.
+  int file_deletions_disabled_ ABSL_GUARDED_BY(mu_) = 0;
   // Table files being written: not obsolete though no Version lists them yet.
   std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
   uint64_t options_file_number_ ABSL_GUARDED_BY(mu_) = 0;  // the latest OPTIONS file

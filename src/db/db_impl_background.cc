@@ -346,6 +346,30 @@ Status DBImpl::ReplaceFailedWalLocked() {
   return Status::OK();
 }
 
+Status DBImpl::DisableFileDeletions() {
+  MutexLock lock(&mu_);
+  InFlightCall call(this, /*mu_held=*/true);
+  if (!call.status().ok()) return call.status();
+  file_deletions_disabled_++;
+  return Status::OK();
+}
+
+Status DBImpl::EnableFileDeletions(bool force) {
+  InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call (and its sweep)
+  if (!call.status().ok()) return call.status();
+  {
+    MutexLock lock(&mu_);
+    if (force) {
+      file_deletions_disabled_ = 0;
+    } else if (file_deletions_disabled_ > 0) {
+      file_deletions_disabled_--;
+    }
+    if (file_deletions_disabled_ > 0) return Status::OK();
+  }
+  DeleteObsoleteFiles();  // what was kept while deletions were disabled
+  return Status::OK();
+}
+
 void DBImpl::DeleteObsoleteFiles() {
   if (num_dropped_families_.load(std::memory_order_acquire) > 0) {
     // Dropped families nothing holds any more (the last holder may have been a write or an
@@ -366,6 +390,7 @@ void DBImpl::DeleteObsoleteFiles() {
   uint64_t log_number, manifest_number, options_number, options_writing, next_number;
   {
     MutexLock lock(&mu_);
+    if (file_deletions_disabled_ > 0) return;  // EnableFileDeletions sweeps again
     live = pending_outputs_;
     versions_->AddLiveFiles(&live);
     log_number = versions_->MinLogNumber();

@@ -314,6 +314,29 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
   return s;
 }
 
+Status DBImpl::FlushWAL(bool sync) {
+  MutexLock lock(&mu_);
+  InFlightCall call(this, /*mu_held=*/true);
+  if (!call.status().ok()) return call.status();
+  // WriteGroupToWal flushes every group to the file before the write is acknowledged: only
+  // the sync is left to do.
+  if (!sync) return Status::OK();
+  // At the front no write is appending to log_ (the front owns it), and every write
+  // acknowledged before this call is in it; an older WAL was synced when it was switched.
+  WriteQueue::Front front(&write_queue_, &mu_);
+  Status s = bg_error_;
+  if (s.ok()) {
+    mu_.Unlock();
+    s = log_->Sync();
+    RecordTick(WAL_FILE_SYNCED);
+    mu_.Lock();
+    // A failed sync leaves the WAL's durable contents unknown, as for a synced write.
+    if (!s.ok()) RecordBackgroundErrorLocked(s, "WAL sync (FlushWAL)");
+  }
+  front.Release();
+  return s;
+}
+
 Status DBImpl::WriteGroupToWal(const WriteBatch& group, bool sync) {
   Status s = log_->AddRecord(WriteBatchInternal::Contents(group));
   if (s.ok()) SHALE_KILL_POINT("wal.record_added");

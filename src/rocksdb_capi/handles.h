@@ -17,6 +17,7 @@
 #ifndef SHALE_ROCKSDB_CAPI_HANDLES_H_
 #define SHALE_ROCKSDB_CAPI_HANDLES_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -37,6 +38,10 @@
 
 struct rocksdb_t {
   std::unique_ptr<shale::DB> rep;
+  // rocksdb_disable_manual_compaction calls minus rocksdb_enable_manual_compaction calls
+  // (RocksDB's counter, which may go negative): while positive, manual compactions return
+  // without compacting.
+  std::atomic<int> manual_compaction_disabled{0};
 };
 
 // A column family handle. rep is owned by the handle and deleted with it

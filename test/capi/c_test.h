@@ -88,6 +88,7 @@ void TestWriteBatch(void);
 void TestModel(void);
 void TestSnapshotsAndBounds(void);
 void TestMaintenance(void);
+void TestWalSyncAndFileDeletions(void);
 void TestCompaction(void);
 void TestStatistics(void);
 void TestCorruption(void);

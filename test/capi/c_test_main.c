@@ -140,6 +140,7 @@ int main(int argc, char** argv) {
   TestModel();
   TestSnapshotsAndBounds();
   TestMaintenance();
+  TestWalSyncAndFileDeletions();
   TestCompaction();
   TestStatistics();
   TestCorruption();

@@ -829,6 +829,46 @@ class DB:
                      sizes)
         return [int(size) for size in sizes]
 
+    def flush_wal(self, sync: bool = True) -> None:
+        """With sync (the default), syncs the WAL: every write acknowledged before the call
+        survives a machine crash once it returns (DB::FlushWAL). Without sync there is nothing
+        to do: each write reaches the WAL file before it is acknowledged."""
+        flush_wal = _errors.need("shale_flush_wal", "DB.flush_wal")
+        _errors.call(flush_wal, self._checked_handle(), bool(sync))
+
+    def disable_file_deletions(self) -> None:
+        """Stops the DB from deleting the files it no longer needs (a compaction's inputs, old
+        WALs, MANIFESTs and OPTIONS files), so that a copy of its directory can be taken file
+        by file. Calls nest: each is undone by one enable_file_deletions()."""
+        disable = _errors.need("shale_disable_file_deletions", "DB.disable_file_deletions")
+        _errors.call(disable, self._checked_handle())
+
+    def enable_file_deletions(self, force: bool = False) -> None:
+        """Undoes one disable_file_deletions() (force=True: all of them); once deletions are
+        enabled again, the files kept meanwhile are deleted before it returns."""
+        enable = _errors.need("shale_enable_file_deletions", "DB.enable_file_deletions")
+        _errors.call(enable, self._checked_handle(), bool(force))
+
+    def delete_files_in_range(self, start: Optional[BytesLike] = None,
+                              limit: Optional[BytesLike] = None, *,
+                              cf: Optional[ColumnFamilyLike] = None) -> None:
+        """Drops the table files of levels 1 and below whose keys all lie in [start, limit] of
+        the family cf (None: an open end; cf None: the default family), so their keys vanish at
+        once, snapshots included; L0 files, files being compacted and the memtables keep theirs
+        (DB::DeleteFilesInRange). A fast way to reclaim space, not a deletion of the range."""
+        start_key = None if start is None else _library.as_bytes(start, "start")
+        limit_key = None if limit is None else _library.as_bytes(limit, "limit")
+        handle = self._checked_handle()
+        family = self._family(cf)
+        if family is None:
+            fn = _errors.need("shale_delete_file_in_range", "DB.delete_files_in_range")
+            _errors.call(fn, handle, start_key, len(start_key or b""), limit_key,
+                         len(limit_key or b""))
+        else:
+            fn = _errors.need("shale_delete_file_in_range_cf", "DB.delete_files_in_range(cf=...)")
+            _errors.call(fn, handle, family, start_key, len(start_key or b""), limit_key,
+                         len(limit_key or b""))
+
     def resume(self) -> None:
         """Clears the background error that stopped the DB's writes (a failed flush,
         compaction or WAL write: writes then raise it) once its cause is gone: flushes what

@@ -264,6 +264,13 @@ _OPTIONAL_PROTOTYPES: _Prototypes = {
     "shale_checkpoint_create_with_progress": (None, [_handle, _bytes, _u64, PROGRESS_FN,
                                                      _void_p, _double, _errptr]),
     "shale_verify_checksum": (None, [_handle, _errptr]),
+    # DB.flush_wal, DB.disable_file_deletions, DB.enable_file_deletions.
+    "shale_flush_wal": (None, [_handle, _uchar, _errptr]),
+    "shale_disable_file_deletions": (None, [_handle, _errptr]),
+    "shale_enable_file_deletions": (None, [_handle, _uchar, _errptr]),
+    "shale_delete_file_in_range": (None, [_handle, _bytes, _size, _bytes, _size, _errptr]),
+    "shale_delete_file_in_range_cf": (None, [_handle, _handle, _bytes, _size, _bytes, _size,
+                                             _errptr]),
     "shale_verify_checksum_with_progress": (None, [_handle, PROGRESS_FN, _void_p, _double,
                                                    _errptr]),
     # Column families (shale.ColumnFamily, the cf= keywords).

@@ -1,0 +1,25 @@
+// rocksdb_iterator_t: the handle of an iterator over a DB (rocksdb_create_iterator*, db group)
+// that the rocksdb_iter_* functions (batch group) move and read.
+//
+// RocksDB's C API lets the caller destroy or change the read options right after creating the
+// iterator, but shale::ReadOptions borrows its bounds for the iterator's life: `bounds` owns
+// the copies `rep` reads through (a shale::rocksdb_capi::ReadBounds, read_write_options.h,
+// type-erased so that other kinds of iterator may keep what they need; shared by the iterators
+// of one rocksdb_create_iterators call). Members are destroyed in reverse order, so `rep` goes
+// before the bounds it borrows.
+//
+// Thread-safety: as shale::Iterator (one thread at a time).
+#ifndef SHALE_ROCKSDB_CAPI_ITERATOR_H_
+#define SHALE_ROCKSDB_CAPI_ITERATOR_H_
+
+#include <memory>
+
+#include "rocksdb/c.h"
+#include "shale/iterator.h"
+
+struct rocksdb_iterator_t {
+  std::shared_ptr<const void> bounds;  // null: no bounds
+  std::unique_ptr<shale::Iterator> rep;
+};
+
+#endif  // SHALE_ROCKSDB_CAPI_ITERATOR_H_

@@ -1,0 +1,128 @@
+// DB::DeleteFilesInRange (issue 24: rocksdb_delete_file_in_range of RocksDB's C API): the
+// table files of levels 1 and below that lie wholly in the range are dropped (their keys
+// vanish, snapshots included, and the files leave the disk); files straddling the range, L0
+// files and the memtables keep their keys.
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "shale/db.h"
+#include "testutil/status_matchers.h"
+
+namespace shale {
+namespace {
+
+std::string Key(int i) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "k%05d", i);
+  return buf;
+}
+
+class DBDeleteFilesInRangeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = ::testing::TempDir() + "/db_delete_files_in_range_test_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::remove_all(path_);
+    Options options;
+    options.create_if_missing = true;
+    options.disable_auto_compactions = true;
+    options.target_file_size_base = 32 << 10;  // many small bottom-level files
+    ASSERT_OK(DB::Open(options, path_, &db_));
+    // 4000 keys of ~100 bytes, compacted into the bottom level: a dozen or more files.
+    for (int i = 0; i < 4000; i++) {
+      ASSERT_OK(db_->Put(WriteOptions(), Key(i), std::string(100, 'v')));
+    }
+    ASSERT_OK(db_->Flush(FlushOptions()));
+    CompactRangeOptions cro;
+    cro.bottommost_level_compaction = BottommostLevelCompaction::kForce;
+    ASSERT_OK(db_->CompactRange(cro, nullptr, nullptr));
+  }
+  void TearDown() override {
+    db_.reset();
+    std::filesystem::remove_all(path_);
+  }
+  std::vector<LiveFileMetaData> Files() {
+    std::vector<LiveFileMetaData> files;
+    db_->GetLiveFilesMetaData(&files);
+    return files;
+  }
+  bool Has(const std::string& key, const Snapshot* snapshot = nullptr) {
+    ReadOptions ro;
+    ro.snapshot = snapshot;
+    std::string value;
+    const Status s = db_->Get(ro, key, &value);
+    EXPECT_TRUE(s.ok() || s.IsNotFound()) << s.ToString();
+    return s.ok();
+  }
+
+  std::string path_;
+  std::unique_ptr<DB> db_;
+};
+
+TEST_F(DBDeleteFilesInRangeTest, DropsTheFilesWhollyInTheRange) {
+  const std::vector<LiveFileMetaData> before = Files();
+  ASSERT_GE(before.size(), 5u) << "too few files: the test proves nothing";
+  const std::string begin = Key(1000), end = Key(3000);
+  // The files the call must drop, and those it must keep.
+  std::vector<LiveFileMetaData> inside, outside;
+  for (const LiveFileMetaData& f : before) {
+    ASSERT_GT(f.level, 0);
+    (f.smallestkey >= begin && f.largestkey <= end ? inside : outside).push_back(f);
+  }
+  ASSERT_FALSE(inside.empty());
+  const Snapshot* snapshot = db_->GetSnapshot();
+  const std::string_view b(begin), e(end);
+  ASSERT_OK(db_->DeleteFilesInRange(db_->DefaultColumnFamily(), &b, &e));
+
+  const std::vector<LiveFileMetaData> after = Files();
+  EXPECT_EQ(after.size(), outside.size());
+  for (const LiveFileMetaData& f : inside) {
+    EXPECT_FALSE(std::filesystem::exists(path_ + f.name)) << f.name;
+    EXPECT_FALSE(Has(f.smallestkey)) << f.smallestkey;
+    EXPECT_FALSE(Has(f.largestkey, snapshot)) << "snapshots see the drop too";
+  }
+  for (const LiveFileMetaData& f : outside) {
+    EXPECT_TRUE(Has(f.smallestkey)) << f.smallestkey;
+    EXPECT_TRUE(Has(f.largestkey)) << f.largestkey;
+  }
+  EXPECT_TRUE(Has(Key(0)));
+  EXPECT_TRUE(Has(Key(3999)));
+  db_->ReleaseSnapshot(snapshot);
+}
+
+TEST_F(DBDeleteFilesInRangeTest, UnboundedL0AndMemtableKeysStay) {
+  // A new L0 file (overlapping the bottom level) and a key in the memtable.
+  for (int i = 0; i < 10; i++) ASSERT_OK(db_->Put(WriteOptions(), Key(i * 100), "new"));
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  ASSERT_OK(db_->Put(WriteOptions(), Key(5000), "in memtable"));
+  size_t l0 = 0;
+  for (const LiveFileMetaData& f : Files()) l0 += f.level == 0;
+  ASSERT_EQ(l0, 1u);
+  ASSERT_OK(db_->DeleteFilesInRange(db_->DefaultColumnFamily(), nullptr, nullptr));
+  const std::vector<LiveFileMetaData> after = Files();
+  ASSERT_EQ(after.size(), 1u);  // only the L0 file is left
+  EXPECT_EQ(after[0].level, 0);
+  for (int i = 0; i < 10; i++) EXPECT_TRUE(Has(Key(i * 100)));
+  EXPECT_FALSE(Has(Key(1)));
+  EXPECT_TRUE(Has(Key(5000)));
+}
+
+TEST_F(DBDeleteFilesInRangeTest, BadCalls) {
+  EXPECT_TRUE(db_->DeleteFilesInRange(nullptr, nullptr, nullptr).IsInvalidArgument());
+  const std::string_view b("x"), e("y");  // no file there: nothing to do
+  const size_t files = Files().size();
+  ASSERT_OK(db_->DeleteFilesInRange(db_->DefaultColumnFamily(), &b, &e));
+  EXPECT_EQ(Files().size(), files);
+  ASSERT_OK(db_->Close());
+  EXPECT_TRUE(
+      db_->DeleteFilesInRange(db_->DefaultColumnFamily(), nullptr, nullptr).IsShutdownInProgress());
+}
+
+}  // namespace
+}  // namespace shale
