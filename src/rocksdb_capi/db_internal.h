@@ -12,10 +12,10 @@
 
 #include "rocksdb/c.h"
 #include "rocksdb_capi/handles.h"
-// The other groups' handle structs and helpers (batch.h, read_write_options.h,
-// options_internal.h). TEMPORARY: the merge replaces this include with those three headers
-// (see the file).
-#include "rocksdb_capi/db_assumed_shapes_TEMP.h"
+// The other groups' handle structs and helpers the DB functions use.
+#include "rocksdb_capi/batch.h"
+#include "rocksdb_capi/options_internal.h"
+#include "rocksdb_capi/read_write_options.h"
 #include "shale/db.h"
 #include "shale/options.h"
 #include "shale/status.h"

@@ -6,7 +6,7 @@
 // As in RocksDB, next/prev/key/value REQUIRE a valid iterator; the shale iterator asserts it in
 // debug builds.
 #include "rocksdb_capi/handles.h"
-#include "rocksdb_capi/iterator_provisional_TEMP.h"
+#include "rocksdb_capi/iterator.h"
 
 extern "C" {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "rocksdb_capi/handles.h"
-#include "rocksdb_capi/iterator_provisional_TEMP.h"
+#include "rocksdb_capi/iterator.h"
 #include "rocksdb_capi/write_batch_with_index.h"
 
 using shale::Comparator;
