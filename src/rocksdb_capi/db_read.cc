@@ -92,7 +92,10 @@ rocksdb_pinnableslice_t* GetPinned(rocksdb_t* db, const rocksdb_readoptions_t* o
 
 // RocksDB's KeyMayExist: 0 only when the key is certainly absent. ShaleDB answers with a full
 // read, so a present key's value is always found (returned when value_found is not NULL); an
-// error answers "may exist" without a value.
+// error answers "may exist" without a value. For an absent key RocksDB 7.8 returns 0 but still
+// reports value_found = 1 with an empty value (its KeyMayExist presets value_found and only a
+// read that stops short of I/O clears it), and clients rely on it (grocksdb's KeyMayExistsCF
+// hands that value back, and its tests free it): so does this one.
 unsigned char KeyMayExist(rocksdb_t* db, const rocksdb_readoptions_t* options,
                           ColumnFamilyHandle* family, const char* key, size_t key_len,
                           char** value, size_t* val_len, unsigned char* value_found) {
@@ -101,7 +104,14 @@ unsigned char KeyMayExist(rocksdb_t* db, const rocksdb_readoptions_t* options,
   if (!ReadOptionsFor(options, nullptr, &read_options).ok()) return 1;  // unknown: may exist
   std::string found;
   const Status s = db->rep->Get(read_options, family, View(key, key_len), &found);
-  if (s.IsNotFound()) return 0;
+  if (s.IsNotFound()) {
+    if (value_found != nullptr) {
+      *value_found = 1;
+      *value = CopyToMalloc({});
+      *val_len = 0;
+    }
+    return 0;
+  }
   if (!s.ok()) return 1;
   if (value_found != nullptr) {
     *value_found = 1;
