@@ -1,8 +1,9 @@
 // TableBuilder: writes one table file (SST) from internal keys added in sorted order. The format
 // is in doc/table_format.md; in file order:
 //
-//   data blocks                    cut once a block reaches block_size, or before an entry
-//                                  that would take it past kMaxBlockSize (1 GiB)
+//   data blocks                    cut once a block reaches block_size, before an entry that
+//                                  would take it past block_size once it holds 90% of it, or
+//                                  before an entry that would take it past kMaxBlockSize (1 GiB)
 //   filter partitions              partitioned filters only
 //   index partitions               two-level index only
 //   --- tail (read in one pread when the table is opened) ---
