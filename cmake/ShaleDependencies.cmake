@@ -24,6 +24,10 @@ shale_require(Lz4_FOUND "LZ4" "liblz4-dev")
 find_package(Snappy MODULE QUIET)
 shale_require(Snappy_FOUND "Snappy" "libsnappy-dev")
 
+# CMake's own FindZLIB (ZLIB::ZLIB); zlib ships a pkg-config file, named in shale.pc.
+find_package(ZLIB MODULE QUIET)
+shale_require(ZLIB_FOUND "zlib" "zlib1g-dev")
+
 find_package(Xxhash MODULE QUIET)
 shale_require(Xxhash_FOUND "xxHash" "libxxhash-dev")
 

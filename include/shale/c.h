@@ -73,12 +73,14 @@ typedef struct shale_column_family_handle_t shale_column_family_handle_t;
 /* ---------------------------------------------------------------- Enums (RocksDB's values) */
 
 /* shale_options_set_compression, shale_options_set_bottommost_compression and
- * shale_bulkloader_options_set_compression. ShaleDB builds none, Snappy, LZ4, LZ4HC (LZ4's
- * high-compression mode; its level is the compression_level option, see shale/options.h) and
- * zstd; RocksDB's zlib (2), bzip2 (3) and xpress (6) are refused with InvalidArgument. */
+ * shale_bulkloader_options_set_compression. ShaleDB builds none, Snappy, zlib, LZ4, LZ4HC (LZ4's
+ * high-compression mode) and zstd (zlib's, LZ4HC's and zstd's level is the compression_level
+ * option, see shale/options.h); RocksDB's bzip2 (3) and xpress (6) are refused with
+ * InvalidArgument. */
 enum {
   shale_no_compression = 0,
   shale_snappy_compression = 1,
+  shale_zlib_compression = 2,
   shale_lz4_compression = 4,
   shale_lz4hc_compression = 5,
   shale_zstd_compression = 7

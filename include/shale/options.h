@@ -291,8 +291,8 @@ struct SHALE_EXPORT ColumnFamilyOptions {
 
   // Compression of data blocks (and of index blocks when table_options.enable_index_compression)
   // on every level but the bottommost. This build supports kNoCompression, kSnappyCompression,
-  // kLZ4Compression, kLZ4HCCompression (LZ4's high-compression mode; LZ4's format) and kZSTD;
-  // RocksDB's kZlibCompression, kBZip2Compression and kXpressCompression are refused
+  // kZlibCompression, kLZ4Compression, kLZ4HCCompression (LZ4's high-compression mode; LZ4's
+  // format) and kZSTD; RocksDB's kBZip2Compression and kXpressCompression are refused
   // (InvalidArgument). Default: kNoCompression. RocksDB defaults to kSnappyCompression:
   // compression is the most expensive CPU in the engine (DESIGN.md section 5), so the upper
   // levels, rewritten often, stay uncompressed unless asked. Dynamic: yes (DB::SetOptions).
@@ -306,7 +306,9 @@ struct SHALE_EXPORT ColumnFamilyOptions {
   // Compression level, for both `compression` and `bottommost_compression`. For kZSTD: 1
   // (fastest) to 22 (smallest), 0 for zstd's default (3), negative for zstd's fast modes
   // (down to -131072). For kLZ4HCCompression: 0 gives LZ4HC's default (9), any other value is
-  // clamped to LZ4HC's levels 3 (fastest) to 12 (smallest), so the default 1 gives 3.
+  // clamped to LZ4HC's levels 3 (fastest) to 12 (smallest), so the default 1 gives 3. For
+  // kZlibCompression: 0 gives zlib's default (6), any other value is clamped to zlib's levels 1
+  // (fastest) to 9 (smallest).
   // kSnappyCompression and kLZ4Compression have no levels. Default: 1: zstd-1 already costs
   // ~300 MB/s per core on 4 KiB blocks, the most expensive CPU in the engine (DESIGN.md
   // section 5); higher levels cost several times more for a few percent of space. A level

@@ -3,6 +3,7 @@
 #include <lz4.h>
 #include <lz4hc.h>
 #include <snappy.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -70,17 +71,25 @@ Status DecompressSnappy(std::string_view input, size_t max_output_size, std::str
   return Status::OK();
 }
 
+// zlib's parameters for the deflate stream of a kZlibCompression block: raw deflate (negative
+// window bits: no zlib header or Adler-32, the block has its own checksum) with a 16 KiB window
+// and memLevel 8, as RocksDB writes it. Inflate uses the largest window (32 KiB), which reads
+// any raw stream, including one written with a smaller window.
+constexpr int kZlibDeflateWindowBits = -14;
+constexpr int kZlibInflateWindowBits = -15;
+constexpr int kZlibMemLevel = 8;
+
 }  // namespace
 
 bool CompressionTypeSupported(CompressionType type) {
   switch (type) {
     case kNoCompression:
     case kSnappyCompression:
+    case kZlibCompression:
     case kLZ4Compression:
     case kLZ4HCCompression:
     case kZSTD:
       return true;
-    case kZlibCompression:
     case kBZip2Compression:
     case kXpressCompression:
       return false;
@@ -89,7 +98,8 @@ bool CompressionTypeSupported(CompressionType type) {
 }
 
 std::string_view SupportedCompressionTypeNames() {
-  return "kNoCompression, kSnappyCompression, kLZ4Compression, kLZ4HCCompression, kZSTD";
+  return "kNoCompression, kSnappyCompression, kZlibCompression, kLZ4Compression, "
+         "kLZ4HCCompression, kZSTD";
 }
 
 const char* CompressionTypeName(CompressionType type) {
@@ -111,15 +121,25 @@ int Lz4hcLevel(int compression_level) {
   return std::clamp(compression_level, LZ4HC_CLEVEL_MIN, LZ4HC_CLEVEL_MAX);
 }
 
+int ZlibLevel(int compression_level) {
+  if (compression_level == 0) return Z_DEFAULT_COMPRESSION;
+  return std::clamp(compression_level, 1, 9);  // Z_BEST_SPEED .. Z_BEST_COMPRESSION
+}
+
 // Codec state reused across blocks; each member is created on first use.
 struct Compressor::Context {
   ZSTD_CCtx* cctx = nullptr;
   LZ4_stream_t* lz4 = nullptr;       // kLZ4Compression
   LZ4_streamHC_t* lz4hc = nullptr;   // kLZ4HCCompression
+  // kZlibCompression: deflate state, initialized (deflateInit2) iff deflate_ready; reset
+  // (deflateReset) before each block, so that every block is a stream of its own.
+  z_stream zdeflate{};
+  bool deflate_ready = false;
   ~Context() {
     ZSTD_freeCCtx(cctx);
     LZ4_freeStream(lz4);
     LZ4_freeStreamHC(lz4hc);
+    if (deflate_ready) deflateEnd(&zdeflate);
   }
 };
 
@@ -142,6 +162,7 @@ bool Compressor::Compress(std::string_view input, std::string* output) {
     case kSnappyCompression: return CompressSnappy(input, output);
     case kLZ4Compression:
     case kLZ4HCCompression: return CompressLz4(input, output);
+    case kZlibCompression: return CompressZlib(input, output);
     default: return false;
   }
 }
@@ -203,9 +224,49 @@ bool Compressor::CompressLz4(std::string_view input, std::string* output) {
   return true;
 }
 
+// The form is varint32 uncompressed size + one raw deflate stream. deflateBound is an upper
+// bound for the stream with this state's parameters, so Z_FINISH always completes in one call.
+bool Compressor::CompressZlib(std::string_view input, std::string* output) {
+  if (input.size() > std::numeric_limits<uint32_t>::max()) return false;  // varint32, uInt
+  z_stream* z = &ctx_->zdeflate;
+  if (!ctx_->deflate_ready) {
+    *z = z_stream{};  // zalloc, zfree, opaque: Z_NULL, zlib's allocator
+    if (deflateInit2(z, ZlibLevel(level_), Z_DEFLATED, kZlibDeflateWindowBits, kZlibMemLevel,
+                     Z_DEFAULT_STRATEGY) != Z_OK) {
+      return false;
+    }
+    ctx_->deflate_ready = true;
+  } else if (deflateReset(z) != Z_OK) {
+    return false;
+  }
+  const uLong bound = deflateBound(z, static_cast<uLong>(input.size()));
+  output->clear();
+  PutVarint32(output, static_cast<uint32_t>(input.size()));
+  const size_t header = output->size();
+  if (bound > std::numeric_limits<uInt>::max()) return false;
+  output->resize(header + static_cast<size_t>(bound));
+  // zlib's API is not const-correct: it never writes through next_in.
+  z->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
+  z->avail_in = static_cast<uInt>(input.size());
+  z->next_out = reinterpret_cast<Bytef*>(output->data() + header);
+  z->avail_out = static_cast<uInt>(bound);
+  const int ret = deflate(z, Z_FINISH);
+  if (ret != Z_STREAM_END) return false;  // the next block resets the state
+  output->resize(header + static_cast<size_t>(z->total_out));
+  return true;
+}
+
+// Codec state reused across blocks; each member is created on first use.
 struct Decompressor::Context {
   ZSTD_DCtx* dctx = nullptr;
-  ~Context() { ZSTD_freeDCtx(dctx); }
+  // kZlibCompression: inflate state, initialized (inflateInit2) iff inflate_ready; reset
+  // (inflateReset) before each block, so a damaged block leaves nothing behind.
+  z_stream zinflate{};
+  bool inflate_ready = false;
+  ~Context() {
+    ZSTD_freeDCtx(dctx);
+    if (inflate_ready) inflateEnd(&zinflate);
+  }
 };
 
 Decompressor::Decompressor() : ctx_(std::make_unique<Context>()) {}
@@ -224,6 +285,7 @@ Status Decompressor::Decompress(CompressionType type, std::string_view input,
     case kSnappyCompression: return DecompressSnappy(input, max_output_size, output);
     case kLZ4Compression:
     case kLZ4HCCompression: return DecompressLz4(input, max_output_size, output);
+    case kZlibCompression: return DecompressZlib(input, max_output_size, output);
     default:
       return Status::NotSupported(
           absl::StrCat("compression type ", CompressionTypeName(type), " (",
@@ -252,6 +314,72 @@ Status Decompressor::DecompressZstd(std::string_view input, size_t max_output_si
     return Status::Corruption("zstd block decompressed to a size other than its header's");
   }
   return Status::OK();
+}
+
+// inflate reads the raw deflate stream into exactly the recorded number of bytes: it never
+// reads past avail_in nor writes past avail_out. The block is whole only when the stream ends
+// (Z_STREAM_END) with the output full and the input consumed.
+Status Decompressor::DecompressZlib(std::string_view input, size_t max_output_size,
+                                    std::string* output) {
+  std::string_view stream = input;
+  uint32_t size = 0;
+  if (!GetVarint32(&stream, &size)) {
+    return Status::Corruption("zlib block has no valid size header");
+  }
+  if (size > max_output_size) {
+    return Status::Corruption(absl::StrCat("zlib block claims ", size,
+                                           " uncompressed bytes, over the limit of ",
+                                           max_output_size));
+  }
+  if (stream.size() > std::numeric_limits<uInt>::max()) {
+    return Status::Corruption("zlib block larger than zlib can decode");
+  }
+  z_stream* z = &ctx_->zinflate;
+  if (!ctx_->inflate_ready) {
+    *z = z_stream{};  // zalloc, zfree, opaque, next_in: Z_NULL
+    if (inflateInit2(z, kZlibInflateWindowBits) != Z_OK) {
+      return Status::Aborted("zlib could not allocate its inflate state");
+    }
+    ctx_->inflate_ready = true;
+  } else if (inflateReset(z) != Z_OK) {
+    return Status::Aborted("zlib could not reset its inflate state");
+  }
+  output->resize(size);
+  z->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(stream.data()));
+  z->avail_in = static_cast<uInt>(stream.size());
+  z->next_out = reinterpret_cast<Bytef*>(output->data());
+  z->avail_out = size;
+  const int ret = inflate(z, Z_FINISH);
+  switch (ret) {
+    case Z_STREAM_END:
+      if (z->avail_out != 0) {
+        return Status::Corruption(absl::StrCat("zlib block inflated to ", z->total_out,
+                                               " bytes, not the ", size,
+                                               " its header records"));
+      }
+      if (z->avail_in != 0) {
+        return Status::Corruption(absl::StrCat("zlib block has ", z->avail_in,
+                                               " bytes after the end of its deflate stream"));
+      }
+      return Status::OK();
+    case Z_OK:
+    case Z_BUF_ERROR:
+      // Z_FINISH stopped short of the stream's end: either the output is full with input left
+      // (the stream holds more than the header records) or the input ran out (a truncated
+      // stream).
+      if (z->avail_out == 0 && z->avail_in != 0) {
+        return Status::Corruption(absl::StrCat("zlib block inflates to more than the ", size,
+                                               " bytes its header records"));
+      }
+      return Status::Corruption("zlib block's deflate stream is truncated");
+    case Z_NEED_DICT:
+      return Status::Corruption("zlib block asks for a preset dictionary, which no block has");
+    case Z_MEM_ERROR:
+      return Status::Aborted("zlib ran out of memory inflating a block");
+    default:  // Z_DATA_ERROR, Z_STREAM_ERROR
+      return Status::Corruption("zlib decompression failed (malformed stream)",
+                                z->msg != nullptr ? z->msg : "");
+  }
 }
 
 }  // namespace shale

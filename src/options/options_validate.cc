@@ -119,7 +119,7 @@ void CheckCompaction(const Options& o, RuleChecker* c) {
 }
 
 void CheckCompression(const Options& o, RuleChecker* c) {
-  // zlib, bzip2 and xpress are not built (and values outside the enum arrive through the C ABI).
+  // bzip2 and xpress are not built (and values outside the enum arrive through the C ABI).
   const std::string supported = absl::StrCat("not supported by this build (supported: ",
                                              ToAbsl(SupportedCompressionTypeNames()), ")");
   c->Require(CompressionTypeSupported(o.compression), "compression", supported);
@@ -129,7 +129,8 @@ void CheckCompression(const Options& o, RuleChecker* c) {
              absl::StrCat("not supported by this build (supported: ",
                           ToAbsl(SupportedCompressionTypeNames()),
                           ", kDisableCompressionOption)"));
-  // The level is zstd's range; LZ4HC clamps it to its own (compression/codec.h, Lz4hcLevel).
+  // The level is zstd's range; LZ4HC and zlib clamp it to their own (compression/codec.h,
+  // Lz4hcLevel, ZlibLevel).
   c->Require(o.compression_level >= kMinZstdLevel && o.compression_level <= kMaxZstdLevel,
              "compression_level",
              absl::StrCat("must be a zstd level in [", kMinZstdLevel, ", ", kMaxZstdLevel, "]"));

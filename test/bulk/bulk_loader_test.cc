@@ -238,10 +238,10 @@ TEST_F(BulkLoaderTest, BadOptionsAndTempDir) {
   o.threads = -1;
   EXPECT_TRUE(BulkLoader::Open(db_.get(), o, &loader).IsInvalidArgument());
   o = BulkLoaderOptions();
-  o.compression = kZlibCompression;
+  o.compression = kBZip2Compression;
   s = BulkLoader::Open(db_.get(), o, &loader);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
-  EXPECT_NE(s.ToString().find("Zlib is not supported by this build (supported: "),
+  EXPECT_NE(s.ToString().find("BZip2 is not supported by this build (supported: "),
             std::string::npos)
       << s.ToString();
   EXPECT_TRUE(BulkLoader::Open(nullptr, BulkLoaderOptions(), &loader).IsInvalidArgument());

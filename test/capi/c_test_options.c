@@ -7,6 +7,7 @@
 
 void TestConventions(void) {
   CHECK(shale_no_compression == 0 && shale_snappy_compression == 1);
+  CHECK(shale_zlib_compression == 2);
   CHECK(shale_lz4_compression == 4 && shale_lz4hc_compression == 5);
   CHECK(shale_zstd_compression == 7);
   CHECK(shale_level_compaction == 0 && shale_universal_compaction == 1);
@@ -109,7 +110,7 @@ void TestOptionSetters(void) {
   ExpectAdjusted(o, "max_write_buffer_number: 1 -> 2");
   o = NewTestOptions(); shale_options_set_max_open_files(o, 5);
   ExpectAdjusted(o, "max_open_files: 5 -> 20");
-  o = NewTestOptions(); shale_options_set_compression(o, 2 /* zlib: not built */);
+  o = NewTestOptions(); shale_options_set_compression(o, 6 /* xpress: not built */);
   ExpectRejected(o, "compression");
   o = NewTestOptions(); shale_options_set_level0_file_num_compaction_trigger(o, -1);
   ExpectRejected(o, "level0_file_num_compaction_trigger");
@@ -244,10 +245,11 @@ void TestOptionSetters(void) {
  * few absent keys), then destroys the DB. Each call takes the next of the built codecs. */
 static void CheckTableOptionsWork(shale_block_based_table_options_t* table) {
   static const int kCodecs[] = {shale_zstd_compression, shale_snappy_compression,
-                                shale_lz4_compression, shale_lz4hc_compression};
+                                shale_lz4_compression, shale_lz4hc_compression,
+                                shale_zlib_compression};
   static int calls = 0;
   shale_options_t* options = NewTestOptions();
-  shale_options_set_compression(options, kCodecs[calls++ % 4]);
+  shale_options_set_compression(options, kCodecs[calls++ % 5]);
   shale_options_set_block_based_table_factory(options, table);
   shale_t* db = OpenOrFail(options, "db_table");
   shale_writeoptions_t* wo = shale_writeoptions_create();

@@ -1,8 +1,8 @@
-// Every codec the build has (Snappy, LZ4, LZ4HC, zstd; issue 24) through the same contract:
+// Every codec the build has (Snappy, zlib, LZ4, LZ4HC, zstd; issue 24) through the same contract:
 // round trips over empty, tiny, incompressible and large inputs with reused contexts; the size
 // recorded in the compressed form bounds the output before any allocation; truncated or
 // damaged input gives Corruption (never a crash or an over-read: run under ASan too); the types
-// that are not built (zlib, bzip2, xpress) are NotSupported.
+// that are not built (bzip2, xpress) are NotSupported.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -144,14 +144,14 @@ TEST_P(CodecsTest, DamagedInputIsCorruptionOrDecodesWithinTheLimit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Built, CodecsTest,
-                         ::testing::Values(kSnappyCompression, kLZ4Compression, kLZ4HCCompression,
-                                           kZSTD),
+                         ::testing::Values(kSnappyCompression, kZlibCompression, kLZ4Compression,
+                                           kLZ4HCCompression, kZSTD),
                          [](const ::testing::TestParamInfo<CompressionType>& info) {
                            return std::string(CompressionTypeName(info.param));
                          });
 
 TEST(CodecTypesTest, NotBuiltTypesAreNotSupportedAndSayWhich) {
-  for (CompressionType t : {kZlibCompression, kBZip2Compression, kXpressCompression}) {
+  for (CompressionType t : {kBZip2Compression, kXpressCompression}) {
     EXPECT_FALSE(CompressionTypeSupported(t));
     std::string out;
     Status s = Decompressor().Decompress(t, "x", 10, &out);
@@ -160,7 +160,8 @@ TEST(CodecTypesTest, NotBuiltTypesAreNotSupportedAndSayWhich) {
     EXPECT_FALSE(Compressor(t, 0).Compress("xxxxxxxxxxxxxxxx", &out));
   }
   EXPECT_EQ(SupportedCompressionTypeNames(),
-            "kNoCompression, kSnappyCompression, kLZ4Compression, kLZ4HCCompression, kZSTD");
+            "kNoCompression, kSnappyCompression, kZlibCompression, kLZ4Compression, "
+            "kLZ4HCCompression, kZSTD");
 }
 
 // LZ4HC writes LZ4's block format: LZ4's decoder reads it under either type.
@@ -214,6 +215,80 @@ TEST(CodecTypesTest, Lz4SizeHeaderMustMatchTheBlock) {
   EXPECT_TRUE(Decompressor()
                   .Decompress(kLZ4Compression, std::string(5, '\xff') + "x", 1 << 20, &out)
                   .IsCorruption());
+}
+
+// zlib's level comes from compression_level: 0 (the codec's default) is Z_DEFAULT_COMPRESSION
+// (zlib's 6); any other value is clamped to zlib's 1..9, so ShaleDB's default 1 and the
+// negative zstd fast modes give 1 and zstd's 22 gives 9. Deflate is deterministic, so a
+// clamped level writes exactly the bytes of the level it is clamped to.
+TEST(CodecTypesTest, ZlibLevelComesFromTheCompressionLevelClamped) {
+  const std::string in = Text(200000, 29);
+  auto compress = [&](int level) {
+    std::string out;
+    EXPECT_TRUE(Compressor(kZlibCompression, level).Compress(in, &out)) << level;
+    return out;
+  };
+  const std::string l1 = compress(1), l6 = compress(6), l9 = compress(9);
+  EXPECT_LT(l9.size(), l1.size());
+  EXPECT_NE(l6, l1);
+  EXPECT_EQ(compress(0), l6);  // the codec's default
+  EXPECT_EQ(compress(-7), l1);
+  EXPECT_EQ(compress(-131072), l1);
+  EXPECT_EQ(compress(22), l9);
+  EXPECT_EQ(compress(10), l9);
+  std::string out;
+  for (const std::string* c : {&l1, &l6, &l9}) {
+    ASSERT_OK(Decompressor().Decompress(kZlibCompression, *c, in.size(), &out));
+    EXPECT_EQ(out, in);
+  }
+}
+
+// The zlib form is a varint32 uncompressed size, then a raw deflate stream (no zlib header
+// or checksum: RocksDB's layout since its format_version 2). A size that does not match what
+// the stream inflates to, or bytes after the stream's end, are Corruption.
+TEST(CodecTypesTest, ZlibFormIsASizeThenARawDeflateStream) {
+  const std::string in = Text(5000, 31);
+  std::string compressed, out;
+  ASSERT_TRUE(Compressor(kZlibCompression, 0).Compress(in, &compressed));
+  std::string_view rest = compressed;
+  uint32_t size = 0;
+  ASSERT_TRUE(GetVarint32(&rest, &size));
+  ASSERT_EQ(size, in.size());
+  // Raw deflate: a zlib header (0x78 ..) would be a block type of 0b00 (stored) with BFINAL 0
+  // and a nonzero LEN/NLEN mismatch; check the first block header's BTYPE is a Huffman one.
+  ASSERT_FALSE(rest.empty());
+  EXPECT_NE((static_cast<unsigned char>(rest[0]) >> 1) & 3, 0) << "not a compressed block";
+  EXPECT_NE(static_cast<unsigned char>(rest[0]), 0x78);
+  for (uint32_t claimed : {size - 1, size + 1, size * 2, uint32_t{0}}) {
+    std::string forged;
+    PutVarint32(&forged, claimed);
+    forged.append(rest.data(), rest.size());
+    Status s = Decompressor().Decompress(kZlibCompression, forged, 1 << 20, &out);
+    EXPECT_TRUE(s.IsCorruption()) << claimed << ": " << s.ToString();
+  }
+  Status s = Decompressor().Decompress(kZlibCompression, compressed + "x", 1 << 20, &out);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_TRUE(Decompressor()
+                  .Decompress(kZlibCompression, std::string(5, '\xff') + "x", 1 << 20, &out)
+                  .IsCorruption());
+}
+
+// One Decompressor reads blocks of every codec in any order, including after a damaged zlib
+// block (its inflate state is reset before each block).
+TEST(CodecTypesTest, ZlibStateIsResetBetweenBlocks) {
+  Compressor zlib(kZlibCompression, 0);
+  Decompressor d;
+  for (int i = 0; i < 20; i++) {
+    const std::string in = Text(1000 + 997 * i, 40 + i);
+    std::string compressed, out;
+    ASSERT_TRUE(zlib.Compress(in, &compressed));
+    if (i % 4 == 3) {
+      std::string bad = compressed.substr(0, compressed.size() / 2);
+      EXPECT_TRUE(d.Decompress(kZlibCompression, bad, 1 << 20, &out).IsCorruption());
+    }
+    ASSERT_OK(d.Decompress(kZlibCompression, compressed, in.size(), &out));
+    ASSERT_EQ(out, in);
+  }
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Writes a few small tables with different layouts (full and partitioned filters, binary and
-// two-level indexes, hash index) and codecs (none, zstd, Snappy, LZ4, LZ4HC) into a directory,
-// as the seed corpus of the table reader fuzzer: random bytes rarely pass the footer checksum,
-// mutations of real tables reach deep (into each codec's decoder).
+// two-level indexes, hash index) and codecs (none, zstd, Snappy, zlib, LZ4, LZ4HC) into a
+// directory, as the seed corpus of the table reader fuzzer: random bytes rarely pass the footer
+// checksum, mutations of real tables reach deep (into each codec's decoder).
 // usage: fuzz_seed_tables DIR
 #include <cstdio>
 #include <string>
@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   }
   const std::string dir = argv[1];
   const shale::CompressionType kCodecs[] = {shale::kNoCompression,     shale::kZSTD,
-                                            shale::kSnappyCompression, shale::kZSTD,
+                                            shale::kSnappyCompression, shale::kZlibCompression,
                                             shale::kLZ4Compression,    shale::kLZ4HCCompression};
   for (int layout = 0; layout < 6; layout++) {
     shale::TableOptions t;

@@ -1,6 +1,6 @@
-// The compression types RocksDB clients set (issue 24): Snappy, LZ4 and LZ4HC are valid for
+// The compression types RocksDB clients set (issue 24): Snappy, zlib, LZ4 and LZ4HC are valid for
 // compression and bottommost_compression and survive the option string and the OPTIONS file by
-// RocksDB's names; zlib, bzip2 and xpress are refused with InvalidArgument naming the option,
+// RocksDB's names; bzip2 and xpress are refused with InvalidArgument naming the option,
 // the type and the supported ones.
 #include <gtest/gtest.h>
 
@@ -15,19 +15,20 @@ namespace shale {
 namespace {
 
 constexpr const char* kSupported =
-    "(supported: kNoCompression, kSnappyCompression, kLZ4Compression, kLZ4HCCompression, kZSTD";
+    "(supported: kNoCompression, kSnappyCompression, kZlibCompression, kLZ4Compression, "
+    "kLZ4HCCompression, kZSTD";
 
 struct Named {
   CompressionType type;
   const char* name;
 };
 constexpr Named kBuilt[] = {{kSnappyCompression, "kSnappyCompression"},
+                            {kZlibCompression, "kZlibCompression"},
                             {kLZ4Compression, "kLZ4Compression"},
                             {kLZ4HCCompression, "kLZ4HCCompression"},
                             {kZSTD, "kZSTD"},
                             {kNoCompression, "kNoCompression"}};
-constexpr Named kUnbuilt[] = {{kZlibCompression, "kZlibCompression"},
-                              {kBZip2Compression, "kBZip2Compression"},
+constexpr Named kUnbuilt[] = {{kBZip2Compression, "kBZip2Compression"},
                               {kXpressCompression, "kXpressCompression"}};
 
 TEST(OptionsCompressionTest, BuiltTypesAreValidEverywhere) {

@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from ._db import DB
 
 # The C ABI's compression codes (c.h: shale_no_compression, shale_snappy_compression, ...), by
-# the RocksDB names that DB options use. RocksDB's zlib, bzip2 and xpress are not built.
-_COMPRESSION = {"kNoCompression": 0, "kSnappyCompression": 1, "kLZ4Compression": 4,
-                "kLZ4HCCompression": 5, "kZSTD": 7}
+# the RocksDB names that DB options use. RocksDB's bzip2 and xpress are not built.
+_COMPRESSION = {"kNoCompression": 0, "kSnappyCompression": 1, "kZlibCompression": 2,
+                "kLZ4Compression": 4, "kLZ4HCCompression": 5, "kZSTD": 7}
 _DB_COMPRESSION = 0xFF  # the loader's default: the DB's own
 
 
@@ -50,7 +50,7 @@ class BulkLoader:
     finish (default: the DB's max_background_jobs, at least 2); temp_dir (default
     "<db>/bulkload.tmp"); target_file_size, where table files are cut (default: the DB's
     target_file_size_base); compression, "kNoCompression", "kSnappyCompression",
-    "kLZ4Compression", "kLZ4HCCompression" or "kZSTD" (default: the DB's);
+    "kZlibCompression", "kLZ4Compression", "kLZ4HCCompression" or "kZSTD" (default: the DB's);
     max_open_files, the file descriptors finish's merge may hold open at once, more spilled
     runs being merged in passes (default: automatic, from RLIMIT_NOFILE; else at least 3);
     cf, the column family loaded into (a shale.ColumnFamily or a family's name; default: the
