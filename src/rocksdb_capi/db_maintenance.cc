@@ -2,8 +2,8 @@
 // options, file deletions, background work, the WAL iterator, and rocksdb_free.
 //
 // Not in ShaleDB, failing with "Not supported by ShaleDB: <function>" through errptr:
-// suggest_compact_range(_cf) (no marking of files for compaction), delete_file, and the WAL
-// iterator (get_updates_since). Functions without errptr that ShaleDB cannot do
+// delete_file and the WAL iterator (get_updates_since). suggest_compact_range(_cf) compacts
+// the range at once (ShaleDB has no marks for a later compaction). Functions without errptr that ShaleDB cannot do
 // are documented at their definition (delete_file, cancel_all_background_work).
 // Thread-safety: from any thread (as shale::DB); the manual-compaction counter is atomic.
 #include <cstdlib>
@@ -20,6 +20,7 @@ using shale::ColumnFamilyHandle;
 using shale::CompactRangeOptions;
 using shale::Status;
 using shale::rocksdb_capi::CompactRangeOptionsFor;
+using shale::rocksdb_capi::RocksDefaultCompactRangeOptions;
 using shale::rocksdb_capi::FamilyOf;
 using shale::rocksdb_capi::FlushOptionsFor;
 using shale::rocksdb_capi::IsNullArgument;
@@ -80,6 +81,24 @@ void SetOptions(rocksdb_t* db, ColumnFamilyHandle* family, int count, const char
   SaveError(errptr, db->rep->SetOptions(family, options));
 }
 
+// RocksDB marks the files overlapping the range for a background compaction; ShaleDB has no such
+// marks, so the suggestion is carried out at once: the range is compacted before the call
+// returns (what reads see is the same either way; the caller waits longer). A suggestion made
+// while manual compaction is disabled is dropped, as RocksDB's would wait for it.
+void SuggestCompactRange(rocksdb_t* db, ColumnFamilyHandle* family, const char* start_key,
+                         size_t start_key_len, const char* limit_key, size_t limit_key_len,
+                         char** errptr) {
+  if (IsNullArgument(db, "db", errptr) || IsNullArgument(family, "column family", errptr)) return;
+  if (db->manual_compaction_disabled.load(std::memory_order_acquire) > 0) return;
+  const std::string_view begin(start_key == nullptr ? "" : start_key,
+                               start_key == nullptr ? 0 : start_key_len);
+  const std::string_view end(limit_key == nullptr ? "" : limit_key,
+                             limit_key == nullptr ? 0 : limit_key_len);
+  SaveError(errptr, db->rep->CompactRange(RocksDefaultCompactRangeOptions(), family,
+                                          start_key == nullptr ? nullptr : &begin,
+                                          limit_key == nullptr ? nullptr : &end));
+}
+
 }  // namespace
 
 extern "C" {
@@ -114,16 +133,19 @@ void rocksdb_compact_range_cf_opt(rocksdb_t* db, rocksdb_column_family_handle_t*
                limit_key_len);
 }
 
-void rocksdb_suggest_compact_range(rocksdb_t*, const char*, size_t, const char*, size_t,
-                                   char** errptr) {
-  // not supported: marking files for compaction
-  NotSupported(errptr, "rocksdb_suggest_compact_range");
+void rocksdb_suggest_compact_range(rocksdb_t* db, const char* start_key, size_t start_key_len,
+                                   const char* limit_key, size_t limit_key_len, char** errptr) {
+  SuggestCompactRange(db, db == nullptr ? nullptr : db->rep->DefaultColumnFamily(), start_key,
+                      start_key_len, limit_key, limit_key_len, errptr);
 }
 
-void rocksdb_suggest_compact_range_cf(rocksdb_t*, rocksdb_column_family_handle_t*, const char*,
-                                      size_t, const char*, size_t, char** errptr) {
-  // not supported: marking files for compaction
-  NotSupported(errptr, "rocksdb_suggest_compact_range_cf");
+void rocksdb_suggest_compact_range_cf(rocksdb_t* db,
+                                      rocksdb_column_family_handle_t* column_family,
+                                      const char* start_key, size_t start_key_len,
+                                      const char* limit_key, size_t limit_key_len,
+                                      char** errptr) {
+  SuggestCompactRange(db, FamilyOf(column_family), start_key, start_key_len, limit_key,
+                      limit_key_len, errptr);
 }
 
 void rocksdb_disable_manual_compaction(rocksdb_t* db) {

@@ -257,10 +257,6 @@ TEST_F(RocksDbCApiDbTest, NotSupportedFunctionsFailVisibly) {
   expect_not_supported("rocksdb_try_catch_up_with_primary");
   rocksdb_put_with_ts(db_, wo_, "k", 1, "t", 1, "v", 1, &err);
   expect_not_supported("rocksdb_put_with_ts");
-  rocksdb_suggest_compact_range_cf(db_, nullptr, "a", 1, "z", 1, &err);
-  expect_not_supported("rocksdb_suggest_compact_range_cf");
-  rocksdb_suggest_compact_range(db_, "a", 1, "z", 1, &err);
-  expect_not_supported("rocksdb_suggest_compact_range");
   rocksdb_flush_wal(db_, 1, &err);  // supported (DB::FlushWAL)
   EXPECT_EQ(TakeError(&err), std::nullopt);
   rocksdb_flush_wal(db_, 0, &err);
@@ -1056,4 +1052,41 @@ TEST_F(RocksDbCApiDbTest, DestroyDbAndLoadLatestOptions) {
 }
 
 }  // namespace
+// SuggestCompactRange is carried out at once (ShaleDB keeps no marks for a later compaction):
+// the range's L0 files are compacted when the call returns, and the data is unchanged.
+TEST_F(RocksDbCApiDbTest, SuggestCompactRangeCompactsTheRange) {
+  char* err = nullptr;
+  for (int round = 0; round < 2; round++) {
+    for (int i = 0; i < 100; i++) {
+      Put(std::string("key").append(std::to_string(1000 + i)), std::to_string(round));
+    }
+    rocksdb_flushoptions_t* flush = rocksdb_flushoptions_create();
+    rocksdb_flush(db_, flush, &err);
+    rocksdb_flushoptions_destroy(flush);
+    ASSERT_EQ(TakeError(&err), std::nullopt);
+  }
+  // Each flush made a table (ShaleDB may place a flush below L0): two overlapping files.
+  auto table_files = [&] {
+    const rocksdb_livefiles_t* live = rocksdb_livefiles(db_);
+    const int n = rocksdb_livefiles_count(live);
+    rocksdb_livefiles_destroy(live);
+    return n;
+  };
+  ASSERT_EQ(table_files(), 2);
+  rocksdb_suggest_compact_range(db_, "key", 3, "kez", 3, &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  EXPECT_EQ(table_files(), 1);
+  EXPECT_EQ(Get(db_, nullptr, "key1050"), "1");
+  rocksdb_column_family_handle_t* family =
+      rocksdb_create_column_family(db_, options_, "suggested", &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  rocksdb_suggest_compact_range_cf(db_, family, nullptr, 0, nullptr, 0, &err);
+  EXPECT_EQ(TakeError(&err), std::nullopt);
+  rocksdb_column_family_handle_destroy(family);
+  rocksdb_suggest_compact_range_cf(db_, nullptr, "a", 1, "z", 1, &err);
+  const std::optional<std::string> message = TakeError(&err);
+  ASSERT_NE(message, std::nullopt);
+  EXPECT_NE(message->find("Invalid argument"), std::string::npos) << *message;
+}
+
 }  // namespace shale::rocksdb_capi_test
