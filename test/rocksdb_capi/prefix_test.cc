@@ -96,7 +96,7 @@ class RocksDbCApiPrefixTest : public testing::Test {
 
 TEST_F(RocksDbCApiPrefixTest, FixedPrefixSameAsStartStopsAtThePrefixEnd) {
   rocksdb_options_set_prefix_extractor(options_, rocksdb_slicetransform_create_fixed_prefix(2));
-  Open();
+  ASSERT_NO_FATAL_FAILURE(Open());
   PutSampleKeys();
   rocksdb_readoptions_set_prefix_same_as_start(ro_, 1);
   rocksdb_iterator_t* it = rocksdb_create_iterator(db_, ro_);
@@ -130,7 +130,7 @@ TEST_F(RocksDbCApiPrefixTest, FixedPrefixSameAsStartStopsAtThePrefixEnd) {
 
 TEST_F(RocksDbCApiPrefixTest, TotalOrderSeekIteratesEverything) {
   rocksdb_options_set_prefix_extractor(options_, rocksdb_slicetransform_create_fixed_prefix(2));
-  Open();
+  ASSERT_NO_FATAL_FAILURE(Open());
   PutSampleKeys();
   rocksdb_readoptions_set_prefix_same_as_start(ro_, 1);
   rocksdb_readoptions_set_total_order_seek(ro_, 1);
@@ -146,7 +146,7 @@ TEST_F(RocksDbCApiPrefixTest, TotalOrderSeekIteratesEverything) {
 
 TEST_F(RocksDbCApiPrefixTest, KeysOutsideTheDomainHaveNoPrefix) {
   rocksdb_options_set_prefix_extractor(options_, rocksdb_slicetransform_create_fixed_prefix(2));
-  Open();
+  ASSERT_NO_FATAL_FAILURE(Open());
   PutSampleKeys();
   rocksdb_readoptions_set_prefix_same_as_start(ro_, 1);
   rocksdb_iterator_t* it = rocksdb_create_iterator(db_, ro_);
@@ -180,7 +180,7 @@ TEST_F(RocksDbCApiPrefixTest, KeysOutsideTheDomainHaveNoPrefix) {
 
 TEST_F(RocksDbCApiPrefixTest, SeekToFirstAndLastWithBoundsSeekToTheBounds) {
   rocksdb_options_set_prefix_extractor(options_, rocksdb_slicetransform_create_fixed_prefix(2));
-  Open();
+  ASSERT_NO_FATAL_FAILURE(Open());
   PutSampleKeys();
   rocksdb_readoptions_set_prefix_same_as_start(ro_, 1);
   // RocksDB: SeekToFirst with a lower bound is Seek(lower bound), SeekToLast with an upper
@@ -258,7 +258,7 @@ TEST_F(RocksDbCApiPrefixTest, CallbackExtractorIsOwnedByTheOptionsAndTheirDbs) {
 
 TEST_F(RocksDbCApiPrefixTest, NoopExtractorBoundsToTheWholeKey) {
   rocksdb_options_set_prefix_extractor(options_, rocksdb_slicetransform_create_noop());
-  Open();
+  ASSERT_NO_FATAL_FAILURE(Open());
   PutSampleKeys();
   rocksdb_readoptions_set_prefix_same_as_start(ro_, 1);
   rocksdb_iterator_t* it = rocksdb_create_iterator(db_, ro_);
@@ -268,7 +268,7 @@ TEST_F(RocksDbCApiPrefixTest, NoopExtractorBoundsToTheWholeKey) {
 }
 
 TEST_F(RocksDbCApiPrefixTest, ColumnFamiliesHaveTheirOwnExtractors) {
-  Open();  // the default family has none
+  ASSERT_NO_FATAL_FAILURE(Open());  // the default family has none
   rocksdb_options_t* cf_options = rocksdb_options_create();
   rocksdb_options_set_prefix_extractor(cf_options, rocksdb_slicetransform_create_fixed_prefix(2));
   char* err = nullptr;
@@ -318,7 +318,7 @@ TEST_F(RocksDbCApiPrefixTest, ColumnFamiliesHaveTheirOwnExtractors) {
 
 TEST_F(RocksDbCApiPrefixTest, WriteBatchWithIndexIteratorKeepsThePrefix) {
   rocksdb_options_set_prefix_extractor(options_, rocksdb_slicetransform_create_fixed_prefix(2));
-  Open();
+  ASSERT_NO_FATAL_FAILURE(Open());
   PutSampleKeys();
   rocksdb_writebatch_wi_t* wbwi = rocksdb_writebatch_wi_create(0, 1);
   rocksdb_writebatch_wi_put(wbwi, "ab5", 3, "w", 1);
