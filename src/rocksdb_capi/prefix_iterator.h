@@ -13,7 +13,11 @@
 //     prefix becomes the start prefix for the moves after it.
 //   - Next / Prev: the iterator is invalid once the key reached has another prefix.
 //   - Only for a family with a prefix extractor; total_order_seek turns it off (RocksDB's
-//     documented contract: prefix_same_as_start acts on prefix seeks only).
+//     documented contract: prefix_same_as_start acts on prefix seeks only; 7.8's DBIter applies
+//     it regardless of total_order_seek, which the documentation does not say).
+//   - Difference kept: RocksDB's SeekToLast with an upper bound steps back over a key equal to
+//     the bound without the prefix check; the base iterator here never lands on the bound, so
+//     the key before it is always checked.
 // Keys outside the transform's domain: RocksDB calls Transform on any key, which its contract
 // only defines for keys InDomain (its fixed-prefix transform reads past a short key, and
 // clients' transforms may assume the domain). Here a key outside the domain has no prefix, so it
