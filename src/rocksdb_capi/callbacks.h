@@ -19,9 +19,10 @@
 //
 // rocksdb_comparator_t and rocksdb_mergeoperator_t are ShaleDB's own interfaces
 // (shale::Comparator, shale::MergeOperator): the engine calls the client's callbacks through
-// them. ShaleDB has no prefix extractor and no compaction filter yet, so the other objects only
-// hold their callbacks (with the adapters a future engine hook would call); the options group
-// refuses them visibly (the open fails naming the option).
+// them. A slice transform is called by the prefix_same_as_start iterators of the C API
+// (prefix_iterator.h); the engine has no prefix extractor. ShaleDB has no compaction filter yet,
+// so those objects only hold their callbacks (with the adapters a future engine hook would
+// call); the options group refuses them visibly (the open fails naming the option).
 //
 // Thread-safety: the engine calls comparators and merge operators from many threads at once; the
 // objects add no state of their own, so they are as thread-safe as the client's callbacks
@@ -123,8 +124,9 @@ struct rocksdb_mergeoperator_t : public shale::MergeOperator {
 // A prefix extractor made of C callbacks (rocksdb_slicetransform_create), or one of RocksDB's
 // built-ins (rocksdb_slicetransform_create_fixed_prefix, _noop), which are made of callbacks of
 // this file. The transform callback returns a pointer to the prefix (RocksDB's contract: into the
-// key or to memory the client keeps), which is not freed. ShaleDB has no prefix extractor yet:
-// the options refuse one at open; the adapters below are what the engine would call.
+// key or to memory the client keeps), which is not freed. Transform is called only for keys
+// InDomain (RocksDB's contract lets a client's transform assume it). The adapters below are
+// what the C API's prefix_same_as_start iterators call (prefix_iterator.h).
 // Invariant: transform, in_domain and name are not null; in_range may be.
 struct rocksdb_slicetransform_t {
   using TransformFn = char* (*)(void*, const char*, size_t, size_t*);

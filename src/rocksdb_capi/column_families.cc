@@ -42,6 +42,7 @@ rocksdb_column_family_handle_t* rocksdb_create_column_family(
   LogAcceptedKnobs(db->rep.get(), column_family_options);
   auto* out = new rocksdb_column_family_handle_t;
   out->rep = handle;
+  out->prefix_extractor = column_family_options->prefix_extractor;
   return out;
 }
 

@@ -105,7 +105,9 @@ rocksdb_t* OpenDefault(const rocksdb_options_t* options, const char* name, char*
   s = DB::Open(opts, name, &db);
   if (SaveError(errptr, RocksDbOpenError(name, s))) return nullptr;
   LogAcceptedKnobs(db.get(), options);
-  return NewDbHandle(std::move(db));
+  rocksdb_t* handle = NewDbHandle(std::move(db));
+  handle->default_prefix_extractor = options->prefix_extractor;
+  return handle;
 }
 
 rocksdb_t* OpenFamilies(const rocksdb_options_t* options, const char* name, int n,
@@ -147,8 +149,16 @@ rocksdb_t* OpenFamilies(const rocksdb_options_t* options, const char* name, int 
     if (family_options[i] != options) LogAcceptedKnobs(db.get(), family_options[i]);
     handles[i] = new rocksdb_column_family_handle_t;
     handles[i]->rep = opened[i];
+    handles[i]->prefix_extractor = family_options[i]->prefix_extractor;
   }
-  return NewDbHandle(std::move(db));
+  rocksdb_t* handle = NewDbHandle(std::move(db));
+  // The default family's prefix extractor is its descriptor's (as its other options are).
+  for (int i = 0; i < n; i++) {
+    if (names[i] == shale::kDefaultColumnFamilyName) {
+      handle->default_prefix_extractor = family_options[i]->prefix_extractor;
+    }
+  }
+  return handle;
 }
 
 // RocksDB's TTL opens: a positive TTL would make expired values disappear from reads, which

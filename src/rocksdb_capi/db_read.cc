@@ -15,11 +15,13 @@
 #include "rocksdb_capi/handles.h"
 #include "rocksdb_capi/iterator.h"
 #include "rocksdb_capi/pinnable_slice.h"
+#include "rocksdb_capi/prefix_iterator.h"
 #include "shale/db.h"
 
 using shale::ColumnFamilyHandle;
 using shale::ReadOptions;
 using shale::Status;
+using shale::rocksdb_capi::ApplyPrefixSameAsStart;
 using shale::rocksdb_capi::CopyToMalloc;
 using shale::rocksdb_capi::CopyToMallocString;
 using shale::rocksdb_capi::FamilyOf;
@@ -142,8 +144,10 @@ class ErrorIterator final : public shale::Iterator {
   const Status status_;
 };
 
+// `extractor`: the family's prefix extractor (null: none), for prefix_same_as_start.
 rocksdb_iterator_t* NewIterator(rocksdb_t* db, const rocksdb_readoptions_t* options,
-                                ColumnFamilyHandle* family) {
+                                ColumnFamilyHandle* family,
+                                std::shared_ptr<rocksdb_slicetransform_t> extractor) {
   auto* it = new rocksdb_iterator_t;
   auto bounds = std::make_shared<ReadBounds>();
   ReadOptions read_options;
@@ -154,7 +158,14 @@ rocksdb_iterator_t* NewIterator(rocksdb_t* db, const rocksdb_readoptions_t* opti
   }
   it->bounds = std::move(bounds);
   it->rep = db->rep->NewIterator(read_options, family);
+  ApplyPrefixSameAsStart(options, std::move(extractor), it);
   return it;
+}
+
+// The prefix extractor of the family a handle names (null: none, or no handle).
+std::shared_ptr<rocksdb_slicetransform_t> ExtractorOf(
+    const rocksdb_column_family_handle_t* handle) {
+  return handle == nullptr ? nullptr : handle->prefix_extractor;
 }
 
 }  // namespace
@@ -319,13 +330,13 @@ const char* rocksdb_pinnableslice_value(const rocksdb_pinnableslice_t* t, size_t
 }
 
 rocksdb_iterator_t* rocksdb_create_iterator(rocksdb_t* db, const rocksdb_readoptions_t* options) {
-  return NewIterator(db, options, db->rep->DefaultColumnFamily());
+  return NewIterator(db, options, db->rep->DefaultColumnFamily(), db->default_prefix_extractor);
 }
 
 rocksdb_iterator_t* rocksdb_create_iterator_cf(rocksdb_t* db,
                                                const rocksdb_readoptions_t* options,
                                                rocksdb_column_family_handle_t* column_family) {
-  return NewIterator(db, options, FamilyOf(column_family));
+  return NewIterator(db, options, FamilyOf(column_family), ExtractorOf(column_family));
 }
 
 void rocksdb_create_iterators(rocksdb_t* db, rocksdb_readoptions_t* opts,
@@ -347,6 +358,7 @@ void rocksdb_create_iterators(rocksdb_t* db, rocksdb_readoptions_t* opts,
     iterators[i] = new rocksdb_iterator_t;
     iterators[i]->bounds = bounds;
     iterators[i]->rep = std::move(its[i]);
+    ApplyPrefixSameAsStart(opts, ExtractorOf(column_families[i]), iterators[i]);
   }
 }
 

@@ -42,6 +42,12 @@ struct rocksdb_t {
   // (RocksDB's counter, which may go negative): while positive, manual compactions return
   // without compacting.
   std::atomic<int> manual_compaction_disabled{0};
+  // The default column family's prefix extractor (RocksDB's prefix_extractor option; null: none),
+  // from the options the DB was opened with (the "default" family's, for an open with column
+  // families). Set once by the open, read-only afterwards; shares the options' ownership
+  // (callbacks.h), so the extractor lives while the DB does. Read by iterator creation
+  // (prefix_iterator.h); the other families' are on their handles.
+  std::shared_ptr<rocksdb_slicetransform_t> default_prefix_extractor;
 };
 
 // A column family handle. rep is owned by the handle and deleted with it
@@ -50,6 +56,9 @@ struct rocksdb_t {
 struct rocksdb_column_family_handle_t {
   shale::ColumnFamilyHandle* rep = nullptr;
   bool immortal = false;
+  // The family's prefix extractor (null: none), from the options it was opened or created with;
+  // set when the handle is made, read-only afterwards (as rocksdb_t::default_prefix_extractor).
+  std::shared_ptr<rocksdb_slicetransform_t> prefix_extractor;
 };
 
 // Options and the RocksDB knobs that have no ShaleDB counterpart. A knob in `accepted_knobs`
@@ -63,8 +72,8 @@ struct rocksdb_column_family_handle_t {
 struct rocksdb_options_t {
   shale::Options rep;
   std::map<std::string, std::string> accepted_knobs;
-  // Settings ShaleDB cannot honour that could change what a read returns (a prefix extractor,
-  // a compaction filter, a table format other than block-based, ...): RocksDB option name ->
+  // Settings ShaleDB cannot honour that could change what a read returns (a compaction filter,
+  // a table format other than block-based, ...): RocksDB option name ->
   // the C function that set it. CheckOptionsForOpen refuses the open while one is present.
   std::map<std::string, std::string> unsupported;
   // Objects RocksDB's C API hands to the options (ownership passes with the setter) that ShaleDB
@@ -77,6 +86,11 @@ struct rocksdb_options_t {
   // rocksdb_options_set_compression_per_level (RocksDB's CompressionType values, one per level;
   // empty: `rep.compression` everywhere). Mapped onto rep by ShaleOptionsFor.
   std::vector<int> compression_per_level;
+  // rocksdb_options_set_prefix_extractor's transform (null: none), owned as RocksDB documents:
+  // shared by every copy of these options and every DB or family opened with them, destroyed
+  // (rocksdb_slicetransform_destroy) with the last. The engine has no prefix extractor; the DB
+  // handles keep it for the iterators' prefix_same_as_start (prefix_iterator.h).
+  std::shared_ptr<rocksdb_slicetransform_t> prefix_extractor;
 };
 
 // Owns copies of the iterate bounds; rep's bound pointers are set only when an iterator is made
@@ -97,6 +111,11 @@ struct rocksdb_readoptions_t {
   bool ignore_range_deletions = false;
   bool has_timestamp = false;       // rocksdb_readoptions_set_timestamp with a timestamp
   bool has_iter_start_ts = false;   // rocksdb_readoptions_set_iter_start_ts with a timestamp
+  // Prefix seek settings (RocksDB's defaults): an iterator of a family with a prefix extractor,
+  // made with prefix_same_as_start and without total_order_seek, stops at the end of the seek
+  // target's prefix (prefix_iterator.h). Without an extractor both have no effect, as in RocksDB.
+  bool prefix_same_as_start = false;
+  bool total_order_seek = false;
 };
 
 struct rocksdb_writeoptions_t {

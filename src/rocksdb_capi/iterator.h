@@ -20,6 +20,10 @@
 struct rocksdb_iterator_t {
   std::shared_ptr<const void> bounds;  // null: no bounds
   std::unique_ptr<shale::Iterator> rep;
+  // True when rep is a prefix_same_as_start iterator (prefix_iterator.h) over a DB iterator, so
+  // that an iterator built over this one (WriteBatchWithIndex's with base) can bound the
+  // combination instead (TakePrefixBound).
+  bool prefix_bounded = false;
 };
 
 #endif  // SHALE_ROCKSDB_CAPI_ITERATOR_H_

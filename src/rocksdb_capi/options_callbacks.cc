@@ -1,7 +1,7 @@
 // The setters of rocksdb_options_t that take the C-callback objects of the table group
-// (rocksdb_capi/callbacks.h): comparator and merge operator, which ShaleDB has, and prefix
-// extractor and compaction filters, which it does not (recorded; the open refuses them, see
-// CheckOptionsForOpen).
+// (rocksdb_capi/callbacks.h): comparator and merge operator, which ShaleDB has; the prefix
+// extractor, kept for the DB's iterators (prefix_iterator.h); compaction filters, which it does
+// not have (recorded; the open refuses them, see CheckOptionsForOpen).
 //
 // Ownership is RocksDB's:
 //   - the comparator is borrowed: the caller keeps it alive while any DB uses it and destroys it
@@ -35,16 +35,18 @@ void rocksdb_options_set_merge_operator(rocksdb_options_t* opt,
   opt->rep.merge_operator = std::shared_ptr<shale::MergeOperator>(merge_operator);
 }
 
+// Takes the transform (RocksDB's rule), releasing one set before; NULL removes it. ShaleDB's
+// engine has no prefix bloom filters or prefix seek (they only save I/O in RocksDB): the DB
+// handles keep the extractor for what a client sees of it, prefix_same_as_start iterators
+// (prefix_iterator.h).
 void rocksdb_options_set_prefix_extractor(rocksdb_options_t* opt,
                                           rocksdb_slicetransform_t* prefix_extractor) {
   if (prefix_extractor == nullptr) {
-    SetUnsupported(opt, "prefix_extractor", "rocksdb_options_set_prefix_extractor", false);
+    opt->prefix_extractor.reset();
     return;
   }
-  SetUnsupported(opt, "prefix_extractor", "rocksdb_options_set_prefix_extractor");
-  opt->owned["prefix_extractor"] = std::shared_ptr<void>(prefix_extractor, [](void* p) {
-    rocksdb_slicetransform_destroy(static_cast<rocksdb_slicetransform_t*>(p));
-  });
+  opt->prefix_extractor = std::shared_ptr<rocksdb_slicetransform_t>(
+      prefix_extractor, [](rocksdb_slicetransform_t* p) { rocksdb_slicetransform_destroy(p); });
 }
 
 void rocksdb_options_set_compaction_filter(rocksdb_options_t* opt,

@@ -1,9 +1,11 @@
 // RocksDB's C API for read, write, flush, compact-range and ingestion options, and the helpers
 // of read_write_options.h that turn them into ShaleDB's.
 //
+// prefix_same_as_start and total_order_seek are kept in the handle for iterator creation
+// (prefix_iterator.h: an iterator of a family with a prefix extractor stops at the end of the
+// seek target's prefix).
 // Read options accepted without effect (recorded in accepted_knobs): readahead_size, managed,
-// prefix_same_as_start and total_order_seek (ShaleDB has no prefix extractor, and RocksDB
-// ignores both without one), pin_data, background_purge_on_iterator_cleanup,
+// pin_data, background_purge_on_iterator_cleanup,
 // max_skippable_internal_keys, deadline, io_timeout. The last three only let RocksDB give up
 // early (Incomplete, TimedOut); ShaleDB always completes the read, with the result RocksDB gives
 // when it does not give up.
@@ -182,12 +184,13 @@ size_t rocksdb_readoptions_get_readahead_size(rocksdb_readoptions_t* opt) {
   return static_cast<size_t>(KnobOr(opt->accepted_knobs, "readahead_size", 0));
 }
 
+// Takes effect in iterators of families with a prefix extractor (prefix_iterator.h).
 void rocksdb_readoptions_set_prefix_same_as_start(rocksdb_readoptions_t* opt, unsigned char v) {
-  SetBoolKnob(&opt->accepted_knobs, "prefix_same_as_start", v != 0, false);
+  opt->prefix_same_as_start = v != 0;
 }
 
 unsigned char rocksdb_readoptions_get_prefix_same_as_start(rocksdb_readoptions_t* opt) {
-  return Bool(BoolKnobOr(opt->accepted_knobs, "prefix_same_as_start", false));
+  return Bool(opt->prefix_same_as_start);
 }
 
 void rocksdb_readoptions_set_pin_data(rocksdb_readoptions_t* opt, unsigned char v) {
@@ -198,12 +201,13 @@ unsigned char rocksdb_readoptions_get_pin_data(rocksdb_readoptions_t* opt) {
   return Bool(BoolKnobOr(opt->accepted_knobs, "pin_data", false));
 }
 
+// True turns prefix_same_as_start off (ShaleDB's iterators are always in total order).
 void rocksdb_readoptions_set_total_order_seek(rocksdb_readoptions_t* opt, unsigned char v) {
-  SetBoolKnob(&opt->accepted_knobs, "total_order_seek", v != 0, false);
+  opt->total_order_seek = v != 0;
 }
 
 unsigned char rocksdb_readoptions_get_total_order_seek(rocksdb_readoptions_t* opt) {
-  return Bool(BoolKnobOr(opt->accepted_knobs, "total_order_seek", false));
+  return Bool(opt->total_order_seek);
 }
 
 void rocksdb_readoptions_set_max_skippable_internal_keys(rocksdb_readoptions_t* opt,

@@ -150,9 +150,9 @@ void rocksdb_block_based_options_set_block_cache_compressed(
                          : block_cache_compressed->rep->GetCapacity());
 }
 
-// ShaleDB filters on whole keys only; false (prefix-only filtering, which needs a prefix
-// extractor ShaleDB does not have) is accepted and leaves whole-key filters on. Filters never
-// change what a read returns.
+// ShaleDB filters on whole keys only; false (prefix-only filtering: ShaleDB's engine builds no
+// prefix bloom filters, even with a prefix extractor) is accepted and leaves whole-key filters
+// on. Filters never change what a read returns.
 void rocksdb_block_based_options_set_whole_key_filtering(
     rocksdb_block_based_table_options_t* options, unsigned char v) {
   SetBoolKnob(&options->accepted_knobs, "whole_key_filtering", v != 0, true);

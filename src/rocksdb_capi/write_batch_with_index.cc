@@ -7,6 +7,7 @@
 
 #include "rocksdb_capi/handles.h"
 #include "rocksdb_capi/iterator.h"
+#include "rocksdb_capi/prefix_iterator.h"
 #include "rocksdb_capi/write_batch_with_index.h"
 
 using shale::Comparator;
@@ -114,10 +115,17 @@ rocksdb_iterator_t* IteratorWithBase(rocksdb_writebatch_wi_t* wbwi, rocksdb_iter
                                      rocksdb_column_family_handle_t* cf) {
   auto* result = new rocksdb_iterator_t;
   const shale::rocksdb_capi::IndexedKeys& keys = wbwi->index.Family(FamilyId(cf), ComparatorOf(cf));
+  // A base made with prefix_same_as_start: the bound goes around the combined iterator (the
+  // batch's keys beyond the prefix end the iteration too), over the base's unbounded iterator.
+  const shale::rocksdb_capi::PrefixBound prefix_bound = shale::rocksdb_capi::TakePrefixBound(base);
   // The family's merge operator; without a handle none is known (RocksDB's iterator without a
   // family cannot merge either).
   result->rep =
       shale::rocksdb_capi::NewIteratorWithBase(&keys, std::move(base->rep), MergeOperatorOf(cf));
+  if (prefix_bound) {
+    result->rep = prefix_bound(std::move(result->rep));
+    result->prefix_bounded = true;
+  }
   result->bounds = std::move(base->bounds);
   // As RocksDB: the new iterator takes over the base iterator, whose handle is freed.
   delete base;

@@ -487,12 +487,16 @@ TEST(RocksdbCapiReadOptionsFor, RefusesWhatWouldChangeResults) {
   ASSERT_OK(rocksdb_capi::ReadOptionsFor(ro, nullptr, &out));
   rocksdb_readoptions_set_tailing(ro, 0);
 
-  // Knobs that cannot change a result are accepted and recorded.
+  // Knobs that cannot change a result are accepted and recorded. The prefix seek settings are
+  // fields of their own, for iterator creation (prefix_iterator.h).
   rocksdb_readoptions_set_total_order_seek(ro, 1);
+  rocksdb_readoptions_set_prefix_same_as_start(ro, 1);
   rocksdb_readoptions_set_readahead_size(ro, 1 << 20);
   rocksdb_readoptions_set_deadline(ro, 5);
   ASSERT_OK(rocksdb_capi::ReadOptionsFor(ro, &bounds, &out));
-  EXPECT_EQ(ro->accepted_knobs.at("total_order_seek"), "true");
+  EXPECT_TRUE(ro->total_order_seek);
+  EXPECT_TRUE(ro->prefix_same_as_start);
+  EXPECT_EQ(ro->accepted_knobs.count("total_order_seek"), 0u);
   EXPECT_EQ(ro->accepted_knobs.at("readahead_size"), "1048576");
   EXPECT_EQ(ro->accepted_knobs.at("deadline"), "5");
   rocksdb_readoptions_destroy(ro);
