@@ -140,6 +140,7 @@ Status UndoSwap(const std::string& db, const std::vector<std::string>& moved_in,
     fs::rename(old + "/" + name, db + "/" + name, ec);
     if (ec) return IOErrorOf("While moving back", db + "/" + name, ec);
   }
+  fs::remove(db + "/CURRENT.tmp", ec);  // a marker write that failed half way; none else
   if (had_current) {
     fs::rename(old + "/CURRENT", db + "/CURRENT", ec);
   } else {
@@ -265,8 +266,9 @@ Status RestoreFiles(const std::string& from, const std::vector<BackupFile>& file
   if (!s.ok()) {
     Status undo = UndoSwap(db, moved_in, moved_out, had_current);
     if (!undo.ok()) {
-      return Status::IOError(s.ToString(), "and undoing the restore failed, " +
-                                               undo.ToString() + ": the old DB is in " + old);
+      return Status::IOError(std::string(s.message()),
+                             "and undoing the restore failed (" + std::string(undo.message()) +
+                                 "): the old DB's files are in " + old);
     }
     fs::remove_all(staging, ec);
     fs::remove_all(old, ec);
