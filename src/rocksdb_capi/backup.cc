@@ -52,14 +52,15 @@ rocksdb_backup_engine_t* rocksdb_backup_engine_open_opts(
 
 void rocksdb_backup_engine_create_new_backup(rocksdb_backup_engine_t* be, rocksdb_t* db,
                                              char** errptr) {
-  // RocksDB's CreateNewBackup does not flush first.
-  SaveError(errptr, be->rep->CreateNewBackup(db->rep.get(), false));
+  // RocksDB's CreateNewBackup does not flush first. A NULL db is refused by CreateNewBackup.
+  SaveError(errptr, be->rep->CreateNewBackup(db == nullptr ? nullptr : db->rep.get(), false));
 }
 
 void rocksdb_backup_engine_create_new_backup_flush(rocksdb_backup_engine_t* be, rocksdb_t* db,
                                                    unsigned char flush_before_backup,
                                                    char** errptr) {
-  SaveError(errptr, be->rep->CreateNewBackup(db->rep.get(), flush_before_backup != 0));
+  SaveError(errptr, be->rep->CreateNewBackup(db == nullptr ? nullptr : db->rep.get(),
+                                             flush_before_backup != 0));
 }
 
 void rocksdb_backup_engine_purge_old_backups(rocksdb_backup_engine_t* be,

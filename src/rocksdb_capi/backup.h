@@ -8,13 +8,20 @@
 //   private/<id>/    the backup's files: a checkpoint of the DB (its tables hard-linked when
 //                    the backup directory is on the DB's file system, which shares their space
 //                    between backups as RocksDB's share_table_files does).
-// Ids start at 1 and grow by one per backup, never reused (RocksDB's rule). Creating a backup
-// writes private/<id> first and the meta file last; purging deletes the meta file first: a
-// crash leaves at most a private directory without meta, which the next open removes.
+//   meta/LOCK        the engine's lock (not the directory's LOCK: a backup directory may be a
+//                    DB's own directory, as grocksdb's CreateBackupEngine makes it).
+// Ids start at 1 and each backup takes the largest id with a meta file + 1, so an id is not
+// reused while a later backup exists; after every backup is purged, the next engine opened
+// starts again at 1 (as RocksDB does). Creating a backup writes private/<id> first and the meta
+// file last; purging deletes the meta file first and syncs meta/ before it deletes the files:
+// a crash leaves at most a private directory without meta, which the next open removes.
 //
 // Thread-safety: a BackupEngine is used by one thread at a time (callers serialize, as with a
-// handle of RocksDB's C API); distinct engines on distinct directories are independent. The
-// engine reads the DB only through Checkpoint, which may run beside the DB's own work.
+// handle of RocksDB's C API). One engine at a time per backup directory, in this process or
+// any other: an engine holds meta/LOCK from Open to its destruction (ShaleDB's file lock, the
+// one DB::Open takes), and a second Open fails with an IO error naming it. Distinct engines on
+// distinct directories are independent. The engine reads the DB only through Checkpoint,
+// which may run beside the DB's own work.
 #ifndef SHALE_ROCKSDB_CAPI_BACKUP_H_
 #define SHALE_ROCKSDB_CAPI_BACKUP_H_
 
@@ -27,6 +34,7 @@
 
 #include "rocksdb/c.h"
 #include "shale/db.h"
+#include "shale/file_system.h"
 #include "shale/status.h"
 
 // RocksDB's BackupEngineOptions, with its defaults. Used: backup_dir, destroy_old_data,
@@ -76,8 +84,13 @@ class BackupEngine {
   // not listed, failing verify and restore.
   static Status Open(const rocksdb_backup_engine_options_t& options,
                      std::unique_ptr<BackupEngine>* engine);
+  // Releases meta/LOCK.
+  ~BackupEngine();
+  BackupEngine(const BackupEngine&) = delete;
+  BackupEngine& operator=(const BackupEngine&) = delete;
 
-  // Backs `db` up as backup latest + 1. flush_before_backup: the memtables are flushed first;
+  // Backs `db` up as backup latest + 1 (InvalidArgument for a null db; an IO error, touching
+  // nothing, if that id's meta file exists already). flush_before_backup: the memtables are flushed first;
   // otherwise their writes are kept by copying the WALs (when backup_log_files; else flushed).
   Status CreateNewBackup(DB* db, bool flush_before_backup);
   // Deletes the oldest backups until at most `keep` remain.
@@ -85,10 +98,15 @@ class BackupEngine {
   // NotFound for an unknown id; Corruption when a file of the backup is missing or has
   // another size than recorded.
   Status VerifyBackup(uint32_t id) const;
-  // Replaces the DB in db_dir by backup `id` (0: the latest). The DB must not be open.
-  // wal_dir must be db_dir (ShaleDB keeps its WAL in the DB directory; InvalidArgument
+  // Replaces the DB in db_dir by backup `id` (0: the latest). Takes db_dir/LOCK as DB::Open
+  // does for the whole restore: into an open DB's directory it fails with RocksDB's LOCK
+  // error. wal_dir must be db_dir (ShaleDB keeps its WAL in the DB directory; InvalidArgument
   // otherwise) or empty. keep_log_files: the WAL files already in db_dir stay, and the
-  // backup's WAL files are not restored.
+  // backup's WAL files are not restored. Regular files of db_dir other than LOCK (and kept
+  // WALs) are replaced; its subdirectories stay. A restore that fails leaves the old DB as it
+  // was; one interrupted by a crash leaves the old DB, the restored one, or (while the files
+  // are swapped) a CURRENT that makes every open fail until the restore is run again (see
+  // RestoreFiles in backup_engine.cc).
   Status Restore(uint32_t id, const std::string& db_dir, const std::string& wal_dir,
                  bool keep_log_files) const;
   // The readable backups, oldest first.
@@ -104,6 +122,7 @@ class BackupEngine {
   const std::string dir_;
   const bool backup_log_files_;
   const bool sync_;
+  std::unique_ptr<FileLock> lock_;  // meta/LOCK, held from Open on
   std::map<uint32_t, BackupMeta> backups_;  // the readable ones
   uint32_t latest_id_ = 0;                  // the largest id with a meta file, readable or not
 };

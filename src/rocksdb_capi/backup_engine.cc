@@ -16,6 +16,7 @@
 
 #include "rocksdb_capi/backup.h"
 #include "shale/checkpoint.h"
+#include "shale/file_system.h"
 
 namespace shale::rocksdb_capi {
 
@@ -102,6 +103,186 @@ uint32_t IdOf(const std::string& name) {
   return id;
 }
 
+// Takes `path` with ShaleDB's own file lock (FileSystem::Default()->LockFile), the lock
+// DB::Open takes on a DB's LOCK: an fcntl lock against other processes plus a process-wide set
+// of held paths against this one (plain fcntl locks do not conflict within a process, and
+// closing any descriptor of the file would drop the DB's). A held lock becomes RocksDB's
+// LOCK error.
+Status LockPath(const std::string& path, std::unique_ptr<FileLock>* lock) {
+  Status s = FileSystem::Default()->LockFile(path, lock);
+  if (s.IsBusy()) {
+    return Status::IOError("While lock file", path + ": Resource temporarily unavailable");
+  }
+  return s;
+}
+
+// The names Restore uses inside db_dir: directories, which a DB (whose files are all regular
+// files of db_dir) ignores.
+constexpr char kStagingDir[] = "RESTORE.staging";  // the backup's files, copied and synced
+constexpr char kOldDir[] = "RESTORE.old";          // the old DB's files while they are swapped
+// What CURRENT holds while the files are swapped: it names no MANIFEST, so every open fails
+// with Corruption quoting it; and as CURRENT exists, an open never creates a new DB there.
+constexpr char kRestoreMarker[] =
+    "restore from backup in progress: run the restore again (the old DB is in RESTORE.old)\n";
+
+// Undoes a swap of RestoreFiles that did not reach its commit: removes what was moved in,
+// moves the old files back and puts the old CURRENT back (or removes the marker when there
+// was none). Returns OK when the old DB is whole again.
+Status UndoSwap(const std::string& db, const std::vector<std::string>& moved_in,
+                const std::vector<std::string>& moved_out, bool had_current) {
+  const std::string old = db + "/" + kOldDir;
+  std::error_code ec;
+  for (const std::string& name : moved_in) {
+    fs::remove(db + "/" + name, ec);
+    if (ec) return IOErrorOf("While removing", db + "/" + name, ec);
+  }
+  for (const std::string& name : moved_out) {
+    fs::rename(old + "/" + name, db + "/" + name, ec);
+    if (ec) return IOErrorOf("While moving back", db + "/" + name, ec);
+  }
+  fs::remove(db + "/CURRENT.tmp", ec);  // a marker write that failed half way; none else
+  if (had_current) {
+    fs::rename(old + "/CURRENT", db + "/CURRENT", ec);
+  } else {
+    fs::remove(db + "/CURRENT", ec);
+  }
+  if (ec) return IOErrorOf("While putting back", db + "/CURRENT", ec);
+  return SyncPath(db);
+}
+
+// Replaces the DB files of `db` (a directory whose LOCK the caller holds) by `files`, read
+// from the directory `from`. keep_log_files: the WAL files of `db` stay and those of `files`
+// are skipped.
+//
+// Invariant, whatever step a crash or an error interrupts:
+//   1. Staging: the backup's files are copied into db/RESTORE.staging and synced. The old DB
+//      is untouched (the staging directory is no DB file). An error removes the staging
+//      directory; after a crash the next restore does.
+//   2. Marker: the old CURRENT is copied (synced) into db/RESTORE.old, then CURRENT is
+//      replaced (temp file, rename, directory sync) by kRestoreMarker.
+//   3. Swap: the old DB's files are moved into RESTORE.old, the staged ones (but CURRENT) into
+//      db, and both directories synced. From 2 until 4, CURRENT names no MANIFEST: every open
+//      fails (Corruption quoting the marker) rather than opening a half DB or creating an
+//      empty one. An error here is undone (UndoSwap): the old DB is whole again. A crash
+//      leaves the marker; running a restore again replaces the directory's DB.
+//   4. Commit: the staged CURRENT is renamed over the marker and db synced: the restored DB
+//      is complete from here on.
+//   5. RESTORE.old and RESTORE.staging are removed.
+// (Moving the files in one by one under the old CURRENT cannot be made safe: the old and the
+// restored DB may have files of one name with different contents - a MANIFEST or WAL that
+// has grown since the backup, or any file of another DB - and the old DB's WALs must not be
+// there when the restored DB opens, as it would replay them.)
+Status RestoreFiles(const std::string& from, const std::vector<BackupFile>& files,
+                    const std::string& db, bool keep_log_files) {
+  const std::string staging = db + "/" + kStagingDir;
+  const std::string old = db + "/" + kOldDir;
+  std::error_code ec;
+  // What an interrupted restore left: a staging directory, and the files of the DB it was
+  // replacing (which no open could see any more; this restore replaces it in turn).
+  for (const std::string& dir : {staging, old}) {
+    fs::remove_all(dir, ec);
+    if (ec) return IOErrorOf("While removing", dir, ec);
+  }
+
+  // 1. Staging. Copies, never links: the restored DB appends to its MANIFEST and WALs.
+  fs::create_directory(staging, ec);
+  if (ec) return IOErrorOf("While creating", staging, ec);
+  std::vector<std::string> names;  // the staged files but CURRENT
+  Status s;
+  for (const BackupFile& file : files) {
+    if (keep_log_files && IsWalFile(file.name)) continue;
+    if (file.name == "LOCK") continue;  // ours, held
+    std::string to = staging + "/" + file.name;
+    fs::copy_file(from + "/" + file.name, to, ec);
+    if (ec) {
+      s = IOErrorOf("While copying " + from + "/" + file.name + " to", to, ec);
+      break;
+    }
+    s = SyncPath(to);
+    if (!s.ok()) break;
+    if (file.name != "CURRENT") names.push_back(file.name);
+  }
+  if (s.ok()) s = SyncPath(staging);
+  if (s.ok()) s = SyncPath(db);
+  if (!s.ok()) {
+    fs::remove_all(staging, ec);
+    return s;
+  }
+
+  // 2. Marker.
+  const bool had_current = fs::is_regular_file(db + "/CURRENT", ec);
+  fs::create_directory(old, ec);
+  if (ec) s = IOErrorOf("While creating", old, ec);
+  if (s.ok() && had_current) {
+    fs::copy_file(db + "/CURRENT", old + "/CURRENT", ec);
+    if (ec) s = IOErrorOf("While copying CURRENT to", old, ec);
+    if (s.ok()) s = SyncPath(old + "/CURRENT");
+    if (s.ok()) s = SyncPath(old);
+  }
+  if (!s.ok()) {
+    fs::remove_all(staging, ec);
+    fs::remove_all(old, ec);
+    return s;
+  }
+  std::vector<std::string> moved_in, moved_out;
+  s = WriteFileAtomically(db + "/CURRENT", kRestoreMarker, true);
+
+  // 3. Swap.
+  std::vector<std::string> old_names;  // the old DB's files (and any other regular file)
+  if (s.ok()) {
+    for (const fs::directory_entry& entry : fs::directory_iterator(db, ec)) {
+      if (!entry.is_regular_file()) continue;
+      std::string name = entry.path().filename().string();
+      if (name == "LOCK" || name == "CURRENT") continue;
+      if (keep_log_files && IsWalFile(name)) continue;
+      old_names.push_back(std::move(name));
+    }
+    if (ec) s = IOErrorOf("While listing", db, ec);
+  }
+  for (size_t i = 0; s.ok() && i < old_names.size(); ++i) {
+    fs::rename(db + "/" + old_names[i], old + "/" + old_names[i], ec);
+    if (ec) {
+      s = IOErrorOf("While moving aside", db + "/" + old_names[i], ec);
+    } else {
+      moved_out.push_back(old_names[i]);
+    }
+  }
+  for (size_t i = 0; s.ok() && i < names.size(); ++i) {
+    fs::rename(staging + "/" + names[i], db + "/" + names[i], ec);
+    if (ec) {
+      s = IOErrorOf("While moving " + staging + "/" + names[i] + " to", db + "/" + names[i], ec);
+    } else {
+      moved_in.push_back(names[i]);
+    }
+  }
+  if (s.ok()) s = SyncPath(old);
+  if (s.ok()) s = SyncPath(db);
+
+  // 4. Commit.
+  if (s.ok()) {
+    fs::rename(staging + "/CURRENT", db + "/CURRENT", ec);
+    if (ec) s = IOErrorOf("While renaming to", db + "/CURRENT", ec);
+  }
+  if (!s.ok()) {
+    Status undo = UndoSwap(db, moved_in, moved_out, had_current);
+    if (!undo.ok()) {
+      return Status::IOError(std::string(s.message()),
+                             "and undoing the restore failed (" + std::string(undo.message()) +
+                                 "): the old DB's files are in " + old);
+    }
+    fs::remove_all(staging, ec);
+    fs::remove_all(old, ec);
+    return s;
+  }
+  s = SyncPath(db);  // an error here: the restored DB is in place, maybe not yet durable
+  if (!s.ok()) return s;
+
+  // 5. Leftovers: an error only leaves files the next restore removes.
+  fs::remove_all(old, ec);
+  fs::remove_all(staging, ec);
+  return Status::OK();
+}
+
 }  // namespace
 
 uint64_t BackupMeta::Size() const {
@@ -112,6 +293,10 @@ uint64_t BackupMeta::Size() const {
 
 BackupEngine::BackupEngine(const rocksdb_backup_engine_options_t& options)
     : dir_(options.backup_dir), backup_log_files_(options.backup_log_files), sync_(options.sync) {}
+
+BackupEngine::~BackupEngine() {
+  if (lock_ != nullptr) FileSystem::Default()->UnlockFile(std::move(lock_)).PermitUncheckedError();
+}
 
 std::string BackupEngine::MetaPath(uint32_t id) const {
   return dir_ + "/meta/" + std::to_string(id);
@@ -133,7 +318,10 @@ Status BackupEngine::Open(const rocksdb_backup_engine_options_t& options,
     fs::create_directories(result->dir_ + sub, ec);
     if (ec) return IOErrorOf("While creating backup directory", result->dir_ + sub, ec);
   }
-  Status s = result->Load();
+  // Before anything is read: another engine would number its backups from what it read.
+  Status s = LockPath(result->dir_ + "/meta/LOCK", &result->lock_);
+  if (!s.ok()) return s;
+  s = result->Load();
   if (!s.ok()) return s;
   if (options.destroy_old_data) {
     while (!result->backups_.empty()) {
@@ -184,6 +372,14 @@ Status BackupEngine::CreateNewBackup(DB* db, bool flush_before_backup) {
   uint32_t id = latest_id_ + 1;
   std::string target = PrivatePath(id);
   std::error_code ec;
+  // Under meta/LOCK no meta file appears behind this engine's back; should one have (the
+  // directory changed by hand), its backup is left whole.
+  if (fs::exists(MetaPath(id), ec) || ec) {
+    return Status::IOError("While creating backup " + std::to_string(id),
+                           MetaPath(id) + " exists already (the backup directory was changed "
+                                          "while this engine had it open)");
+  }
+  // Only a leftover of an interrupted create (no meta file) is removed.
   fs::remove_all(target, ec);
   if (ec) return IOErrorOf("While removing", target, ec);
   std::unique_ptr<Checkpoint> checkpoint;
@@ -217,6 +413,12 @@ Status BackupEngine::DeleteBackup(uint32_t id) {
   fs::remove(MetaPath(id), ec);  // first: from here on the backup does not exist
   if (ec) return IOErrorOf("While deleting", MetaPath(id), ec);
   backups_.erase(id);
+  // The deletion durable before the files go: else a crash could bring the meta file back
+  // naming deleted files.
+  if (sync_) {
+    Status s = SyncPath(dir_ + "/meta");
+    if (!s.ok()) return s;
+  }
   fs::remove_all(PrivatePath(id), ec);
   if (ec) return IOErrorOf("While deleting", PrivatePath(id), ec);
   return Status::OK();
@@ -271,41 +473,19 @@ Status BackupEngine::Restore(uint32_t id, const std::string& db_dir, const std::
         "restore: wal_dir must be db_dir (ShaleDB keeps its WAL in the DB directory): " +
         wal_dir);
   }
-  // The old DB's files go first (its subdirectories are not the DB's and stay).
-  std::vector<fs::path> old_files;
-  for (const fs::directory_entry& entry : fs::directory_iterator(db_dir, ec)) {
-    if (!entry.is_regular_file()) continue;
-    if (keep_log_files && IsWalFile(entry.path().filename().string())) continue;
-    old_files.push_back(entry.path());
-  }
-  if (ec) return IOErrorOf("While listing", db_dir, ec);
-  for (const fs::path& path : old_files) {
-    fs::remove(path, ec);
-    if (ec) return IOErrorOf("While deleting", path.string(), ec);
-  }
-  // Copies, never links: the restored DB appends to its MANIFEST and WALs. CURRENT last, so
-  // that an interrupted restore leaves no openable half DB.
   const BackupMeta& meta = backups_.at(id);
-  std::vector<const BackupFile*> order;
-  const BackupFile* current = nullptr;
-  for (const BackupFile& file : meta.files) {
-    if (keep_log_files && IsWalFile(file.name)) continue;
-    if (file.name == "CURRENT") {
-      current = &file;
-    } else {
-      order.push_back(&file);
-    }
+  if (std::none_of(meta.files.begin(), meta.files.end(),
+                   [](const BackupFile& file) { return file.name == "CURRENT"; })) {
+    return Status::Corruption("Backup " + std::to_string(id) + " has no CURRENT file");
   }
-  if (current != nullptr) order.push_back(current);
-  for (const BackupFile* file : order) {
-    std::string from = PrivatePath(id) + "/" + file->name;
-    std::string to = db_dir + "/" + file->name;
-    fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
-    if (ec) return IOErrorOf("While copying " + from + " to", to, ec);
-    s = SyncPath(to);
-    if (!s.ok()) return s;
-  }
-  return SyncPath(db_dir);
+  // The DB's own lock for the whole restore: an open DB (in this process or another) makes the
+  // restore fail, and no DB opens in db_dir before it ends.
+  std::unique_ptr<FileLock> lock;
+  s = LockPath(db_dir + "/LOCK", &lock);
+  if (!s.ok()) return s;
+  s = RestoreFiles(PrivatePath(id), meta.files, db_dir, keep_log_files);
+  Status unlock = FileSystem::Default()->UnlockFile(std::move(lock));
+  return s.ok() ? unlock : s;
 }
 
 std::vector<BackupMeta> BackupEngine::Backups() const {

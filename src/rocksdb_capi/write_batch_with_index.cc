@@ -8,6 +8,7 @@
 #include "rocksdb_capi/handles.h"
 #include "rocksdb_capi/iterator.h"
 #include "rocksdb_capi/prefix_iterator.h"
+#include "rocksdb_capi/read_write_options.h"
 #include "rocksdb_capi/write_batch_with_index.h"
 
 using shale::Comparator;
@@ -90,17 +91,21 @@ char* GetFromBatchAndDb(rocksdb_writebatch_wi_t* wbwi, rocksdb_t* db,
                         const char* key, size_t keylen, size_t* vallen, char** errptr) {
   std::string_view k = View(key, keylen);
   shale::ColumnFamilyHandle* family = cf != nullptr ? cf->rep : db->rep->DefaultColumnFamily();
-  const IndexedEntry* entry = wbwi->index.Find(FamilyId(cf), k);
+  // As rocksdb_get: NULL options are RocksDB's defaults, and a refused setting fails the read
+  // even when the batch alone would answer it.
+  shale::ReadOptions read_options;
   std::string value;
-  Status s;
+  Status s = shale::rocksdb_capi::ReadOptionsFor(options, nullptr, &read_options);
+  if (!s.ok()) return ReturnValue(s, value, vallen, errptr);
+  const IndexedEntry* entry = wbwi->index.Find(FamilyId(cf), k);
   if (entry == nullptr) {
-    s = db->rep->Get(options->rep, family, k, &value);
+    s = db->rep->Get(read_options, family, k, &value);
     return ReturnValue(s, value, vallen, errptr);
   }
   std::string below;
   bool has_below = false;
   if (entry->base == IndexedEntry::Base::kNone) {
-    s = db->rep->Get(options->rep, family, k, &below);
+    s = db->rep->Get(read_options, family, k, &below);
     if (!s.ok() && !s.IsNotFound()) return ReturnValue(s, value, vallen, errptr);
     has_below = s.ok();
   }
@@ -335,7 +340,9 @@ char* rocksdb_writebatch_wi_get_from_batch_and_db_cf(
 
 void rocksdb_write_writebatch_wi(rocksdb_t* db, const rocksdb_writeoptions_t* options,
                                  rocksdb_writebatch_wi_t* wbwi, char** errptr) {
-  shale::rocksdb_capi::SaveError(errptr, db->rep->Write(options->rep, &wbwi->batch.rep));
+  // As rocksdb_write: NULL options are RocksDB's defaults.
+  shale::rocksdb_capi::SaveError(
+      errptr, db->rep->Write(shale::rocksdb_capi::WriteOptionsFor(options), &wbwi->batch.rep));
 }
 
 rocksdb_iterator_t* rocksdb_writebatch_wi_create_iterator_with_base(
