@@ -312,7 +312,8 @@ class SHALE_EXPORT DB {
   // RocksDB's file-deletion switch, for copying the DB's files from outside (a backup that
   // lists the directory, then copies each file): while deletions are disabled, no file the DB
   // no longer needs (a compaction's inputs, an old WAL, MANIFEST or OPTIONS file) is deleted,
-  // so every file a listing shows stays until it is copied. Calls nest: each
+  // so every file a listing shows stays until it is copied (DisableFileDeletions waits for a
+  // deletion already under way to end before it returns). Calls nest: each
   // DisableFileDeletions is undone by one EnableFileDeletions(false); EnableFileDeletions(true)
   // enables them at once. Once enabled, the files kept meanwhile are deleted before it returns.
   // Files that never became part of the DB (a failed flush's output) are still removed.
