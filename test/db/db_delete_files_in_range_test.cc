@@ -1,7 +1,7 @@
 // DB::DeleteFilesInRange (issue 24: rocksdb_delete_file_in_range of RocksDB's C API): the
 // table files of levels 1 and below that lie wholly in the range are dropped (their keys
 // vanish, snapshots included, and the files leave the disk); files straddling the range, L0
-// files and the memtables keep their keys.
+// files and the memtables keep their keys; a failed MANIFEST write of the drop is a background error.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "fs/fault_injection_file_system.h"
 #include "gtest/gtest.h"
 #include "shale/db.h"
+#include "shale/file_system.h"
 #include "testutil/status_matchers.h"
 
 namespace shale {
@@ -122,6 +124,43 @@ TEST_F(DBDeleteFilesInRangeTest, BadCalls) {
   ASSERT_OK(db_->Close());
   EXPECT_TRUE(
       db_->DeleteFilesInRange(db_->DefaultColumnFamily(), nullptr, nullptr).IsShutdownInProgress());
+}
+
+// A DeleteFilesInRange whose MANIFEST write fails puts the DB in the error state like every
+// other failed MANIFEST write (the edit may be on disk though the change did not happen in
+// memory): writes fail with the background error until Resume, which rewrites the MANIFEST.
+TEST(DBDeleteFilesInRangeFaultTest, FailedManifestWriteIsABackgroundError) {
+  auto fault = std::make_shared<FaultInjectionFileSystem>(NewMemFileSystem());
+  Options options;
+  options.file_system = fault;
+  options.create_if_missing = true;
+  options.disable_auto_compactions = true;
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(options, "/deletefilesfault", &db));
+  for (int i = 0; i < 100; i++) ASSERT_OK(db->Put(WriteOptions(), Key(i), "v"));
+  ASSERT_OK(db->Flush(FlushOptions()));
+  CompactRangeOptions cro;
+  cro.bottommost_level_compaction = BottommostLevelCompaction::kForce;
+  ASSERT_OK(db->CompactRange(cro, nullptr, nullptr));
+  // The next Sync is the MANIFEST record of the drop.
+  fault->InjectError(FaultInjectionFileSystem::OpKind::kSync, 1, FaultIOError("manifest sync"));
+  const Status drop = db->DeleteFilesInRange(db->DefaultColumnFamily(), nullptr, nullptr);
+  ASSERT_FALSE(drop.ok());
+  fault->ClearInjectedErrors();
+  const Status put = db->Put(WriteOptions(), "after", "x");
+  EXPECT_FALSE(put.ok()) << "a write was accepted after the failed MANIFEST write";
+  EXPECT_TRUE(put.IsIOError()) << put.ToString();
+  uint64_t errors = 0;
+  EXPECT_TRUE(db->GetIntProperty("shale.background-errors", &errors));
+  EXPECT_EQ(errors, 1u);
+  ASSERT_OK(db->Resume());
+  ASSERT_OK(db->Put(WriteOptions(), "after", "x"));
+  ASSERT_OK(db->Close());
+  db.reset();
+  ASSERT_OK(DB::Open(options, "/deletefilesfault", &db));
+  std::string value;
+  ASSERT_OK(db->Get(ReadOptions(), "after", &value));
+  EXPECT_OK(db->Close());
 }
 
 }  // namespace
