@@ -575,9 +575,11 @@ extern SHALE_LIBRARY_API void shale_disable_file_deletions(shale_t* db, char** e
 extern SHALE_LIBRARY_API void shale_enable_file_deletions(shale_t* db, unsigned char force,
                                                           char** errptr);
 /* Drops the table files of levels 1 and below whose keys all lie in [start, limit] (a NULL key:
- * unbounded), so their keys vanish at once, snapshots included; L0 files, files being compacted
- * and the memtables keep theirs (DB::DeleteFilesInRange; RocksDB's
- * rocksdb_delete_file_in_range). A fast way to reclaim space, not a deletion of the range. */
+ * unbounded), for every reader at once, snapshots included; L0 files, files being compacted,
+ * files partly overlapping the range and the memtables keep theirs (DB::DeleteFilesInRange;
+ * RocksDB's rocksdb_delete_file_in_range). A fast way to reclaim space, not a deletion of the
+ * range: as in RocksDB, older versions of dropped keys (and keys a dropped tombstone deleted)
+ * that a kept file holds become visible again. */
 extern SHALE_LIBRARY_API void shale_delete_file_in_range(shale_t* db, const char* start_key,
                                                          size_t start_key_len,
                                                          const char* limit_key,

@@ -283,11 +283,16 @@ class SHALE_EXPORT DB {
     return CompactRange(options, DefaultColumnFamily(), begin, end);
   }
   // RocksDB's DeleteFilesInRange: drops, without reading them, the table files of levels 1
-  // and below whose keys all lie in [*begin, *end] (null: unbounded on that side), so those
-  // keys vanish at once for every reader, snapshots included (as in RocksDB). Files of L0 and
-  // files a compaction is reading are kept, as are the range's keys in other files and in the
-  // memtables: this reclaims space fast, it is not a deletion of the range (DeleteRange is).
-  // InvalidArgument for a null or dropped family; the background error while there is one.
+  // and below whose keys all lie in [*begin, *end] (null: unbounded on that side), for every
+  // reader at once, snapshots included (as in RocksDB). Files of L0 and files a compaction is
+  // reading are kept, as are the range's keys in other files and in the memtables: this
+  // reclaims space fast, it is not a deletion of the range (DeleteRange is). RocksDB's caveat
+  // holds too: a file kept because it only partly overlaps the range (or an L0 file) may hold
+  // older versions of keys a dropped file held newer ones of, or keys a dropped file's
+  // tombstone deleted: those older versions (and deleted keys) become visible again.
+  // InvalidArgument for a null or dropped family; the background error while there is one. A
+  // failed MANIFEST write of the drop returns its error and sets the background error (writes
+  // fail until Resume()), as every failed MANIFEST write does.
   virtual Status DeleteFilesInRange(ColumnFamilyHandle* column_family,
                                     const std::string_view* begin,
                                     const std::string_view* end) = 0;
@@ -312,7 +317,8 @@ class SHALE_EXPORT DB {
   // RocksDB's file-deletion switch, for copying the DB's files from outside (a backup that
   // lists the directory, then copies each file): while deletions are disabled, no file the DB
   // no longer needs (a compaction's inputs, an old WAL, MANIFEST or OPTIONS file) is deleted,
-  // so every file a listing shows stays until it is copied. Calls nest: each
+  // so every file a listing shows stays until it is copied (DisableFileDeletions waits for a
+  // deletion already under way to end before it returns). Calls nest: each
   // DisableFileDeletions is undone by one EnableFileDeletions(false); EnableFileDeletions(true)
   // enables them at once. Once enabled, the files kept meanwhile are deleted before it returns.
   // Files that never became part of the DB (a failed flush's output) are still removed.

@@ -372,6 +372,13 @@ class DBImpl final : public DB {
   // and wait for the retired memtable's flush before letting writers in (Resume does).
   [[nodiscard]] Status ReplaceFailedWalLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DeleteObsoleteFiles() ABSL_LOCKS_EXCLUDED(mu_);
+  // DeleteObsoleteFiles' loop over the directory, without mu_: deletes the files the snapshot
+  // of what is live (taken under mu_ by the caller) no longer needs. The caller counts the pass
+  // in deletion_passes_running_ around it.
+  void DeleteObsoleteFilesUnlocked(const std::set<uint64_t>& live, uint64_t log_number,
+                                   uint64_t manifest_number, uint64_t options_number,
+                                   uint64_t options_writing, uint64_t next_number)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- db_impl_compaction.cc
   void MaybeScheduleCompactionLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -594,6 +601,12 @@ class DBImpl final : public DB {
   // DisableFileDeletions calls not yet undone (EnableFileDeletions): while positive,
   // DeleteObsoleteFiles deletes nothing.
   int file_deletions_disabled_ ABSL_GUARDED_BY(mu_) = 0;
+  // DeleteObsoleteFiles passes past their file_deletions_disabled_ check and still deleting
+  // (they delete without mu_). DisableFileDeletions waits (on deletion_passes_cv_) until it is
+  // 0, so no file is deleted after it returns. Invariant: a pass counts itself only while
+  // file_deletions_disabled_ was 0 at its check.
+  int deletion_passes_running_ ABSL_GUARDED_BY(mu_) = 0;
+  CondVar deletion_passes_cv_;  // signalled when deletion_passes_running_ drops
   // Table files being written: not obsolete though no Version lists them yet.
   std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
   uint64_t options_file_number_ ABSL_GUARDED_BY(mu_) = 0;  // the latest OPTIONS file

@@ -351,6 +351,10 @@ Status DBImpl::DisableFileDeletions() {
   InFlightCall call(this, /*mu_held=*/true);
   if (!call.status().ok()) return call.status();
   file_deletions_disabled_++;
+  // A pass that passed its check before the increment may still be deleting: wait for it, so
+  // that every file a listing made after this returns stays (the wait releases mu_; the pass
+  // deletes without it and takes it only to count itself out).
+  while (deletion_passes_running_ > 0) deletion_passes_cv_.Wait(&mu_);
   return Status::OK();
 }
 
@@ -401,7 +405,18 @@ void DBImpl::DeleteObsoleteFiles() {
     options_writing = options_file_writing_;
     // Files numbered from here on may be created after this snapshot of what is live.
     next_number = versions_->PeekNextFileNumber();
+    deletion_passes_running_++;  // DisableFileDeletions waits until this pass is done
   }
+  DeleteObsoleteFilesUnlocked(live, log_number, manifest_number, options_number, options_writing,
+                              next_number);
+  MutexLock lock(&mu_);
+  deletion_passes_running_--;
+  deletion_passes_cv_.SignalAll();
+}
+
+void DBImpl::DeleteObsoleteFilesUnlocked(const std::set<uint64_t>& live, uint64_t log_number,
+                                         uint64_t manifest_number, uint64_t options_number,
+                                         uint64_t options_writing, uint64_t next_number) {
   std::vector<std::string> children;
   if (!fs_->GetChildren(dbname_, &children).ok()) return;
   for (const std::string& name : children) {

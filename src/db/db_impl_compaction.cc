@@ -559,6 +559,10 @@ Status DBImpl::DeleteFilesInRange(ColumnFamilyHandle* column_family,
     for (FileMetaData* f : dropped) f->being_compacted = true;
     s = versions_->LogAndApply(&edit, &mu_);
     for (FileMetaData* f : dropped) f->being_compacted = false;
+    // The edit may be in the MANIFEST though the files are still live here (a failed sync
+    // after the write): the DB goes read-only until Resume rewrites the MANIFEST from the
+    // state in memory, as after every failed MANIFEST write.
+    if (!s.ok()) RecordBackgroundErrorLocked(s, "DeleteFilesInRange MANIFEST write");
     if (s.ok() && !cfd->dropped) ReplaceSuperVersionLocked(cfd);
     if (s.ok() && info_log_ != nullptr) {
       info_log_->Log("DeleteFilesInRange [%s]: %zu table files dropped", cfd->name().c_str(),

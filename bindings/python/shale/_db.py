@@ -853,9 +853,11 @@ class DB:
                               limit: Optional[BytesLike] = None, *,
                               cf: Optional[ColumnFamilyLike] = None) -> None:
         """Drops the table files of levels 1 and below whose keys all lie in [start, limit] of
-        the family cf (None: an open end; cf None: the default family), so their keys vanish at
-        once, snapshots included; L0 files, files being compacted and the memtables keep theirs
-        (DB::DeleteFilesInRange). A fast way to reclaim space, not a deletion of the range."""
+        the family cf (None: an open end; cf None: the default family), for every reader at
+        once, snapshots included; L0 files, files being compacted, files partly overlapping the
+        range and the memtables keep theirs (DB::DeleteFilesInRange). A fast way to reclaim
+        space, not a deletion of the range: as in RocksDB, older versions of dropped keys (and
+        keys a dropped tombstone deleted) that a kept file holds become visible again."""
         start_key = None if start is None else _library.as_bytes(start, "start")
         limit_key = None if limit is None else _library.as_bytes(limit, "limit")
         handle = self._checked_handle()
