@@ -173,14 +173,17 @@ unsigned char rocksdb_readoptions_get_tailing(rocksdb_readoptions_t* opt) {
 
 // Deprecated in RocksDB, where it has no effect either.
 void rocksdb_readoptions_set_managed(rocksdb_readoptions_t* opt, unsigned char v) {
+  // accepted without effect
   SetBoolKnob(&opt->accepted_knobs, "managed", v != 0, false);
 }
 
 void rocksdb_readoptions_set_readahead_size(rocksdb_readoptions_t* opt, size_t v) {
+  // accepted without effect
   SetKnob(&opt->accepted_knobs, "readahead_size", v, 0);
 }
 
 size_t rocksdb_readoptions_get_readahead_size(rocksdb_readoptions_t* opt) {
+  // accepted without effect
   return static_cast<size_t>(KnobOr(opt->accepted_knobs, "readahead_size", 0));
 }
 
@@ -194,10 +197,12 @@ unsigned char rocksdb_readoptions_get_prefix_same_as_start(rocksdb_readoptions_t
 }
 
 void rocksdb_readoptions_set_pin_data(rocksdb_readoptions_t* opt, unsigned char v) {
+  // accepted without effect
   SetBoolKnob(&opt->accepted_knobs, "pin_data", v != 0, false);
 }
 
 unsigned char rocksdb_readoptions_get_pin_data(rocksdb_readoptions_t* opt) {
+  // accepted without effect
   return Bool(BoolKnobOr(opt->accepted_knobs, "pin_data", false));
 }
 
@@ -212,20 +217,24 @@ unsigned char rocksdb_readoptions_get_total_order_seek(rocksdb_readoptions_t* op
 
 void rocksdb_readoptions_set_max_skippable_internal_keys(rocksdb_readoptions_t* opt,
                                                          uint64_t v) {
+  // accepted without effect
   SetKnob(&opt->accepted_knobs, "max_skippable_internal_keys", v, 0);
 }
 
 uint64_t rocksdb_readoptions_get_max_skippable_internal_keys(rocksdb_readoptions_t* opt) {
+  // accepted without effect
   return KnobOr(opt->accepted_knobs, "max_skippable_internal_keys", 0);
 }
 
 void rocksdb_readoptions_set_background_purge_on_iterator_cleanup(rocksdb_readoptions_t* opt,
                                                                   unsigned char v) {
+  // accepted without effect
   SetBoolKnob(&opt->accepted_knobs, "background_purge_on_iterator_cleanup", v != 0, false);
 }
 
 unsigned char rocksdb_readoptions_get_background_purge_on_iterator_cleanup(
     rocksdb_readoptions_t* opt) {
+  // accepted without effect
   return Bool(BoolKnobOr(opt->accepted_knobs, "background_purge_on_iterator_cleanup", false));
 }
 
@@ -239,18 +248,22 @@ unsigned char rocksdb_readoptions_get_ignore_range_deletions(rocksdb_readoptions
 }
 
 void rocksdb_readoptions_set_deadline(rocksdb_readoptions_t* opt, uint64_t microseconds) {
+  // accepted without effect
   SetKnob(&opt->accepted_knobs, "deadline", microseconds, 0);
 }
 
 uint64_t rocksdb_readoptions_get_deadline(rocksdb_readoptions_t* opt) {
+  // accepted without effect
   return KnobOr(opt->accepted_knobs, "deadline", 0);
 }
 
 void rocksdb_readoptions_set_io_timeout(rocksdb_readoptions_t* opt, uint64_t microseconds) {
+  // accepted without effect
   SetKnob(&opt->accepted_knobs, "io_timeout", microseconds, 0);
 }
 
 uint64_t rocksdb_readoptions_get_io_timeout(rocksdb_readoptions_t* opt) {
+  // accepted without effect
   return KnobOr(opt->accepted_knobs, "io_timeout", 0);
 }
 
@@ -299,28 +312,34 @@ unsigned char rocksdb_writeoptions_get_ignore_missing_column_families(
 }
 
 void rocksdb_writeoptions_set_no_slowdown(rocksdb_writeoptions_t* opt, unsigned char v) {
+  // accepted without effect
   SetBoolKnob(&opt->accepted_knobs, "no_slowdown", v != 0, false);
 }
 
 unsigned char rocksdb_writeoptions_get_no_slowdown(rocksdb_writeoptions_t* opt) {
+  // accepted without effect
   return Bool(BoolKnobOr(opt->accepted_knobs, "no_slowdown", false));
 }
 
 void rocksdb_writeoptions_set_low_pri(rocksdb_writeoptions_t* opt, unsigned char v) {
+  // accepted without effect
   SetBoolKnob(&opt->accepted_knobs, "low_pri", v != 0, false);
 }
 
 unsigned char rocksdb_writeoptions_get_low_pri(rocksdb_writeoptions_t* opt) {
+  // accepted without effect
   return Bool(BoolKnobOr(opt->accepted_knobs, "low_pri", false));
 }
 
 void rocksdb_writeoptions_set_memtable_insert_hint_per_batch(rocksdb_writeoptions_t* opt,
                                                              unsigned char v) {
+  // accepted without effect
   SetBoolKnob(&opt->accepted_knobs, "memtable_insert_hint_per_batch", v != 0, false);
 }
 
 unsigned char rocksdb_writeoptions_get_memtable_insert_hint_per_batch(
     rocksdb_writeoptions_t* opt) {
+  // accepted without effect
   return Bool(BoolKnobOr(opt->accepted_knobs, "memtable_insert_hint_per_batch", false));
 }
 

@@ -68,6 +68,7 @@ void rocksdb_block_based_options_destroy(rocksdb_block_based_table_options_t* op
 
 void rocksdb_block_based_options_set_checksum(rocksdb_block_based_table_options_t* options,
                                               char v) {
+  // accepted without effect
   SetKnob(&options->accepted_knobs, "checksum", static_cast<unsigned char>(v),
           kRocksDefaultChecksum);
 }
@@ -79,6 +80,7 @@ void rocksdb_block_based_options_set_block_size(rocksdb_block_based_table_option
 
 void rocksdb_block_based_options_set_block_size_deviation(
     rocksdb_block_based_table_options_t* options, int block_size_deviation) {
+  // accepted without effect
   SetKnob(&options->accepted_knobs, "block_size_deviation",
           static_cast<uint64_t>(static_cast<int64_t>(block_size_deviation)), 10);
 }
@@ -105,6 +107,7 @@ void rocksdb_block_based_options_set_partition_filters(
 
 void rocksdb_block_based_options_set_use_delta_encoding(
     rocksdb_block_based_table_options_t* options, unsigned char use_delta_encoding) {
+  // accepted without effect
   SetBoolKnob(&options->accepted_knobs, "use_delta_encoding", use_delta_encoding != 0, true);
 }
 
@@ -143,6 +146,7 @@ void rocksdb_block_based_options_set_block_cache(rocksdb_block_based_table_optio
 // ShaleDB has no compressed block cache; the cache is not used. NULL is ignored (as RocksDB).
 void rocksdb_block_based_options_set_block_cache_compressed(
     rocksdb_block_based_table_options_t* options, rocksdb_cache_t* block_cache_compressed) {
+  // accepted without effect
   if (block_cache_compressed == nullptr) return;
   options->accepted_knobs["block_cache_compressed"] =
       std::to_string(block_cache_compressed->rep == nullptr
@@ -155,12 +159,14 @@ void rocksdb_block_based_options_set_block_cache_compressed(
 // on. Filters never change what a read returns.
 void rocksdb_block_based_options_set_whole_key_filtering(
     rocksdb_block_based_table_options_t* options, unsigned char v) {
+  // accepted without effect
   SetBoolKnob(&options->accepted_knobs, "whole_key_filtering", v != 0, true);
 }
 
 // RocksDB's table format versions number RocksDB's formats; ShaleDB writes its own (version 1).
 void rocksdb_block_based_options_set_format_version(rocksdb_block_based_table_options_t* options,
                                                     int v) {
+  // accepted without effect
   SetKnob(&options->accepted_knobs, "format_version",
           static_cast<uint64_t>(static_cast<int64_t>(v)), kRocksDefaultFormatVersion);
 }
@@ -195,6 +201,7 @@ void rocksdb_block_based_options_set_cache_index_and_filter_blocks(
 // ShaleDB always keeps cached index and filter blocks in the high-priority pool.
 void rocksdb_block_based_options_set_cache_index_and_filter_blocks_with_high_priority(
     rocksdb_block_based_table_options_t* options, unsigned char v) {
+  // accepted without effect
   SetBoolKnob(&options->accepted_knobs, "cache_index_and_filter_blocks_with_high_priority",
               v != 0, true);
 }
