@@ -158,6 +158,7 @@ rocksdb_iterator_t* NewIterator(rocksdb_t* db, const rocksdb_readoptions_t* opti
   }
   it->bounds = std::move(bounds);
   it->rep = db->rep->NewIterator(read_options, family);
+  it->pin_keys = options != nullptr && options->pin_data;
   ApplyPrefixSameAsStart(options, std::move(extractor), it);
   return it;
 }
@@ -358,6 +359,7 @@ void rocksdb_create_iterators(rocksdb_t* db, rocksdb_readoptions_t* opts,
     iterators[i] = new rocksdb_iterator_t;
     iterators[i]->bounds = bounds;
     iterators[i]->rep = std::move(its[i]);
+    iterators[i]->pin_keys = opts != nullptr && opts->pin_data;
     ApplyPrefixSameAsStart(opts, ExtractorOf(column_families[i]), iterators[i]);
   }
 }

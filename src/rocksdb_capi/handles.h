@@ -102,6 +102,7 @@ struct rocksdb_readoptions_t {
   bool has_upper_bound = false;
   std::string lower_bound;
   std::string upper_bound;
+  bool pin_data = false;  // keys returned by iterators stay valid (iterator.h)
   std::map<std::string, std::string> accepted_knobs;
   // Settings that change what a read returns and that ShaleDB cannot honour; kept as set (the
   // getters return them) and refused by shale::rocksdb_capi::ReadOptionsFor

@@ -12,7 +12,9 @@
 #ifndef SHALE_ROCKSDB_CAPI_ITERATOR_H_
 #define SHALE_ROCKSDB_CAPI_ITERATOR_H_
 
+#include <deque>
 #include <memory>
+#include <string>
 
 #include "rocksdb/c.h"
 #include "shale/iterator.h"
@@ -24,6 +26,11 @@ struct rocksdb_iterator_t {
   // that an iterator built over this one (WriteBatchWithIndex's with base) can bound the
   // combination instead (TakePrefixBound).
   bool prefix_bounded = false;
+  // ReadOptions::pin_data: every key rocksdb_iter_key returns stays valid until the iterator is
+  // destroyed (RocksDB pins the blocks; this keeps a copy of each key handed out, so memory
+  // grows with the keys read). Mutable: rocksdb_iter_key takes a const iterator.
+  bool pin_keys = false;
+  mutable std::deque<std::string> pinned_keys;
 };
 
 #endif  // SHALE_ROCKSDB_CAPI_ITERATOR_H_

@@ -33,6 +33,7 @@ void rocksdb_iter_prev(rocksdb_iterator_t* iter) { iter->rep->Prev(); }
 const char* rocksdb_iter_key(const rocksdb_iterator_t* iter, size_t* klen) {
   std::string_view key = iter->rep->key();
   *klen = key.size();
+  if (iter->pin_keys) return iter->pinned_keys.emplace_back(key).data();
   return key.data();
 }
 

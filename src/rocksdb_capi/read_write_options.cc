@@ -5,7 +5,7 @@
 // (prefix_iterator.h: an iterator of a family with a prefix extractor stops at the end of the
 // seek target's prefix).
 // Read options accepted without effect (recorded in accepted_knobs): readahead_size, managed,
-// pin_data, background_purge_on_iterator_cleanup,
+// background_purge_on_iterator_cleanup,
 // max_skippable_internal_keys, deadline, io_timeout. The last three only let RocksDB give up
 // early (Incomplete, TimedOut); ShaleDB always completes the read, with the result RocksDB gives
 // when it does not give up.
@@ -197,13 +197,11 @@ unsigned char rocksdb_readoptions_get_prefix_same_as_start(rocksdb_readoptions_t
 }
 
 void rocksdb_readoptions_set_pin_data(rocksdb_readoptions_t* opt, unsigned char v) {
-  // accepted without effect
-  SetBoolKnob(&opt->accepted_knobs, "pin_data", v != 0, false);
+  opt->pin_data = v != 0;
 }
 
 unsigned char rocksdb_readoptions_get_pin_data(rocksdb_readoptions_t* opt) {
-  // accepted without effect
-  return Bool(BoolKnobOr(opt->accepted_knobs, "pin_data", false));
+  return Bool(opt->pin_data);
 }
 
 // True turns prefix_same_as_start off (ShaleDB's iterators are always in total order).

@@ -119,6 +119,7 @@ char* GetFromBatchAndDb(rocksdb_writebatch_wi_t* wbwi, rocksdb_t* db,
 rocksdb_iterator_t* IteratorWithBase(rocksdb_writebatch_wi_t* wbwi, rocksdb_iterator_t* base,
                                      rocksdb_column_family_handle_t* cf) {
   auto* result = new rocksdb_iterator_t;
+  result->pin_keys = base->pin_keys;
   const shale::rocksdb_capi::IndexedKeys& keys = wbwi->index.Family(FamilyId(cf), ComparatorOf(cf));
   // A base made with prefix_same_as_start: the bound goes around the combined iterator (the
   // batch's keys beyond the prefix end the iteration too), over the base's unbounded iterator.

@@ -1089,4 +1089,35 @@ TEST_F(RocksDbCApiDbTest, SuggestCompactRangeCompactsTheRange) {
   EXPECT_NE(message->find("Invalid argument"), std::string::npos) << *message;
 }
 
+// ReadOptions::pin_data: every key an iterator handed out stays valid until the iterator is
+// destroyed, also for keys read from table files (whose iterators rebuild keys in one buffer).
+TEST_F(RocksDbCApiDbTest, PinDataKeepsEveryKeyValid) {
+  char* err = nullptr;
+  std::vector<std::string> expected;
+  for (int i = 0; i < 300; i++) {
+    expected.push_back(std::string("pinned-key-").append(std::to_string(10000 + i)));
+    Put(expected.back(), "v");
+  }
+  rocksdb_flushoptions_t* flush = rocksdb_flushoptions_create();
+  rocksdb_flush(db_, flush, &err);
+  rocksdb_flushoptions_destroy(flush);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  rocksdb_readoptions_t* pinned = rocksdb_readoptions_create();
+  rocksdb_readoptions_set_pin_data(pinned, 1);
+  EXPECT_EQ(rocksdb_readoptions_get_pin_data(pinned), 1);
+  rocksdb_iterator_t* it = rocksdb_create_iterator(db_, pinned);
+  std::vector<std::pair<const char*, size_t>> keys;
+  for (rocksdb_iter_seek_to_first(it); rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+    size_t len = 0;
+    const char* key = rocksdb_iter_key(it, &len);
+    keys.emplace_back(key, len);
+  }
+  ASSERT_EQ(keys.size(), expected.size());
+  for (size_t i = 0; i < keys.size(); i++) {
+    ASSERT_EQ(std::string(keys[i].first, keys[i].second), expected[i]) << "key " << i;
+  }
+  rocksdb_iter_destroy(it);
+  rocksdb_readoptions_destroy(pinned);
+}
+
 }  // namespace shale::rocksdb_capi_test
