@@ -100,8 +100,11 @@ class DBReadOnlyTest : public testing::Test {
   }
 
   // The DB's state: L1 tables (compacted), an L0 table, and writes only in the WAL.
-  void BuildDbWithTablesAndWal() {
+  // keep_obsolete_files: file deletions stay disabled, so the compaction's inputs and the
+  // flushed WALs stay in the directory as obsolete files (a normal open deletes them).
+  void BuildDbWithTablesAndWal(bool keep_obsolete_files = false) {
     OpenWriter();
+    if (keep_obsolete_files) ASSERT_OK(writer_->DisableFileDeletions());
     for (int i = 0; i < 200; i++) {
       ASSERT_OK(writer_->Put(WriteOptions(), Key(i), absl::StrCat("t", Key(i))));
     }
@@ -264,7 +267,7 @@ TEST_F(DBReadOnlyTest, EveryWriteCallIsNotSupported) {
 }
 
 TEST_F(DBReadOnlyTest, NoFileOfTheDirectoryChanges) {
-  BuildDbWithTablesAndWal();
+  BuildDbWithTablesAndWal(/*keep_obsolete_files=*/true);
   // A leftover a normal open deletes: a temp file.
   const std::string temp = TempFileName(dir_, 999999);
   std::ofstream(temp) << "left by a crash";
@@ -294,10 +297,12 @@ TEST_F(DBReadOnlyTest, NoFileOfTheDirectoryChanges) {
   EXPECT_GT(fault_fs_->OpCount(OpKind::kRead), 0u);
   EXPECT_EQ(ListDir(dir_), before);
   EXPECT_TRUE(std::filesystem::exists(temp));
-  // The DB opens normally afterwards with everything in it.
+  // The DB opens normally afterwards with everything in it, and then deletes the obsolete
+  // files the read-only DB left alone.
   fault_fs_->SetFilesystemActive(true);
   OpenWriter();
   EXPECT_EQ(Scan(writer_.get()), BuiltModel());
+  EXPECT_LT(ListDir(dir_).size(), before.size());
 }
 
 TEST_F(DBReadOnlyTest, AMissingDbIsAnErrorAndIsNotCreated) {
