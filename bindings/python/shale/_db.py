@@ -238,14 +238,12 @@ class DB:
                        read_only: bool = False, error_if_wal_file_exists: bool = False) -> int:
         """shale_open_column_families (or, read_only, shale_open_for_read_only_column_families)
         with `families`; records their handles. Returns the DB's handle."""
+        # The read-only function takes error_if_wal_file_exists before the errptr.
+        extra: Tuple[int, ...] = ()
         if read_only:
-            open_ro = _errors.need("shale_open_for_read_only_column_families",
+            open_cf = _errors.need("shale_open_for_read_only_column_families",
                                    "DB(read_only=True, column_families=...)")
-            flag = 1 if error_if_wal_file_exists else 0
-
-            def open_cf(*args: Any) -> Any:
-                *front, errptr = args
-                return open_ro(*front, flag, errptr)
+            extra = (1 if error_if_wal_file_exists else 0,)
         else:
             open_cf = _errors.need("shale_open_column_families", "DB(column_families=...)")
         count = len(families)
@@ -257,7 +255,7 @@ class DB:
                                                 for name, _ in families])
             handles = (ctypes.c_void_p * count)()
             db = _errors.call(open_cf, db_options, os.fsencode(self.path), count, names,
-                              (ctypes.c_void_p * count)(*option_handles), handles)
+                              (ctypes.c_void_p * count)(*option_handles), handles, *extra)
         finally:
             for option_handle in option_handles:
                 self._lib.shale_options_destroy(option_handle)

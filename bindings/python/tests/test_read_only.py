@@ -10,11 +10,13 @@ import shale
 
 
 def _listing(path):
-    """Every file of the directory with its size and mtime."""
+    """Every file of the directory with its size and mtime; for the writer's info LOG, which
+    its background work may append to at any time, only the name (a read-only open that
+    started its own LOG would show as a new LOG.old.* name)."""
     out = {}
     for name in os.listdir(path):
         st = os.stat(os.path.join(path, name))
-        out[name] = (st.st_size, st.st_mtime_ns)
+        out[name] = None if name == "LOG" else (st.st_size, st.st_mtime_ns)
     return out
 
 
