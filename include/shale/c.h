@@ -122,6 +122,17 @@ enum {
  * one with error_if_exists, a LOCK held by another open DB, corruption. */
 extern SHALE_LIBRARY_API shale_t* shale_open(const shale_options_t* options, const char* name,
                                              char** errptr);
+/* Opens the existing DB in directory `name` for reading only (RocksDB's
+ * rocksdb_open_for_read_only): it takes no LOCK (a writer may hold the DB open), sees the DB as
+ * of this call (its WALs replayed in memory), and changes no file of the DB. create_if_missing
+ * is ignored: a missing DB is an error. With error_if_wal_file_exists non-zero, a live WAL is
+ * an error ("Corruption: ...") instead of being replayed. Writes, flushes, compactions and
+ * family changes on it fail with "Not implemented: Not supported operation in read only
+ * mode.". Returns NULL and sets *errptr on failure. */
+extern SHALE_LIBRARY_API shale_t* shale_open_for_read_only(const shale_options_t* options,
+                                                           const char* name,
+                                                           unsigned char error_if_wal_file_exists,
+                                                           char** errptr);
 /* Closes the DB and frees the handle. Errors met while closing are dropped, as in RocksDB
  * (acknowledged writes are in the WAL and recovered by the next open). NULL is ignored. */
 extern SHALE_LIBRARY_API void shale_close(shale_t* db);
@@ -789,6 +800,15 @@ extern SHALE_LIBRARY_API shale_t* shale_open_column_families(
     const char* const* column_family_names,
     const shale_options_t* const* column_family_options,
     shale_column_family_handle_t** column_family_handles, char** errptr);
+/* shale_open_column_families read-only (as shale_open_for_read_only): the names may be a
+ * subset of the DB's families ("default" included); a name the DB does not have is an error
+ * (never created). */
+extern SHALE_LIBRARY_API shale_t* shale_open_for_read_only_column_families(
+    const shale_options_t* options, const char* name, int num_column_families,
+    const char* const* column_family_names,
+    const shale_options_t* const* column_family_options,
+    shale_column_family_handle_t** column_family_handles, unsigned char error_if_wal_file_exists,
+    char** errptr);
 /* The names of the families of the DB in `name`, read without opening it ("default" first):
  * a malloc'd array of *lencf malloc'd, NUL-terminated names, freed with
  * shale_list_column_families_destroy. NULL (and *lencf = 0) on error. */

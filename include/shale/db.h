@@ -124,6 +124,30 @@ class SHALE_EXPORT DB {
   static Status Open(const DBOptions& db_options, const std::string& name,
                      const std::vector<ColumnFamilyDescriptor>& column_families,
                      std::vector<ColumnFamilyHandle*>* handles, std::unique_ptr<DB>* db);
+  // Opens the existing DB in directory `name` for reading only, as RocksDB's
+  // DB::OpenForReadOnly: options.create_if_missing, error_if_exists and
+  // create_missing_column_families are ignored, and a missing DB is InvalidArgument
+  // "<name>/CURRENT: does not exist (open for read only)". It takes no LOCK, so another
+  // instance (in this or another process) may hold the DB open for writing; the read-only DB
+  // sees the state as of its open (the tables the MANIFEST lists and the writes of its WALs,
+  // replayed into memtables held in memory). It changes no file of the DB: no MANIFEST, WAL,
+  // OPTIONS or table file is created, written, renamed or deleted, nothing is flushed or
+  // compacted, and it writes no info LOG file. With error_if_wal_file_exists, a live WAL in
+  // the directory fails the open (Corruption) instead of being replayed.
+  // Reads, iterators, snapshots, properties, GetApproximateSizes, GetLiveFilesMetaData and
+  // VerifyChecksum work; every call that would write (Put, Delete, SingleDelete, DeleteRange,
+  // Merge, Write, IngestExternalFile, Flush, FlushWAL, CompactRange, DeleteFilesInRange,
+  // Create/DropColumnFamily, SetOptions, SetDBOptions, Disable/EnableFileDeletions,
+  // checkpoints) returns NotSupported("Not supported operation in read only mode.").
+  static Status OpenForReadOnly(const Options& options, const std::string& name,
+                                std::unique_ptr<DB>* db, bool error_if_wal_file_exists = false);
+  // OpenForReadOnly with column families. Unlike Open, `column_families` may name a subset of
+  // the DB's families (it must include "default"); a name the DB does not have is
+  // InvalidArgument "Column family not found: <name>" (never created).
+  static Status OpenForReadOnly(const DBOptions& db_options, const std::string& name,
+                                const std::vector<ColumnFamilyDescriptor>& column_families,
+                                std::vector<ColumnFamilyHandle*>* handles,
+                                std::unique_ptr<DB>* db, bool error_if_wal_file_exists = false);
   // The names of the column families of the DB in directory `name`, read from its MANIFEST
   // without opening it ("default" first, then in creation order). IOError/NotFound when there
   // is no DB; Corruption when its MANIFEST is damaged.

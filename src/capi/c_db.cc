@@ -21,6 +21,16 @@ shale_t* shale_open(const shale_options_t* options, const char* name, char** err
   return new shale_t{std::move(db)};
 }
 
+shale_t* shale_open_for_read_only(const shale_options_t* options, const char* name,
+                                  unsigned char error_if_wal_file_exists, char** errptr) {
+  std::unique_ptr<shale::DB> db;
+  if (SaveError(errptr, shale::DB::OpenForReadOnly(options->rep, name, &db,
+                                                   error_if_wal_file_exists != 0))) {
+    return nullptr;
+  }
+  return new shale_t{std::move(db)};
+}
+
 void shale_close(shale_t* db) {
   if (db == nullptr) return;
   db->rep->Close().PermitUncheckedError();

@@ -77,7 +77,8 @@ namespace shale {
 
 class DBImpl final : public DB {
  public:
-  DBImpl(const Options& options, const std::string& dbname);
+  // `read_only`: a DB opened by DB::OpenForReadOnly (see read_only_).
+  DBImpl(const Options& options, const std::string& dbname, bool read_only = false);
   ~DBImpl() override;
 
   // Opens or creates the DB (the work of DB::Open after option checks) with the column
@@ -85,9 +86,13 @@ class DBImpl final : public DB {
   // the DB's and the default family's); on success *handles gets one handle per family, in
   // order. `option_notes`: the adjustments DB::Open made to the options (SanitizeOptions),
   // logged once the info LOG is open.
+  // Read-only (read_only_): opens the existing DB without writing any of its files; the
+  // families may be a subset of the DB's; error_if_wal_file_exists refuses a live WAL
+  // (Corruption) instead of replaying it (DB::OpenForReadOnly).
   [[nodiscard]] Status OpenDB(const std::vector<ColumnFamilyDescriptor>& families,
                               std::vector<ColumnFamilyHandle*>* handles,
-                              const std::vector<std::string>& option_notes);
+                              const std::vector<std::string>& option_notes,
+                              bool error_if_wal_file_exists = false);
 
   // DB interface. The overloads without a column family are DB's (default family).
   using DB::CompactRange;
@@ -204,8 +209,12 @@ class DBImpl final : public DB {
   // Recovers the DB and the named families (InvalidArgument for a family the DB has that is
   // not named); lists in *missing the named families the DB does not have (refused unless
   // create_missing_column_families).
+  // Read-only: a subset of the families may be named (one the DB lacks is InvalidArgument),
+  // the replayed WALs stay in the families' memtables, and nothing is written;
+  // error_if_wal_file_exists makes a live WAL a Corruption.
   [[nodiscard]] Status RecoverLocked(const std::vector<ColumnFamilyDescriptor>& families,
-                                     std::vector<const ColumnFamilyDescriptor*>* missing)
+                                     std::vector<const ColumnFamilyDescriptor*>* missing,
+                                     bool error_if_wal_file_exists)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status CheckTableFileSizesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // What recovery gathers per family: the memtable being replayed into and the edit that
@@ -464,6 +473,12 @@ class DBImpl final : public DB {
                                           const ColumnFamilyOptions& default_options) const;
 
   // ---- db_impl.cc
+  // NotSupported("Not supported operation in read only mode.") (RocksDB's text) in a read-only
+  // DB, else OK: the first check of every call that would write a file of the DB.
+  [[nodiscard]] Status CheckWritable() const {
+    if (!read_only_) return Status::OK();
+    return Status::NotSupported("Not supported operation in read only mode.");
+  }
   // Registers a public call that uses the write queue, the WAL, the memtables, the background
   // pools or the DB directory, so that Close waits for it to end before it frees any of them;
   // refused once Close has begun (status() is then ShutdownInProgress and the call must return
@@ -531,6 +546,14 @@ class DBImpl final : public DB {
 
   // ---- Set at construction, then constant.
   const std::string dbname_;
+  // Opened by DB::OpenForReadOnly. Invariant: a read-only DBImpl never creates, writes,
+  // renames or deletes a file of the DB (nor takes its LOCK): OpenDB skips the LOCK, the info
+  // LOG (info_log_ discards), the bulk-load cleanup, the new WAL, the MANIFEST write, the
+  // OPTIONS file and DeleteObsoleteFiles; recovery keeps the replayed WALs in memtables
+  // instead of flushing them; every call that would write refuses (CheckWritable) before it
+  // does anything; no flush or compaction is ever scheduled (nothing is written to a memtable,
+  // and OpenDB schedules no compaction); log_ stays null, so Close syncs no WAL.
+  const bool read_only_;
   const InternalKeyComparator icmp_;
   FileSystem* const fs_;
   Statistics* const statistics_;  // may be null

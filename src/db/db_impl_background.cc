@@ -347,6 +347,7 @@ Status DBImpl::ReplaceFailedWalLocked() {
 }
 
 Status DBImpl::DisableFileDeletions() {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
   MutexLock lock(&mu_);
   InFlightCall call(this, /*mu_held=*/true);
   if (!call.status().ok()) return call.status();
@@ -359,6 +360,7 @@ Status DBImpl::DisableFileDeletions() {
 }
 
 Status DBImpl::EnableFileDeletions(bool force) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
   InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call (and its sweep)
   if (!call.status().ok()) return call.status();
   {
@@ -375,6 +377,10 @@ Status DBImpl::EnableFileDeletions(bool force) {
 }
 
 void DBImpl::DeleteObsoleteFiles() {
+  // A read-only DB deletes nothing (read_only_'s invariant): its VersionSet may know only some
+  // families, and another instance may be writing the directory, so "not live here" says
+  // nothing about a file.
+  if (read_only_) return;
   if (num_dropped_families_.load(std::memory_order_acquire) > 0) {
     // Dropped families nothing holds any more (the last holder may have been a write or an
     // iterator that went without sweeping): their Versions go first, so their files are

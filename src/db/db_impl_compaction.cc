@@ -324,6 +324,7 @@ Status DBImpl::InstallCompactionLocked(ColumnFamilyData* cfd, Compaction* c,
 Status DBImpl::CompactRange(const CompactRangeOptions& options,
                             ColumnFamilyHandle* column_family, const std::string_view* begin,
                             const std::string_view* end) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
   InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call
   if (!call.status().ok()) return call.status();
   Status s = ProgressReporter::ValidateInterval(
@@ -530,6 +531,7 @@ std::string DBImpl::CompactionStatsString(const ColumnFamilyData& cfd) const {
 
 Status DBImpl::DeleteFilesInRange(ColumnFamilyHandle* column_family,
                                   const std::string_view* begin, const std::string_view* end) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
   InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call
   if (!call.status().ok()) return call.status();
   Status s;

@@ -1,6 +1,7 @@
 // RocksDB's C API, db group: opening and closing a DB, destroying and repairing one, listing
-// its column families, and loading its latest OPTIONS file. ShaleDB has no read-only,
-// secondary, TTL or timestamp-trimming opens and no repair: those fail with
+// its column families, and loading its latest OPTIONS file. Read-only opens are
+// DB::OpenForReadOnly. ShaleDB has no secondary, TTL or timestamp-trimming opens and no
+// repair: those fail with
 // "Not supported by ShaleDB: <function>" (a TTL open with ttl <= 0, which RocksDB treats as
 // "never expire", is a plain open).
 // Thread-safety: as DB::Open and DestroyDB; a rocksdb_t must not be used once rocksdb_close
@@ -96,13 +97,22 @@ rocksdb_t* NewDbHandle(std::unique_ptr<DB> db) {
   return handle;
 }
 
-rocksdb_t* OpenDefault(const rocksdb_options_t* options, const char* name, char** errptr) {
+// How a DB is opened: normally, or read-only (DB::OpenForReadOnly) with its
+// error_if_wal_file_exists.
+struct OpenMode {
+  bool read_only = false;
+  bool error_if_wal_file_exists = false;
+};
+
+rocksdb_t* OpenDefault(const rocksdb_options_t* options, const char* name, char** errptr,
+                       OpenMode mode = {}) {
   if (IsNullArgument(name, "name", errptr)) return nullptr;
   Status s;
   const Options opts = OptionsForOpen(options, name, &s);
   if (SaveError(errptr, s)) return nullptr;
   std::unique_ptr<DB> db;
-  s = DB::Open(opts, name, &db);
+  s = mode.read_only ? DB::OpenForReadOnly(opts, name, &db, mode.error_if_wal_file_exists)
+                     : DB::Open(opts, name, &db);
   if (SaveError(errptr, RocksDbOpenError(name, s))) return nullptr;
   LogAcceptedKnobs(db.get(), options);
   rocksdb_t* handle = NewDbHandle(std::move(db));
@@ -112,7 +122,8 @@ rocksdb_t* OpenDefault(const rocksdb_options_t* options, const char* name, char*
 
 rocksdb_t* OpenFamilies(const rocksdb_options_t* options, const char* name, int n,
                         const char* const* names, const rocksdb_options_t* const* family_options,
-                        rocksdb_column_family_handle_t** handles, char** errptr) {
+                        rocksdb_column_family_handle_t** handles, char** errptr,
+                        OpenMode mode = {}) {
   if (IsNullArgument(name, "name", errptr)) return nullptr;
   if (n < 0 || (n > 0 && (names == nullptr || family_options == nullptr || handles == nullptr))) {
     SaveError(errptr, Status::InvalidArgument(
@@ -142,7 +153,11 @@ rocksdb_t* OpenFamilies(const rocksdb_options_t* options, const char* name, int 
   }
   std::vector<ColumnFamilyHandle*> opened;
   std::unique_ptr<DB> db;
-  s = DB::Open(static_cast<const DBOptions&>(db_options), name, families, &opened, &db);
+  s = mode.read_only ? DB::OpenForReadOnly(static_cast<const DBOptions&>(db_options), name,
+                                           families, &opened, &db,
+                                           mode.error_if_wal_file_exists)
+                     : DB::Open(static_cast<const DBOptions&>(db_options), name, families,
+                                &opened, &db);
   if (SaveError(errptr, RocksDbOpenError(name, s))) return nullptr;
   LogAcceptedKnobs(db.get(), options);
   for (int i = 0; i < n; i++) {
@@ -188,11 +203,11 @@ rocksdb_t* rocksdb_open_with_ttl(const rocksdb_options_t* options, const char* n
   return OpenDefault(options, name, errptr);
 }
 
-rocksdb_t* rocksdb_open_for_read_only(const rocksdb_options_t*, const char*, unsigned char,
-                                      char** errptr) {
-  // not supported: read-only opens
-  NotSupported(errptr, "rocksdb_open_for_read_only");
-  return nullptr;
+rocksdb_t* rocksdb_open_for_read_only(const rocksdb_options_t* options, const char* name,
+                                      unsigned char error_if_wal_file_exist, char** errptr) {
+  return OpenDefault(options, name, errptr,
+                     OpenMode{.read_only = true,
+                              .error_if_wal_file_exists = error_if_wal_file_exist != 0});
 }
 
 rocksdb_t* rocksdb_open_as_secondary(const rocksdb_options_t*, const char*, const char*,
@@ -226,12 +241,15 @@ rocksdb_t* rocksdb_open_column_families_with_ttl(
 }
 
 rocksdb_t* rocksdb_open_for_read_only_column_families(
-    const rocksdb_options_t*, const char*, int, const char* const*,
-    const rocksdb_options_t* const*, rocksdb_column_family_handle_t**, unsigned char,
-    char** errptr) {
-  // not supported: read-only opens
-  NotSupported(errptr, "rocksdb_open_for_read_only_column_families");
-  return nullptr;
+    const rocksdb_options_t* options, const char* name, int num_column_families,
+    const char* const* column_family_names, const rocksdb_options_t* const* column_family_options,
+    rocksdb_column_family_handle_t** column_family_handles,
+    unsigned char error_if_wal_file_exist, char** errptr) {
+  // A subset of the DB's families may be named (RocksDB's read-only rule).
+  return OpenFamilies(options, name, num_column_families, column_family_names,
+                      column_family_options, column_family_handles, errptr,
+                      OpenMode{.read_only = true,
+                               .error_if_wal_file_exists = error_if_wal_file_exist != 0});
 }
 
 rocksdb_t* rocksdb_open_as_secondary_column_families(

@@ -242,8 +242,6 @@ TEST_F(RocksDbCApiDbTest, NotSupportedFunctionsFailVisibly) {
               std::string::npos)
         << *message;
   };
-  EXPECT_EQ(rocksdb_open_for_read_only(options_, path_.c_str(), 0, &err), nullptr);
-  expect_not_supported("rocksdb_open_for_read_only");
   EXPECT_EQ(rocksdb_open_as_secondary(options_, path_.c_str(), dir_.Sub("s").c_str(), &err),
             nullptr);
   expect_not_supported("rocksdb_open_as_secondary");

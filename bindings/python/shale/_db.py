@@ -145,6 +145,15 @@ class DB:
     (db.get_column_family(name), db.create_column_family(...)) or a family's name; None is
     the default family. DB.list_column_families(path) lists a DB's families without opening it.
 
+    Read-only: read_only=True opens an existing DB for reading only (RocksDB's
+    OpenForReadOnly): no LOCK is taken, so another process may hold the DB open for writing;
+    the DB is seen as of the open (its WALs replayed in memory); no file of the DB changes;
+    create_if_missing is ignored (a missing DB raises InvalidArgumentError). column_families
+    may then name a subset of the DB's families. Writes, flushes, compactions and family
+    changes raise NotSupportedError ("Not supported operation in read only mode.").
+    error_if_wal_file_exists=True (with read_only) raises CorruptionError when a WAL holds
+    writes instead of replaying it.
+
     Keys and values are bytes. Errors raise shale.Error (or a subclass) with the engine's
     message. Use it as a context manager, or call close(); closing also closes the DB's
     iterators and releases its snapshots and column family handles. Methods may be called from
@@ -158,6 +167,7 @@ class DB:
                  prepare_for_bulk_load: bool = False,
                  optimize_for_point_lookup: Optional[int] = None,
                  increase_parallelism: Optional[int] = None, enable_statistics: bool = False,
+                 read_only: bool = False, error_if_wal_file_exists: bool = False,
                  **options: _options.OptionValue) -> None:
         self._lib = _library.lib()
         self._handle: Optional[int] = None
@@ -185,13 +195,20 @@ class DB:
         # column_families={name: {...}} apply theirs on top).
         self._family_base = (dict(options), block_cache, prepare_for_bulk_load,
                              optimize_for_point_lookup, increase_parallelism, merge_operator)
+        if error_if_wal_file_exists and not read_only:
+            raise ValueError("shale: error_if_wal_file_exists applies only with read_only=True")
         families = None if column_families is None else _family_list(column_families)
         handle = _options.new_options(self._lib, options, prepare if prepare.needed() else None)
         try:
-            if families is None:
+            if families is None and read_only:
+                open_ro = _errors.need("shale_open_for_read_only", "DB(read_only=True)")
+                self._handle = _errors.call(open_ro, handle, os.fsencode(path),
+                                            1 if error_if_wal_file_exists else 0)
+            elif families is None:
                 self._handle = _errors.call(self._lib.shale_open, handle, os.fsencode(path))
             else:
-                self._handle = self._open_families(handle, families)
+                self._handle = self._open_families(handle, families, read_only,
+                                                   error_if_wal_file_exists)
         finally:
             if enable_statistics and self._handle:
                 self._options = handle
@@ -217,10 +234,18 @@ class DB:
         return _options.new_options(self._lib, merged, prepare if prepare.needed() else None)
 
     def _open_families(self, db_options: int,
-                       families: List[Tuple[str, Mapping[str, _options.OptionValue]]]) -> int:
-        """shale_open_column_families with `families`; records their handles. Returns the DB's
-        handle."""
-        open_cf = _errors.need("shale_open_column_families", "DB(column_families=...)")
+                       families: List[Tuple[str, Mapping[str, _options.OptionValue]]],
+                       read_only: bool = False, error_if_wal_file_exists: bool = False) -> int:
+        """shale_open_column_families (or, read_only, shale_open_for_read_only_column_families)
+        with `families`; records their handles. Returns the DB's handle."""
+        # The read-only function takes error_if_wal_file_exists before the errptr.
+        extra: Tuple[int, ...] = ()
+        if read_only:
+            open_cf = _errors.need("shale_open_for_read_only_column_families",
+                                   "DB(read_only=True, column_families=...)")
+            extra = (1 if error_if_wal_file_exists else 0,)
+        else:
+            open_cf = _errors.need("shale_open_column_families", "DB(column_families=...)")
         count = len(families)
         option_handles: List[int] = []
         try:
@@ -230,7 +255,7 @@ class DB:
                                                 for name, _ in families])
             handles = (ctypes.c_void_p * count)()
             db = _errors.call(open_cf, db_options, os.fsencode(self.path), count, names,
-                              (ctypes.c_void_p * count)(*option_handles), handles)
+                              (ctypes.c_void_p * count)(*option_handles), handles, *extra)
         finally:
             for option_handle in option_handles:
                 self._lib.shale_options_destroy(option_handle)

@@ -276,6 +276,11 @@ _OPTIONAL_PROTOTYPES: _Prototypes = {
     # Column families (shale.ColumnFamily, the cf= keywords).
     "shale_open_column_families": (_handle, [_handle, _bytes, _int, _bytes_array,
                                              _void_p_array, _void_p_array, _errptr]),
+    # Read-only opens (DB(path, read_only=True)).
+    "shale_open_for_read_only": (_handle, [_handle, _bytes, _uchar, _errptr]),
+    "shale_open_for_read_only_column_families": (_handle, [_handle, _bytes, _int, _bytes_array,
+                                                           _void_p_array, _void_p_array,
+                                                           _uchar, _errptr]),
     "shale_list_column_families": (_void_p_array, [_handle, _bytes, _size_array, _errptr]),
     "shale_list_column_families_destroy": (None, [_void_p_array, _size]),
     "shale_create_column_family": (_handle, [_handle, _handle, _bytes, _errptr]),
