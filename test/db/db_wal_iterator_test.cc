@@ -276,6 +276,23 @@ TEST_F(DBWalIteratorTest, FlushedAwayWalIsAnErrorNotASkip) {
   ExpectSame(got, ModelFrom(5));
 }
 
+// With file deletions disabled (what a replica catching up can hold), a flushed WAL stays, and
+// so do its updates.
+TEST_F(DBWalIteratorTest, DisabledFileDeletionsKeepFlushedWals) {
+  ASSERT_OK(db_->DisableFileDeletions());
+  ASSERT_NO_FATAL_FAILURE(WriteN("old", 4));
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  ASSERT_NO_FATAL_FAILURE(WriteN("new", 3));
+  std::unique_ptr<TransactionLogIterator> it;
+  ASSERT_OK(db_->GetUpdatesSince(1, &it));
+  std::vector<Written> got;
+  ASSERT_NO_FATAL_FAILURE(Drain(it.get(), &got));
+  EXPECT_OK(it->status());
+  ExpectSame(got, model_);
+  it.reset();
+  ASSERT_OK(db_->EnableFileDeletions(/*force=*/true));
+}
+
 TEST_F(DBWalIteratorTest, WalDeletedWhileReadingIsReadToItsEnd) {
   for (int i = 0; i < 6; i++) ASSERT_NO_FATAL_FAILURE(WriteN("a" + std::to_string(i), 2));
   std::unique_ptr<TransactionLogIterator> it;
