@@ -1046,6 +1046,41 @@ extern SHALE_LIBRARY_API void shale_merge(shale_t* db, const shale_writeoptions_
 extern SHALE_LIBRARY_API void shale_writebatch_merge(shale_writebatch_t* batch, const char* key,
                                                      size_t klen, const char* val, size_t vlen);
 
+/* ---------------------------------------------------------------- WAL iterator (replication) */
+
+/* DB::GetUpdatesSince (shale/transaction_log.h; RocksDB's rocksdb_get_updates_since): the
+ * writes from sequence number `seq_number` on, read back from the WAL files, one write batch
+ * at a time, starting with the batch that holds `seq_number` (0: from the first write). Errors
+ * ("NotFound: Requested sequence not yet written in the db", "NotFound: Requested sequence is
+ * older than the oldest WAL: ...", "Corruption: Gap in sequence numbers: ...") come through
+ * errptr with NULL returned. ShaleDB keeps no WAL archive: a WAL is deleted once its memtables
+ * are flushed, and writes made with disableWAL are in no WAL (reading across them is a gap).
+ * The iterator borrows the DB: destroy it before shale_close. */
+typedef struct shale_wal_iterator_t shale_wal_iterator_t;
+extern SHALE_LIBRARY_API shale_wal_iterator_t* shale_get_updates_since(shale_t* db,
+                                                                       uint64_t seq_number,
+                                                                       char** errptr);
+/* Whether shale_wal_iter_get_batch has a batch; 0 at the end of what is written (then
+ * shale_wal_iter_status reports no error) or after an error. */
+extern SHALE_LIBRARY_API unsigned char shale_wal_iter_valid(const shale_wal_iterator_t* iter);
+/* Moves to the next batch; at the end, looks again for batches written since (polling). */
+extern SHALE_LIBRARY_API void shale_wal_iter_next(shale_wal_iterator_t* iter);
+/* Sets *errptr when an error stopped the iterator (reaching the end is not an error). */
+extern SHALE_LIBRARY_API void shale_wal_iter_status(const shale_wal_iterator_t* iter,
+                                                    char** errptr);
+/* A copy of the current batch, which the caller destroys with shale_writebatch_destroy, and
+ * its first sequence number in *seq (if seq is not NULL). NULL (and *seq 0) when the iterator
+ * is not valid. */
+extern SHALE_LIBRARY_API shale_writebatch_t* shale_wal_iter_get_batch(
+    const shale_wal_iterator_t* iter, uint64_t* seq);
+/* NULL is ignored. */
+extern SHALE_LIBRARY_API void shale_wal_iter_destroy(shale_wal_iterator_t* iter);
+/* The batch's serialized contents (RocksDB's rocksdb_writebatch_data, the same layout: a
+ * 12-byte header holding the sequence and count, then the records), owned by the batch and
+ * valid until it changes or is destroyed. */
+extern SHALE_LIBRARY_API const char* shale_writebatch_data(shale_writebatch_t* batch,
+                                                           size_t* size);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

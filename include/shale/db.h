@@ -51,6 +51,7 @@
 #include "shale/limits.h"
 #include "shale/options.h"
 #include "shale/status.h"
+#include "shale/transaction_log.h"
 #include "shale/write_batch.h"
 
 namespace shale {
@@ -588,6 +589,24 @@ class SHALE_EXPORT DB {
   // The sequence number of the most recent write (or of the most recent ingestion that
   // needed one); a snapshot taken now reads at it.
   virtual uint64_t GetLatestSequenceNumber() const = 0;
+
+  // ---------------------------------------------------------------- Replication
+
+  // An iterator over the writes with sequence numbers from `seq` on, read back from the WALs
+  // (RocksDB's GetUpdatesSince; shale/transaction_log.h says what it yields). Its first batch
+  // is the one holding `seq` (0 is taken as 1, the first sequence). Errors:
+  // NotFound "Requested sequence not yet written in the db" when seq > GetLatestSequenceNumber();
+  // NotFound "Requested sequence is older than the oldest WAL ..." when no live WAL holds it.
+  // ShaleDB keeps no WAL archive (RocksDB's WAL_ttl_seconds / WAL_size_limit_MB have no
+  // counterpart): a WAL is deleted once the memtables it holds are flushed, so a replica must
+  // poll often enough (or DisableFileDeletions while it catches up). Writes made with
+  // WriteOptions::disableWAL are in no WAL and never appear; reading across them is a
+  // sequence gap: Corruption "Gap in sequence numbers: ..." through the iterator's status(),
+  // or from this call when `seq` itself is such a write. On error *iter is null. Works on a
+  // read-only DB too (over the WALs it replayed at open).
+  virtual Status GetUpdatesSince(
+      uint64_t seq, std::unique_ptr<TransactionLogIterator>* iter,
+      const TransactionLogIterator::ReadOptions& read_options = {}) = 0;
 };
 
 // Deletes the DB in directory `name` and everything it contains that belongs to a DB (tables,

@@ -179,6 +179,9 @@ class DBImpl final : public DB {
   DBOptions GetDBOptions() const override;
   const std::string& GetName() const override { return dbname_; }
   uint64_t GetLatestSequenceNumber() const override { return versions_->LastSequence(); }
+  // Over the WAL files of the directory (db/wal_iterator.h); mu_ is not taken.
+  Status GetUpdatesSince(uint64_t seq, std::unique_ptr<TransactionLogIterator>* iter,
+                         const TransactionLogIterator::ReadOptions& read_options) override;
 
   // ---- db_impl_checkpoint.cc (what Checkpoint, shale/checkpoint.h, needs of the DB)
   // Builds an openable copy of the DB in checkpoint_dir: Checkpoint::CreateCheckpoint. Runs a

@@ -2,19 +2,27 @@
 // options, file deletions, background work, the WAL iterator, and rocksdb_free.
 //
 // Not in ShaleDB, failing with "Not supported by ShaleDB: <function>" through errptr:
-// delete_file and the WAL iterator (get_updates_since). suggest_compact_range(_cf) compacts
+// delete_file. The WAL iterator (get_updates_since, rocksdb_wal_iter_*) is DB::GetUpdatesSince
+// (shale/transaction_log.h): ShaleDB has no WAL archive, so sequences whose WAL a flush deleted
+// are an error ("NotFound: Requested sequence is older than the oldest WAL: ..."), and
+// disableWAL writes are a gap ("Corruption: Gap in sequence numbers: ..."), where RocksDB may
+// skip to the next available batch. suggest_compact_range(_cf) compacts
 // the range at once (ShaleDB has no marks for a later compaction). Functions without errptr that ShaleDB cannot do
 // are documented at their definition (delete_file, cancel_all_background_work).
 // Thread-safety: from any thread (as shale::DB); the manual-compaction counter is atomic.
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "rocksdb/c.h"
+#include "rocksdb_capi/batch.h"
 #include "rocksdb_capi/db_internal.h"
 #include "rocksdb_capi/handles.h"
 #include "shale/db.h"
+#include "shale/transaction_log.h"
 
 using shale::ColumnFamilyHandle;
 using shale::CompactRangeOptions;
@@ -27,9 +35,17 @@ using shale::rocksdb_capi::IsNullArgument;
 using shale::rocksdb_capi::NotSupported;
 using shale::rocksdb_capi::SaveError;
 
-// The WAL iterator of rocksdb_get_updates_since. ShaleDB has no WAL iterator, so no handle is
-// ever made; the rocksdb_wal_iter_* functions accept NULL and report "no more updates".
-struct rocksdb_wal_iterator_t {};
+// The WAL iterator of rocksdb_get_updates_since: DB::GetUpdatesSince's iterator, which
+// borrows the DB (destroy it before rocksdb_close). Used by one thread at a time.
+struct rocksdb_wal_iterator_t {
+  std::unique_ptr<shale::TransactionLogIterator> rep;
+};
+
+// RocksDB 7.8's C API declares this handle but has no function that makes one, so a client can
+// only pass NULL (RocksDB's defaults: checksums verified). Defined for completeness.
+struct rocksdb_wal_readoptions_t {
+  shale::TransactionLogIterator::ReadOptions rep;
+};
 
 namespace {
 
@@ -230,38 +246,48 @@ void rocksdb_cancel_all_background_work(rocksdb_t*, unsigned char) {
   // accepted without effect
 }
 
-rocksdb_wal_iterator_t* rocksdb_get_updates_since(rocksdb_t*, uint64_t,
-                                                  const rocksdb_wal_readoptions_t*,
+rocksdb_wal_iterator_t* rocksdb_get_updates_since(rocksdb_t* db, uint64_t seq_number,
+                                                  const rocksdb_wal_readoptions_t* options,
                                                   char** errptr) {
-  // not supported: the WAL iterator
-  NotSupported(errptr, "rocksdb_get_updates_since");
-  return nullptr;
+  if (IsNullArgument(db, "db", errptr)) return nullptr;
+  shale::TransactionLogIterator::ReadOptions read_options;
+  if (options != nullptr) read_options = options->rep;
+  std::unique_ptr<shale::TransactionLogIterator> iter;
+  if (SaveError(errptr, db->rep->GetUpdatesSince(seq_number, &iter, read_options))) {
+    return nullptr;
+  }
+  return new rocksdb_wal_iterator_t{std::move(iter)};
 }
 
-void rocksdb_wal_iter_next(rocksdb_wal_iterator_t*) {
-  // not supported: the WAL iterator (no handle is ever made)
+// RocksDB dereferences the handle in these; NULL is taken as an iterator with nothing left.
+void rocksdb_wal_iter_next(rocksdb_wal_iterator_t* iter) {
+  if (iter != nullptr) iter->rep->Next();
 }
 
-unsigned char rocksdb_wal_iter_valid(const rocksdb_wal_iterator_t*) {
-  // not supported: the WAL iterator (no handle is ever made)
-  return 0;
+unsigned char rocksdb_wal_iter_valid(const rocksdb_wal_iterator_t* iter) {
+  return iter != nullptr && iter->rep->Valid() ? 1 : 0;
 }
 
-void rocksdb_wal_iter_status(const rocksdb_wal_iterator_t*, char** errptr) {
-  // not supported: the WAL iterator (no handle is ever made)
-  NotSupported(errptr, "rocksdb_wal_iter_status");
+void rocksdb_wal_iter_status(const rocksdb_wal_iterator_t* iter, char** errptr) {
+  if (IsNullArgument(iter, "iter", errptr)) return;
+  SaveError(errptr, iter->rep->status());
 }
 
-rocksdb_writebatch_t* rocksdb_wal_iter_get_batch(const rocksdb_wal_iterator_t*, uint64_t* seq) {
-  // not supported: the WAL iterator (no handle is ever made)
+// A new batch the caller destroys (rocksdb_writebatch_destroy) holding the current batch, and
+// its first sequence in *seq. Not valid (or NULL): RocksDB's GetBatch has nothing to give; an
+// empty batch and *seq 0.
+rocksdb_writebatch_t* rocksdb_wal_iter_get_batch(const rocksdb_wal_iterator_t* iter,
+                                                 uint64_t* seq) {
+  auto* batch = new rocksdb_writebatch_t;
   if (seq != nullptr) *seq = 0;
-  return nullptr;
+  if (iter == nullptr || !iter->rep->Valid()) return batch;
+  shale::BatchResult result = iter->rep->GetBatch();
+  batch->rep = std::move(*result.writeBatchPtr);
+  if (seq != nullptr) *seq = result.sequence;
+  return batch;
 }
 
-void rocksdb_wal_iter_destroy(const rocksdb_wal_iterator_t* iter) {
-  // not supported: the WAL iterator (no handle is ever made)
-  delete iter;
-}
+void rocksdb_wal_iter_destroy(const rocksdb_wal_iterator_t* iter) { delete iter; }
 
 void rocksdb_free(void* ptr) { std::free(ptr); }
 

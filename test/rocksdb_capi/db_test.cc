@@ -249,8 +249,6 @@ TEST_F(RocksDbCApiDbTest, NotSupportedFunctionsFailVisibly) {
   expect_not_supported("rocksdb_open_with_ttl");
   rocksdb_repair_db(options_, path_.c_str(), &err);
   expect_not_supported("rocksdb_repair_db");
-  EXPECT_EQ(rocksdb_get_updates_since(db_, 0, nullptr, &err), nullptr);
-  expect_not_supported("rocksdb_get_updates_since");
   rocksdb_try_catch_up_with_primary(db_, &err);
   expect_not_supported("rocksdb_try_catch_up_with_primary");
   rocksdb_put_with_ts(db_, wo_, "k", 1, "t", 1, "v", 1, &err);

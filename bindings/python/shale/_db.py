@@ -17,6 +17,7 @@ from ._iterator import Iterator
 from ._library import BytesLike
 from ._merge import MergeOperator
 from ._progress import ProgressCallback
+from ._wal_iterator import WalIterator
 
 if TYPE_CHECKING:
     from ._bulk_loader import BulkLoader
@@ -175,6 +176,7 @@ class DB:
         # reads the statistics through them (shale_options_statistics_get_string).
         self._options: Optional[int] = None
         self._iterators: weakref.WeakSet[Iterator] = weakref.WeakSet()
+        self._wal_iterators: weakref.WeakSet[WalIterator] = weakref.WeakSet()
         self._snapshots: weakref.WeakSet[Snapshot] = weakref.WeakSet()
         self._loaders: weakref.WeakSet[BulkLoader] = weakref.WeakSet()  # borrow the DB
         # Every column family handle made for this DB, live or dropped, by name (dropped ones
@@ -596,6 +598,19 @@ class DB:
         """The sequence number of the last write (each record of a batch takes one)."""
         return int(self._lib.shale_get_latest_sequence_number(self._checked_handle()))
 
+    def updates_since(self, sequence: int) -> WalIterator:
+        """A WalIterator over the write batches from `sequence` on (0: from the first write),
+        read back from the WAL files, as (sequence, data) pairs; iterating it again later polls
+        for newer writes. Raises shale.Error "NotFound: Requested sequence not yet written in
+        the db" for a sequence after latest_sequence_number(), and "NotFound: Requested
+        sequence is older than the oldest WAL: ..." when the WALs holding it are gone: ShaleDB
+        deletes a WAL once its memtables are flushed (it keeps no archive), so a replica must
+        read often enough. Writes made with disable_wal are in no WAL: reading across them
+        raises CorruptionError ("Gap in sequence numbers")."""
+        wal_iterator = WalIterator(self, sequence)
+        self._wal_iterators.add(wal_iterator)
+        return wal_iterator
+
     # ------------------------------------------------------------ Maintenance
 
     def flush(self, wait: bool = True, *,
@@ -924,6 +939,8 @@ class DB:
             loader.close()
         for iterator in list(self._iterators):
             iterator.close()
+        for wal_iterator in list(self._wal_iterators):
+            wal_iterator.close()
         for snapshot in list(self._snapshots):
             snapshot.release()
         # c.h: family handles are freed before the DB is closed.
