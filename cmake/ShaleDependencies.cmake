@@ -18,6 +18,16 @@ shale_require(absl_FOUND "abseil-cpp" "libabsl-dev")
 find_package(Zstd MODULE QUIET)
 shale_require(Zstd_FOUND "zstd" "libzstd-dev")
 
+find_package(Lz4 MODULE QUIET)
+shale_require(Lz4_FOUND "LZ4" "liblz4-dev")
+
+find_package(Snappy MODULE QUIET)
+shale_require(Snappy_FOUND "Snappy" "libsnappy-dev")
+
+# CMake's own FindZLIB (ZLIB::ZLIB); zlib ships a pkg-config file, named in shale.pc.
+find_package(ZLIB MODULE QUIET)
+shale_require(ZLIB_FOUND "zlib" "zlib1g-dev")
+
 find_package(Xxhash MODULE QUIET)
 shale_require(Xxhash_FOUND "xxHash" "libxxhash-dev")
 

@@ -19,6 +19,8 @@ write_basic_package_version_file("${PROJECT_BINARY_DIR}/shaleConfigVersion.cmake
 install(FILES "${PROJECT_BINARY_DIR}/shaleConfig.cmake"
   "${PROJECT_BINARY_DIR}/shaleConfigVersion.cmake"
   "${PROJECT_SOURCE_DIR}/cmake/FindZstd.cmake"
+  "${PROJECT_SOURCE_DIR}/cmake/FindLz4.cmake"
+  "${PROJECT_SOURCE_DIR}/cmake/FindSnappy.cmake"
   "${PROJECT_SOURCE_DIR}/cmake/FindXxhash.cmake"
   DESTINATION ${SHALE_CMAKE_DIR})
 
@@ -26,3 +28,14 @@ file(RELATIVE_PATH SHALE_PC_RELATIVE_PREFIX "${CMAKE_INSTALL_FULL_LIBDIR}/pkgcon
      "${CMAKE_INSTALL_PREFIX}")
 configure_file("${PROJECT_SOURCE_DIR}/cmake/shale.pc.in" "${PROJECT_BINARY_DIR}/shale.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/shale.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# RocksDB's C API over ShaleDB (doc/rocksdb_compat.md): include/shale-rocksdb/rocksdb/c.h and
+# lib/shale-rocksdb/librocksdb.so, in folders of their own so that neither shadows a real
+# RocksDB, and shale-rocksdb.pc, which points a client at both (with an rpath, so that the
+# program loads this librocksdb.so rather than one the system has).
+install(FILES "${PROJECT_SOURCE_DIR}/include/shale-rocksdb/rocksdb/c.h"
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/shale-rocksdb/rocksdb)
+install(TARGETS shale_rocksdb LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/shale-rocksdb)
+configure_file("${PROJECT_SOURCE_DIR}/cmake/shale-rocksdb.pc.in"
+  "${PROJECT_BINARY_DIR}/shale-rocksdb.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/shale-rocksdb.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

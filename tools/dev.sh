@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(cmake ninja-build g++ make pkg-config python3 python3-pip python3-venv python3-pytest
           libzstd-dev libxxhash-dev libabsl-dev libgtest-dev libbenchmark-dev libjemalloc-dev
+          liblz4-dev libsnappy-dev librocksdb-dev zlib1g-dev
           clang-14 libclang-rt-14-dev)
 
 # The tests that exercise threads against each other: what `test` runs under TSan.

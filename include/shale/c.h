@@ -72,9 +72,19 @@ typedef struct shale_column_family_handle_t shale_column_family_handle_t;
 
 /* ---------------------------------------------------------------- Enums (RocksDB's values) */
 
-/* shale_options_set_compression and shale_options_set_bottommost_compression. ShaleDB builds
- * no and zstd compression only. */
-enum { shale_no_compression = 0, shale_zstd_compression = 7 };
+/* shale_options_set_compression, shale_options_set_bottommost_compression and
+ * shale_bulkloader_options_set_compression. ShaleDB builds none, Snappy, zlib, LZ4, LZ4HC (LZ4's
+ * high-compression mode) and zstd (zlib's, LZ4HC's and zstd's level is the compression_level
+ * option, see shale/options.h); RocksDB's bzip2 (3) and xpress (6) are refused with
+ * InvalidArgument. */
+enum {
+  shale_no_compression = 0,
+  shale_snappy_compression = 1,
+  shale_zlib_compression = 2,
+  shale_lz4_compression = 4,
+  shale_lz4hc_compression = 5,
+  shale_zstd_compression = 7
+};
 
 /* shale_options_set_compaction_style: leveled; universal (tiered); FIFO (the oldest tables are
  * deleted, for data that ages out); none (only manual compaction). See shale/options.h. */
@@ -112,6 +122,17 @@ enum {
  * one with error_if_exists, a LOCK held by another open DB, corruption. */
 extern SHALE_LIBRARY_API shale_t* shale_open(const shale_options_t* options, const char* name,
                                              char** errptr);
+/* Opens the existing DB in directory `name` for reading only (RocksDB's
+ * rocksdb_open_for_read_only): it takes no LOCK (a writer may hold the DB open), sees the DB as
+ * of this call (its WALs replayed in memory), and changes no file of the DB. create_if_missing
+ * is ignored: a missing DB is an error. With error_if_wal_file_exists non-zero, a live WAL is
+ * an error ("Corruption: ...") instead of being replayed. Writes, flushes, compactions and
+ * family changes on it fail with "Not implemented: Not supported operation in read only
+ * mode.". Returns NULL and sets *errptr on failure. */
+extern SHALE_LIBRARY_API shale_t* shale_open_for_read_only(const shale_options_t* options,
+                                                           const char* name,
+                                                           unsigned char error_if_wal_file_exists,
+                                                           char** errptr);
 /* Closes the DB and frees the handle. Errors met while closing are dropped, as in RocksDB
  * (acknowledged writes are in the WAL and recovered by the next open). NULL is ignored. */
 extern SHALE_LIBRARY_API void shale_close(shale_t* db);
@@ -138,7 +159,7 @@ extern SHALE_LIBRARY_API void shale_options_set_max_write_buffer_number(shale_op
 extern SHALE_LIBRARY_API void shale_options_set_db_write_buffer_size(shale_options_t* options,
                                                                      size_t v);
 extern SHALE_LIBRARY_API void shale_options_set_max_open_files(shale_options_t* options, int v);
-/* shale_no_compression or shale_zstd_compression. */
+/* One of the shale_*_compression values above. */
 extern SHALE_LIBRARY_API void shale_options_set_compression(shale_options_t* options, int v);
 /* The DB options of column families (Options::create_missing_column_families,
  * max_total_wal_size, atomic_flush; shale/options.h), RocksDB's names. Each getter returns what
@@ -258,8 +279,8 @@ extern SHALE_LIBRARY_API void shale_options_set_ttl(shale_options_t* options, ui
  * compaction writes there (RocksDB's allow_ingest_behind). Needs num_levels >= 3. */
 extern SHALE_LIBRARY_API void shale_options_set_allow_ingest_behind(shale_options_t* options,
                                                                    unsigned char v);
-/* The compression of the bottommost level: shale_no_compression, shale_zstd_compression, or
- * 0xff (RocksDB's kDisableCompressionOption, the default: the same as `compression`). */
+/* The compression of the bottommost level: one of the shale_*_compression values, or 0xff
+ * (RocksDB's kDisableCompressionOption, the default: the same as `compression`). */
 extern SHALE_LIBRARY_API void shale_options_set_bottommost_compression(shale_options_t* options,
                                                                        int v);
 
@@ -553,6 +574,27 @@ extern SHALE_LIBRARY_API void shale_flushoptions_set_wait(shale_flushoptions_t* 
                                                           unsigned char v);
 extern SHALE_LIBRARY_API void shale_flush(shale_t* db, const shale_flushoptions_t* options,
                                           char** errptr);
+/* Syncs the WAL when `sync` is set, so that every write acknowledged before the call survives
+ * a machine crash (DB::FlushWAL; RocksDB's rocksdb_flush_wal). Without `sync` there is nothing
+ * to do: each write reaches the WAL file before it is acknowledged. */
+extern SHALE_LIBRARY_API void shale_flush_wal(shale_t* db, unsigned char sync, char** errptr);
+/* While disabled, no file the DB no longer needs is deleted (for copying the DB's files from
+ * outside). Calls nest: each disable is undone by one enable with force 0; force 1 enables at
+ * once; enabling deletes what was kept (DB::DisableFileDeletions / EnableFileDeletions;
+ * RocksDB's rocksdb_disable_file_deletions / rocksdb_enable_file_deletions). */
+extern SHALE_LIBRARY_API void shale_disable_file_deletions(shale_t* db, char** errptr);
+extern SHALE_LIBRARY_API void shale_enable_file_deletions(shale_t* db, unsigned char force,
+                                                          char** errptr);
+/* Drops the table files of levels 1 and below whose keys all lie in [start, limit] (a NULL key:
+ * unbounded), for every reader at once, snapshots included; L0 files, files being compacted,
+ * files partly overlapping the range and the memtables keep theirs (DB::DeleteFilesInRange;
+ * RocksDB's rocksdb_delete_file_in_range). A fast way to reclaim space, not a deletion of the
+ * range: as in RocksDB, older versions of dropped keys (and keys a dropped tombstone deleted)
+ * that a kept file holds become visible again. */
+extern SHALE_LIBRARY_API void shale_delete_file_in_range(shale_t* db, const char* start_key,
+                                                         size_t start_key_len,
+                                                         const char* limit_key,
+                                                         size_t limit_key_len, char** errptr);
 /* Manual compaction (shale_compact_range, shale_compact_range_opt) is in the Compaction
  * section. */
 /* A property as malloc'd, NUL-terminated text ("shale.stats", "shale.num-files-at-level0",
@@ -690,7 +732,7 @@ extern SHALE_LIBRARY_API void shale_bulkloader_options_set_temp_dir(
 /* Table files are cut at this size in bytes; 0: the DB's target_file_size_base. */
 extern SHALE_LIBRARY_API void shale_bulkloader_options_set_target_file_size(
     shale_bulkloader_options_t* options, uint64_t bytes);
-/* shale_no_compression, shale_zstd_compression, or 0xff (the default: the DB's). */
+/* One of the shale_*_compression values, or 0xff (the default: the DB's). */
 extern SHALE_LIBRARY_API void shale_bulkloader_options_set_compression(
     shale_bulkloader_options_t* options, int compression);
 /* File descriptors finish's merge may hold open at once (more spilled runs are merged in
@@ -758,6 +800,15 @@ extern SHALE_LIBRARY_API shale_t* shale_open_column_families(
     const char* const* column_family_names,
     const shale_options_t* const* column_family_options,
     shale_column_family_handle_t** column_family_handles, char** errptr);
+/* shale_open_column_families read-only (as shale_open_for_read_only): the names may be a
+ * subset of the DB's families ("default" included); a name the DB does not have is an error
+ * (never created). */
+extern SHALE_LIBRARY_API shale_t* shale_open_for_read_only_column_families(
+    const shale_options_t* options, const char* name, int num_column_families,
+    const char* const* column_family_names,
+    const shale_options_t* const* column_family_options,
+    shale_column_family_handle_t** column_family_handles, unsigned char error_if_wal_file_exists,
+    char** errptr);
 /* The names of the families of the DB in `name`, read without opening it ("default" first):
  * a malloc'd array of *lencf malloc'd, NUL-terminated names, freed with
  * shale_list_column_families_destroy. NULL (and *lencf = 0) on error. */
@@ -891,6 +942,10 @@ extern SHALE_LIBRARY_API void shale_compact_range_cf(shale_t* db,
 extern SHALE_LIBRARY_API void shale_compact_range_cf_opt(
     shale_t* db, shale_column_family_handle_t* column_family, shale_compactoptions_t* opt,
     const char* start_key, size_t start_key_len, const char* limit_key, size_t limit_key_len);
+/* shale_delete_file_in_range in the family (an error for a NULL handle). */
+extern SHALE_LIBRARY_API void shale_delete_file_in_range_cf(
+    shale_t* db, shale_column_family_handle_t* column_family, const char* start_key,
+    size_t start_key_len, const char* limit_key, size_t limit_key_len, char** errptr);
 /* The family's figures for the per-family properties (levels, memtables, keys, compaction
  * debt, the stats/levelstats/sstables reports; see shale/db.h), the DB's for the others. */
 extern SHALE_LIBRARY_API char* shale_property_value_cf(
@@ -990,6 +1045,41 @@ extern SHALE_LIBRARY_API void shale_merge(shale_t* db, const shale_writeoptions_
  * operator). */
 extern SHALE_LIBRARY_API void shale_writebatch_merge(shale_writebatch_t* batch, const char* key,
                                                      size_t klen, const char* val, size_t vlen);
+
+/* ---------------------------------------------------------------- WAL iterator (replication) */
+
+/* DB::GetUpdatesSince (shale/transaction_log.h; RocksDB's rocksdb_get_updates_since): the
+ * writes from sequence number `seq_number` on, read back from the WAL files, one write batch
+ * at a time, starting with the batch that holds `seq_number` (0: from the first write). Errors
+ * ("NotFound: Requested sequence not yet written in the db", "NotFound: Requested sequence is
+ * older than the oldest WAL: ...", "Corruption: Gap in sequence numbers: ...") come through
+ * errptr with NULL returned. ShaleDB keeps no WAL archive: a WAL is deleted once its memtables
+ * are flushed, and writes made with disableWAL are in no WAL (reading across them is a gap).
+ * The iterator borrows the DB: destroy it before shale_close. */
+typedef struct shale_wal_iterator_t shale_wal_iterator_t;
+extern SHALE_LIBRARY_API shale_wal_iterator_t* shale_get_updates_since(shale_t* db,
+                                                                       uint64_t seq_number,
+                                                                       char** errptr);
+/* Whether shale_wal_iter_get_batch has a batch; 0 at the end of what is written (then
+ * shale_wal_iter_status reports no error) or after an error. */
+extern SHALE_LIBRARY_API unsigned char shale_wal_iter_valid(const shale_wal_iterator_t* iter);
+/* Moves to the next batch; at the end, looks again for batches written since (polling). */
+extern SHALE_LIBRARY_API void shale_wal_iter_next(shale_wal_iterator_t* iter);
+/* Sets *errptr when an error stopped the iterator (reaching the end is not an error). */
+extern SHALE_LIBRARY_API void shale_wal_iter_status(const shale_wal_iterator_t* iter,
+                                                    char** errptr);
+/* A copy of the current batch, which the caller destroys with shale_writebatch_destroy, and
+ * its first sequence number in *seq (if seq is not NULL). NULL (and *seq 0) when the iterator
+ * is not valid. */
+extern SHALE_LIBRARY_API shale_writebatch_t* shale_wal_iter_get_batch(
+    const shale_wal_iterator_t* iter, uint64_t* seq);
+/* NULL is ignored. */
+extern SHALE_LIBRARY_API void shale_wal_iter_destroy(shale_wal_iterator_t* iter);
+/* The batch's serialized contents (RocksDB's rocksdb_writebatch_data, the same layout: a
+ * 12-byte header holding the sequence and count, then the records), owned by the batch and
+ * valid until it changes or is destroyed. */
+extern SHALE_LIBRARY_API const char* shale_writebatch_data(shale_writebatch_t* batch,
+                                                           size_t* size);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -51,6 +51,7 @@
 #include "shale/limits.h"
 #include "shale/options.h"
 #include "shale/status.h"
+#include "shale/transaction_log.h"
 #include "shale/write_batch.h"
 
 namespace shale {
@@ -90,6 +91,23 @@ class SHALE_EXPORT ColumnFamilyHandle {
   virtual const Comparator* GetComparator() const = 0;
 };
 
+// One table file of a DB's current version, as DB::GetLiveFilesMetaData reports it: RocksDB's
+// LiveFileMetaData fields. A plain value (thread-safety as Options).
+struct LiveFileMetaData {
+  std::string column_family_name;  // the family the file belongs to
+  int level = 0;                   // its level in the family's LSM tree
+  std::string name;                // the file name with a leading '/': "/000012.sst" (RocksDB's)
+  std::string db_path;             // the directory it is in (the DB's)
+  uint64_t size = 0;               // bytes
+  // The smallest and largest user keys of its entries (range deletion ends included).
+  std::string smallestkey;
+  std::string largestkey;
+  uint64_t smallest_seqno = 0;     // the smallest and largest sequence numbers of its entries
+  uint64_t largest_seqno = 0;
+  uint64_t num_entries = 0;        // entries: point entries and range deletions
+  uint64_t num_deletions = 0;      // point deletions (Delete and SingleDelete)
+};
+
 class SHALE_EXPORT DB {
  public:
   // Opens (and with options.create_if_missing, creates) the DB in directory `name`: validates
@@ -107,6 +125,30 @@ class SHALE_EXPORT DB {
   static Status Open(const DBOptions& db_options, const std::string& name,
                      const std::vector<ColumnFamilyDescriptor>& column_families,
                      std::vector<ColumnFamilyHandle*>* handles, std::unique_ptr<DB>* db);
+  // Opens the existing DB in directory `name` for reading only, as RocksDB's
+  // DB::OpenForReadOnly: options.create_if_missing, error_if_exists and
+  // create_missing_column_families are ignored, and a missing DB is InvalidArgument
+  // "<name>/CURRENT: does not exist (open for read only)". It takes no LOCK, so another
+  // instance (in this or another process) may hold the DB open for writing; the read-only DB
+  // sees the state as of its open (the tables the MANIFEST lists and the writes of its WALs,
+  // replayed into memtables held in memory). It changes no file of the DB: no MANIFEST, WAL,
+  // OPTIONS or table file is created, written, renamed or deleted, nothing is flushed or
+  // compacted, and it writes no info LOG file. With error_if_wal_file_exists, a live WAL in
+  // the directory fails the open (Corruption) instead of being replayed.
+  // Reads, iterators, snapshots, properties, GetApproximateSizes, GetLiveFilesMetaData and
+  // VerifyChecksum work; every call that would write (Put, Delete, SingleDelete, DeleteRange,
+  // Merge, Write, IngestExternalFile, Flush, FlushWAL, CompactRange, DeleteFilesInRange,
+  // Create/DropColumnFamily, SetOptions, SetDBOptions, Disable/EnableFileDeletions,
+  // checkpoints) returns NotSupported("Not supported operation in read only mode.").
+  static Status OpenForReadOnly(const Options& options, const std::string& name,
+                                std::unique_ptr<DB>* db, bool error_if_wal_file_exists = false);
+  // OpenForReadOnly with column families. Unlike Open, `column_families` may name a subset of
+  // the DB's families (it must include "default"); a name the DB does not have is
+  // InvalidArgument "Column family not found: <name>" (never created).
+  static Status OpenForReadOnly(const DBOptions& db_options, const std::string& name,
+                                const std::vector<ColumnFamilyDescriptor>& column_families,
+                                std::vector<ColumnFamilyHandle*>* handles,
+                                std::unique_ptr<DB>* db, bool error_if_wal_file_exists = false);
   // The names of the column families of the DB in directory `name`, read from its MANIFEST
   // without opening it ("default" first, then in creation order). IOError/NotFound when there
   // is no DB; Corruption when its MANIFEST is damaged.
@@ -265,6 +307,20 @@ class SHALE_EXPORT DB {
                       const std::string_view* end) {
     return CompactRange(options, DefaultColumnFamily(), begin, end);
   }
+  // RocksDB's DeleteFilesInRange: drops, without reading them, the table files of levels 1
+  // and below whose keys all lie in [*begin, *end] (null: unbounded on that side), for every
+  // reader at once, snapshots included (as in RocksDB). Files of L0 and files a compaction is
+  // reading are kept, as are the range's keys in other files and in the memtables: this
+  // reclaims space fast, it is not a deletion of the range (DeleteRange is). RocksDB's caveat
+  // holds too: a file kept because it only partly overlaps the range (or an L0 file) may hold
+  // older versions of keys a dropped file held newer ones of, or keys a dropped file's
+  // tombstone deleted: those older versions (and deleted keys) become visible again.
+  // InvalidArgument for a null or dropped family; the background error while there is one. A
+  // failed MANIFEST write of the drop returns its error and sets the background error (writes
+  // fail until Resume()), as every failed MANIFEST write does.
+  virtual Status DeleteFilesInRange(ColumnFamilyHandle* column_family,
+                                    const std::string_view* begin,
+                                    const std::string_view* end) = 0;
   // Links (or moves) table files written by SstFileWriter into the DB, all or none, giving them
   // one new sequence number and placing each at the lowest level where it overlaps nothing.
   // Into `column_family` (the overload without one: the default family).
@@ -275,6 +331,26 @@ class SHALE_EXPORT DB {
                             const IngestExternalFileOptions& options) {
     return IngestExternalFile(DefaultColumnFamily(), files, options);
   }
+  // RocksDB's FlushWAL: every write reaches the WAL file (the OS) before it is acknowledged,
+  // so there is nothing to flush; with `sync`, the WAL is also synced, so that every write
+  // acknowledged before the call survives a machine crash once it returns OK (writes made
+  // with disableWAL are not in the WAL: only a Flush saves them). Waits for the writes in
+  // progress (it takes its turn in the write queue). The WAL's error (the DB then enters the
+  // error state, as for a failed synced write), or the background error while there is one;
+  // ShutdownInProgress after Close.
+  virtual Status FlushWAL(bool sync) = 0;
+  // RocksDB's file-deletion switch, for copying the DB's files from outside (a backup that
+  // lists the directory, then copies each file): while deletions are disabled, no file the DB
+  // no longer needs (a compaction's inputs, an old WAL, MANIFEST or OPTIONS file) is deleted,
+  // so every file a listing shows stays until it is copied (DisableFileDeletions waits for a
+  // deletion already under way to end before it returns). Calls nest: each
+  // DisableFileDeletions is undone by one EnableFileDeletions(false); EnableFileDeletions(true)
+  // enables them at once. Once enabled, the files kept meanwhile are deleted before it returns.
+  // Files that never became part of the DB (a failed flush's output) are still removed.
+  // ShutdownInProgress after Close (a new Open starts with deletions enabled).
+  virtual Status DisableFileDeletions() = 0;
+  virtual Status EnableFileDeletions(bool force) = 0;
+
   // Changes dynamic options ("Dynamic: yes" in options.h) by name, RocksDB's names and value
   // syntax ({"write_buffer_size", "128M"}). All or none: InvalidArgument naming the option if
   // one is unknown, not dynamic, or has a bad value. The new values go live only once a new
@@ -338,6 +414,13 @@ class SHALE_EXPORT DB {
   //   shale.sstables                every live table file: level, number, size, key range
   //   shale.memtable-allocator      the memtable arena allocator: bytes allocated, whether the
   //                                 dedicated jemalloc arena is in use
+  //   shale.num-immutable-mem-table memtables waiting to be flushed (full, not yet in tables)
+  //   shale.mem-table-flush-pending 1 while such a memtable waits, else 0
+  //   shale.num-entries-active-mem-table / shale.num-deletes-active-mem-table
+  //                                 entries / deletions in the memtable taking writes
+  //   shale.num-entries-imm-mem-tables / shale.num-deletes-imm-mem-tables
+  //                                 the same, summed over the memtables waiting to be flushed
+  //   shale.num-snapshots           snapshots not yet released
   //   shale.compaction-pending      1 if an automatic compaction is due, else 0
   //   shale.num-running-compactions compactions running now
   //   shale.num-running-flushes     flushes queued or running now (RocksDB's
@@ -369,7 +452,10 @@ class SHALE_EXPORT DB {
   // size-all-mem-tables, estimate-num-keys, num-running-compactions,
   // num-running-flushes, estimate-pending-compaction-bytes, actual-delayed-write-rate,
   // is-write-stopped, block-cache-usage, block-cache-pinned-usage, block-cache-capacity,
-  // estimate-table-readers-mem, background-errors, and the text reports stats, levelstats and
+  // estimate-table-readers-mem, background-errors, num-immutable-mem-table,
+  // mem-table-flush-pending, num-entries-active-mem-table, num-deletes-active-mem-table,
+  // num-entries-imm-mem-tables, num-deletes-imm-mem-tables, num-snapshots, and the text
+  // reports stats, levelstats and
   // sstables (ShaleDB's layout, not RocksDB's). The others (memory-usage,
   // memtable-allocator, background-error, compaction-pending -- RocksDB's ignores
   // disable_auto_compactions, ours does not -- and the debt figures above) are shale. only.
@@ -383,7 +469,8 @@ class SHALE_EXPORT DB {
     return GetProperty(DefaultColumnFamily(), property, value);
   }
   // A numeric property (the numeric ones above: num-files-at-level<N>,
-  // cur-size-all-mem-tables, estimate-num-keys, compaction-pending, num-running-compactions,
+  // cur-size-all-mem-tables, estimate-num-keys, the memtable counts, num-snapshots,
+  // compaction-pending, num-running-compactions,
   // num-running-flushes,
   // estimate-pending-compaction-bytes, actual-delayed-write-rate, is-write-stopped, and the
   // memory properties, background-errors, compaction-rate,
@@ -405,6 +492,21 @@ class SHALE_EXPORT DB {
     static constexpr std::string_view kLevelStats = "shale.levelstats";
     static constexpr std::string_view kSSTables = "shale.sstables";
     static constexpr std::string_view kMemTableAllocator = "shale.memtable-allocator";
+    // Memtables of the family waiting to be flushed, and 1 while there is one (else 0).
+    static constexpr std::string_view kNumImmutableMemTable = "shale.num-immutable-mem-table";
+    static constexpr std::string_view kMemTableFlushPending = "shale.mem-table-flush-pending";
+    // Entries (all kinds) and deletions in the family's active memtable, and summed over the
+    // memtables waiting to be flushed.
+    static constexpr std::string_view kNumEntriesActiveMemTable =
+        "shale.num-entries-active-mem-table";
+    static constexpr std::string_view kNumDeletesActiveMemTable =
+        "shale.num-deletes-active-mem-table";
+    static constexpr std::string_view kNumEntriesImmMemTables =
+        "shale.num-entries-imm-mem-tables";
+    static constexpr std::string_view kNumDeletesImmMemTables =
+        "shale.num-deletes-imm-mem-tables";
+    // Snapshots of the DB not yet released (the DB's, whatever the family).
+    static constexpr std::string_view kNumSnapshots = "shale.num-snapshots";
     // 1 when an automatic compaction is due, else 0.
     static constexpr std::string_view kCompactionPending = "shale.compaction-pending";
     // Compactions running now (automatic and manual).
@@ -467,6 +569,16 @@ class SHALE_EXPORT DB {
     return GetApproximateSizes(DefaultColumnFamily(), ranges, n, sizes);
   }
 
+  // Every table file of the current version of each live column family, in *metadata
+  // (replaced): by family (creation order), then level, then (L0: newest first; other
+  // levels: by key) as the version lists them. Empty after Close.
+  virtual void GetLiveFilesMetaData(std::vector<LiveFileMetaData>* metadata) = 0;
+
+  // Writes `message` to the DB's info LOG (one LOG line per line of it), for callers that
+  // record facts of their own beside the DB's (RocksDB's C API logs the RocksDB options it
+  // accepted without effect). Does nothing after Close.
+  virtual void LogInfo(std::string_view message) = 0;
+
   // The options in effect, including changes made by SetOptions.
   // With a family: the DB's options with that family's (as Options); GetDBOptions: the DB's.
   virtual Options GetOptions(ColumnFamilyHandle* column_family) const = 0;
@@ -477,6 +589,24 @@ class SHALE_EXPORT DB {
   // The sequence number of the most recent write (or of the most recent ingestion that
   // needed one); a snapshot taken now reads at it.
   virtual uint64_t GetLatestSequenceNumber() const = 0;
+
+  // ---------------------------------------------------------------- Replication
+
+  // An iterator over the writes with sequence numbers from `seq` on, read back from the WALs
+  // (RocksDB's GetUpdatesSince; shale/transaction_log.h says what it yields). Its first batch
+  // is the one holding `seq` (0 is taken as 1, the first sequence). Errors:
+  // NotFound "Requested sequence not yet written in the db" when seq > GetLatestSequenceNumber();
+  // NotFound "Requested sequence is older than the oldest WAL ..." when no live WAL holds it.
+  // ShaleDB keeps no WAL archive (RocksDB's WAL_ttl_seconds / WAL_size_limit_MB have no
+  // counterpart): a WAL is deleted once the memtables it holds are flushed, so a replica must
+  // poll often enough (or DisableFileDeletions while it catches up). Writes made with
+  // WriteOptions::disableWAL are in no WAL and never appear; reading across them is a
+  // sequence gap: Corruption "Gap in sequence numbers: ..." through the iterator's status(),
+  // or from this call when `seq` itself is such a write. On error *iter is null. Works on a
+  // read-only DB too (over the WALs it replayed at open).
+  virtual Status GetUpdatesSince(
+      uint64_t seq, std::unique_ptr<TransactionLogIterator>* iter,
+      const TransactionLogIterator::ReadOptions& read_options = {}) = 0;
 };
 
 // Deletes the DB in directory `name` and everything it contains that belongs to a DB (tables,

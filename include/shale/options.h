@@ -290,10 +290,12 @@ struct SHALE_EXPORT ColumnFamilyOptions {
   // ---------------------------------------------------------------- Compression
 
   // Compression of data blocks (and of index blocks when table_options.enable_index_compression)
-  // on every level but the bottommost. This build supports kNoCompression and kZSTD.
-  // Default: kNoCompression. RocksDB defaults to kSnappyCompression, which ShaleDB does not
-  // build: compression is the most expensive CPU in the engine (DESIGN.md section 5), so the
-  // upper levels, rewritten often, stay uncompressed unless asked. Dynamic: yes (DB::SetOptions).
+  // on every level but the bottommost. This build supports kNoCompression, kSnappyCompression,
+  // kZlibCompression, kLZ4Compression, kLZ4HCCompression (LZ4's high-compression mode; LZ4's
+  // format) and kZSTD; RocksDB's kBZip2Compression and kXpressCompression are refused
+  // (InvalidArgument). Default: kNoCompression. RocksDB defaults to kSnappyCompression:
+  // compression is the most expensive CPU in the engine (DESIGN.md section 5), so the upper
+  // levels, rewritten often, stay uncompressed unless asked. Dynamic: yes (DB::SetOptions).
   CompressionType compression = kNoCompression;
 
   // Compression of the bottommost level (where most data lives and is rewritten least).
@@ -301,14 +303,18 @@ struct SHALE_EXPORT ColumnFamilyOptions {
   // Default: kDisableCompressionOption. Dynamic: yes (DB::SetOptions).
   CompressionType bottommost_compression = kDisableCompressionOption;
 
-  // zstd compression level, for both `compression` and `bottommost_compression` when kZSTD:
-  // 1 (fastest) to 22 (smallest), 0 for zstd's default (3), negative for zstd's fast modes
-  // (down to -131072). Default: 1: zstd-1 already costs ~300 MB/s per core on 4 KiB blocks,
-  // the most expensive CPU in the engine (DESIGN.md section 5); higher levels cost several
-  // times more for a few percent of space. A level outside [-131072, 22] is clamped to it
-  // (zstd does the same under RocksDB). RocksDB spells this compression_opts.level (and
-  // bottommost_compression_opts.level): option strings and OPTIONS files accept both
-  // spellings, see doc/options.md. Dynamic: yes (DB::SetOptions).
+  // Compression level, for both `compression` and `bottommost_compression`. For kZSTD: 1
+  // (fastest) to 22 (smallest), 0 for zstd's default (3), negative for zstd's fast modes
+  // (down to -131072). For kLZ4HCCompression: 0 gives LZ4HC's default (9), any other value is
+  // clamped to LZ4HC's levels 3 (fastest) to 12 (smallest), so the default 1 gives 3. For
+  // kZlibCompression: 0 gives zlib's default (6), any other value is clamped to zlib's levels 1
+  // (fastest) to 9 (smallest).
+  // kSnappyCompression and kLZ4Compression have no levels. Default: 1: zstd-1 already costs
+  // ~300 MB/s per core on 4 KiB blocks, the most expensive CPU in the engine (DESIGN.md
+  // section 5); higher levels cost several times more for a few percent of space. A level
+  // outside [-131072, 22] is clamped to it (zstd does the same under RocksDB). RocksDB spells
+  // this compression_opts.level (and bottommost_compression_opts.level): option strings and
+  // OPTIONS files accept both spellings, see doc/options.md. Dynamic: yes (DB::SetOptions).
   int compression_level = 1;
 
   // ---------------------------------------------------------------- LSM shape

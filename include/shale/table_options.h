@@ -31,7 +31,9 @@ struct TableOptions {
     kDataBlockBinaryAndHash = 1,
   };
 
-  // Uncompressed size of a data block, in bytes (a block is cut once it reaches this). At most
+  // Uncompressed size of a data block, in bytes (a block is cut once it reaches this, or before
+  // an entry that would take it past this once it holds 90% of it, as RocksDB's
+  // block_size_deviation of 10 does). At most
   // kMaxTableBlockSizeOption (256 MiB, shale/limits.h). Default: 4096.
   size_t block_size = 4 * 1024;
 

@@ -15,6 +15,7 @@
 #include "bulk/run_cursor.h"
 #include "compression/codec.h"
 #include "fs/bulk_temp_dir.h"
+#include "util/absl_compat.h"
 
 namespace shale {
 
@@ -85,7 +86,8 @@ Status ResolveSettings(const BulkLoaderOptions& options, const Options& db_optio
     return Status::InvalidArgument(
         "BulkLoaderOptions::compression",
         absl::StrCat("compression type ", CompressionTypeName(settings->compression),
-                     " is not supported by this build"));
+                     " is not supported by this build (supported: ",
+                     ToAbsl(SupportedCompressionTypeNames()), ")"));
   }
   settings->target_file_size = options.target_file_size > 0 ? options.target_file_size
                                                             : db_options.target_file_size_base;

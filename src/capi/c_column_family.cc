@@ -64,16 +64,14 @@ char* ReturnValue(const shale::Status& s, const std::string& value, size_t* vall
 
 }  // namespace
 
-extern "C" {
+namespace {
 
-// ---------------------------------------------------------------- Families and handles
-
-shale_t* shale_open_column_families(const shale_options_t* options, const char* name,
-                                    int num_column_families,
-                                    const char* const* column_family_names,
-                                    const shale_options_t* const* column_family_options,
-                                    shale_column_family_handle_t** column_family_handles,
-                                    char** errptr) {
+// shale_open_column_families and its read-only twin.
+shale_t* OpenFamilies(const shale_options_t* options, const char* name, int num_column_families,
+                      const char* const* column_family_names,
+                      const shale_options_t* const* column_family_options,
+                      shale_column_family_handle_t** column_family_handles, bool read_only,
+                      bool error_if_wal_file_exists, char** errptr) {
   if (num_column_families < 0) {
     SaveError(errptr, shale::Status::InvalidArgument("num_column_families", "negative"));
     return nullptr;
@@ -93,11 +91,40 @@ shale_t* shale_open_column_families(const shale_options_t* options, const char* 
   }
   std::vector<shale::ColumnFamilyHandle*> handles;
   std::unique_ptr<shale::DB> db;
-  if (SaveError(errptr, shale::DB::Open(options->rep, name, families, &handles, &db))) {
-    return nullptr;
-  }
+  const shale::Status s =
+      read_only ? shale::DB::OpenForReadOnly(options->rep, name, families, &handles, &db,
+                                             error_if_wal_file_exists)
+                : shale::DB::Open(options->rep, name, families, &handles, &db);
+  if (SaveError(errptr, s)) return nullptr;
   for (size_t i = 0; i < handles.size(); i++) column_family_handles[i] = Wrap(handles[i]);
   return new shale_t{std::move(db)};
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---------------------------------------------------------------- Families and handles
+
+shale_t* shale_open_column_families(const shale_options_t* options, const char* name,
+                                    int num_column_families,
+                                    const char* const* column_family_names,
+                                    const shale_options_t* const* column_family_options,
+                                    shale_column_family_handle_t** column_family_handles,
+                                    char** errptr) {
+  return OpenFamilies(options, name, num_column_families, column_family_names,
+                      column_family_options, column_family_handles, /*read_only=*/false,
+                      /*error_if_wal_file_exists=*/false, errptr);
+}
+
+shale_t* shale_open_for_read_only_column_families(
+    const shale_options_t* options, const char* name, int num_column_families,
+    const char* const* column_family_names, const shale_options_t* const* column_family_options,
+    shale_column_family_handle_t** column_family_handles, unsigned char error_if_wal_file_exists,
+    char** errptr) {
+  return OpenFamilies(options, name, num_column_families, column_family_names,
+                      column_family_options, column_family_handles, /*read_only=*/true,
+                      error_if_wal_file_exists != 0, errptr);
 }
 
 char** shale_list_column_families(const shale_options_t* options, const char* name,
@@ -426,6 +453,19 @@ void shale_compact_range_cf(shale_t* db, shale_column_family_handle_t* column_fa
   shale_compactoptions_t defaults;
   shale_compact_range_cf_opt(db, column_family, &defaults, start_key, start_key_len, limit_key,
                              limit_key_len);
+}
+
+void shale_delete_file_in_range_cf(shale_t* db, shale_column_family_handle_t* column_family,
+                                   const char* start_key, size_t start_key_len,
+                                   const char* limit_key, size_t limit_key_len, char** errptr) {
+  const std::string_view start =
+      start_key == nullptr ? std::string_view() : View(start_key, start_key_len);
+  const std::string_view limit =
+      limit_key == nullptr ? std::string_view() : View(limit_key, limit_key_len);
+  SaveError(errptr, db->rep->DeleteFilesInRange(column_family == nullptr ? nullptr
+                                                                         : column_family->rep,
+                                                start_key == nullptr ? nullptr : &start,
+                                                limit_key == nullptr ? nullptr : &limit));
 }
 
 char* shale_property_value_cf(shale_t* db, shale_column_family_handle_t* column_family,

@@ -21,6 +21,16 @@ shale_t* shale_open(const shale_options_t* options, const char* name, char** err
   return new shale_t{std::move(db)};
 }
 
+shale_t* shale_open_for_read_only(const shale_options_t* options, const char* name,
+                                  unsigned char error_if_wal_file_exists, char** errptr) {
+  std::unique_ptr<shale::DB> db;
+  if (SaveError(errptr, shale::DB::OpenForReadOnly(options->rep, name, &db,
+                                                   error_if_wal_file_exists != 0))) {
+    return nullptr;
+  }
+  return new shale_t{std::move(db)};
+}
+
 void shale_close(shale_t* db) {
   if (db == nullptr) return;
   db->rep->Close().PermitUncheckedError();
@@ -133,6 +143,30 @@ void shale_release_snapshot(shale_t* db, const shale_snapshot_t* snapshot) {
 
 void shale_flush(shale_t* db, const shale_flushoptions_t* options, char** errptr) {
   SaveError(errptr, db->rep->Flush(options->rep));
+}
+
+void shale_flush_wal(shale_t* db, unsigned char sync, char** errptr) {
+  SaveError(errptr, db->rep->FlushWAL(sync != 0));
+}
+
+void shale_disable_file_deletions(shale_t* db, char** errptr) {
+  SaveError(errptr, db->rep->DisableFileDeletions());
+}
+
+void shale_enable_file_deletions(shale_t* db, unsigned char force, char** errptr) {
+  SaveError(errptr, db->rep->EnableFileDeletions(force != 0));
+}
+
+void shale_delete_file_in_range(shale_t* db, const char* start_key, size_t start_key_len,
+                                const char* limit_key, size_t limit_key_len, char** errptr) {
+  // A NULL key is an open end, whatever its length says.
+  const std::string_view start =
+      start_key == nullptr ? std::string_view() : View(start_key, start_key_len);
+  const std::string_view limit =
+      limit_key == nullptr ? std::string_view() : View(limit_key, limit_key_len);
+  SaveError(errptr, db->rep->DeleteFilesInRange(db->rep->DefaultColumnFamily(),
+                                                start_key == nullptr ? nullptr : &start,
+                                                limit_key == nullptr ? nullptr : &limit));
 }
 
 void shale_verify_checksum(shale_t* db, char** errptr) {

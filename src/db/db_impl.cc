@@ -50,8 +50,9 @@ size_t TableFileDescriptors(int max_open_files) {
 
 }  // namespace
 
-DBImpl::DBImpl(const Options& options, const std::string& dbname)
+DBImpl::DBImpl(const Options& options, const std::string& dbname, bool read_only)
     : dbname_(dbname),
+      read_only_(read_only),
       icmp_(options.comparator),
       fs_(options.file_system.get()),
       statistics_(options.statistics.get()),
@@ -261,6 +262,7 @@ Status DBImpl::Flush(const FlushOptions& options, ColumnFamilyHandle* column_fam
 
 Status DBImpl::Flush(const FlushOptions& options,
                      const std::vector<ColumnFamilyHandle*>& column_families) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
   MutexLock lock(&mu_);
   InFlightCall call(this, /*mu_held=*/true);
   if (!call.status().ok()) return call.status();
@@ -317,6 +319,7 @@ Status DBImpl::SetDBOptions(const std::unordered_map<std::string, std::string>& 
 
 Status DBImpl::ChangeOptions(ColumnFamilyHandle* column_family,
                              const std::unordered_map<std::string, std::string>& changes) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
   const char* what = column_family != nullptr ? "SetOptions" : "SetDBOptions";
   std::string text;
   for (const auto& [name, value] : changes) text += name + "=" + value + ";";

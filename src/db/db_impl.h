@@ -77,7 +77,8 @@ namespace shale {
 
 class DBImpl final : public DB {
  public:
-  DBImpl(const Options& options, const std::string& dbname);
+  // `read_only`: a DB opened by DB::OpenForReadOnly (see read_only_).
+  DBImpl(const Options& options, const std::string& dbname, bool read_only = false);
   ~DBImpl() override;
 
   // Opens or creates the DB (the work of DB::Open after option checks) with the column
@@ -85,9 +86,13 @@ class DBImpl final : public DB {
   // the DB's and the default family's); on success *handles gets one handle per family, in
   // order. `option_notes`: the adjustments DB::Open made to the options (SanitizeOptions),
   // logged once the info LOG is open.
+  // Read-only (read_only_): opens the existing DB without writing any of its files; the
+  // families may be a subset of the DB's; error_if_wal_file_exists refuses a live WAL
+  // (Corruption) instead of replaying it (DB::OpenForReadOnly).
   [[nodiscard]] Status OpenDB(const std::vector<ColumnFamilyDescriptor>& families,
                               std::vector<ColumnFamilyHandle*>* handles,
-                              const std::vector<std::string>& option_notes);
+                              const std::vector<std::string>& option_notes,
+                              bool error_if_wal_file_exists = false);
 
   // DB interface. The overloads without a column family are DB's (default family).
   using DB::CompactRange;
@@ -159,10 +164,24 @@ class DBImpl final : public DB {
                       uint64_t* value) override;
   Status GetApproximateSizes(ColumnFamilyHandle* column_family, const Range* ranges, int n,
                              uint64_t* sizes) override;
+  void GetLiveFilesMetaData(std::vector<LiveFileMetaData>* metadata) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void LogInfo(std::string_view message) override ABSL_LOCKS_EXCLUDED(mu_);
+  // db_impl_compaction.cc.
+  Status DeleteFilesInRange(ColumnFamilyHandle* column_family, const std::string_view* begin,
+                            const std::string_view* end) override ABSL_LOCKS_EXCLUDED(mu_);
+  // db_impl_write.cc.
+  Status FlushWAL(bool sync) override ABSL_LOCKS_EXCLUDED(mu_);
+  // db_impl_background.cc (beside DeleteObsoleteFiles).
+  Status DisableFileDeletions() override ABSL_LOCKS_EXCLUDED(mu_);
+  Status EnableFileDeletions(bool force) override ABSL_LOCKS_EXCLUDED(mu_);
   Options GetOptions(ColumnFamilyHandle* column_family) const override;
   DBOptions GetDBOptions() const override;
   const std::string& GetName() const override { return dbname_; }
   uint64_t GetLatestSequenceNumber() const override { return versions_->LastSequence(); }
+  // Over the WAL files of the directory (db/wal_iterator.h); mu_ is not taken.
+  Status GetUpdatesSince(uint64_t seq, std::unique_ptr<TransactionLogIterator>* iter,
+                         const TransactionLogIterator::ReadOptions& read_options) override;
 
   // ---- db_impl_checkpoint.cc (what Checkpoint, shale/checkpoint.h, needs of the DB)
   // Builds an openable copy of the DB in checkpoint_dir: Checkpoint::CreateCheckpoint. Runs a
@@ -193,8 +212,12 @@ class DBImpl final : public DB {
   // Recovers the DB and the named families (InvalidArgument for a family the DB has that is
   // not named); lists in *missing the named families the DB does not have (refused unless
   // create_missing_column_families).
+  // Read-only: a subset of the families may be named (one the DB lacks is InvalidArgument),
+  // the replayed WALs stay in the families' memtables, and nothing is written;
+  // error_if_wal_file_exists makes a live WAL a Corruption.
   [[nodiscard]] Status RecoverLocked(const std::vector<ColumnFamilyDescriptor>& families,
-                                     std::vector<const ColumnFamilyDescriptor*>* missing)
+                                     std::vector<const ColumnFamilyDescriptor*>* missing,
+                                     bool error_if_wal_file_exists)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   [[nodiscard]] Status CheckTableFileSizesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // What recovery gathers per family: the memtable being replayed into and the edit that
@@ -361,6 +384,13 @@ class DBImpl final : public DB {
   // and wait for the retired memtable's flush before letting writers in (Resume does).
   [[nodiscard]] Status ReplaceFailedWalLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void DeleteObsoleteFiles() ABSL_LOCKS_EXCLUDED(mu_);
+  // DeleteObsoleteFiles' loop over the directory, without mu_: deletes the files the snapshot
+  // of what is live (taken under mu_ by the caller) no longer needs. The caller counts the pass
+  // in deletion_passes_running_ around it.
+  void DeleteObsoleteFilesUnlocked(const std::set<uint64_t>& live, uint64_t log_number,
+                                   uint64_t manifest_number, uint64_t options_number,
+                                   uint64_t options_writing, uint64_t next_number)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   // ---- db_impl_compaction.cc
   void MaybeScheduleCompactionLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -446,6 +476,12 @@ class DBImpl final : public DB {
                                           const ColumnFamilyOptions& default_options) const;
 
   // ---- db_impl.cc
+  // NotSupported("Not supported operation in read only mode.") (RocksDB's text) in a read-only
+  // DB, else OK: the first check of every call that would write a file of the DB.
+  [[nodiscard]] Status CheckWritable() const {
+    if (!read_only_) return Status::OK();
+    return Status::NotSupported("Not supported operation in read only mode.");
+  }
   // Registers a public call that uses the write queue, the WAL, the memtables, the background
   // pools or the DB directory, so that Close waits for it to end before it frees any of them;
   // refused once Close has begun (status() is then ShutdownInProgress and the call must return
@@ -513,6 +549,14 @@ class DBImpl final : public DB {
 
   // ---- Set at construction, then constant.
   const std::string dbname_;
+  // Opened by DB::OpenForReadOnly. Invariant: a read-only DBImpl never creates, writes,
+  // renames or deletes a file of the DB (nor takes its LOCK): OpenDB skips the LOCK, the info
+  // LOG (info_log_ discards), the bulk-load cleanup, the new WAL, the MANIFEST write, the
+  // OPTIONS file and DeleteObsoleteFiles; recovery keeps the replayed WALs in memtables
+  // instead of flushing them; every call that would write refuses (CheckWritable) before it
+  // does anything; no flush or compaction is ever scheduled (nothing is written to a memtable,
+  // and OpenDB schedules no compaction); log_ stays null, so Close syncs no WAL.
+  const bool read_only_;
   const InternalKeyComparator icmp_;
   FileSystem* const fs_;
   Statistics* const statistics_;  // may be null
@@ -580,6 +624,15 @@ class DBImpl final : public DB {
   // The first WAL (log number) of each checkpoint plan alive: DeleteObsoleteFiles keeps the
   // WALs from the smallest on, so the plan can copy them (db_impl_checkpoint.cc).
   std::multiset<uint64_t> checkpoint_wals_ ABSL_GUARDED_BY(mu_);
+  // DisableFileDeletions calls not yet undone (EnableFileDeletions): while positive,
+  // DeleteObsoleteFiles deletes nothing.
+  int file_deletions_disabled_ ABSL_GUARDED_BY(mu_) = 0;
+  // DeleteObsoleteFiles passes past their file_deletions_disabled_ check and still deleting
+  // (they delete without mu_). DisableFileDeletions waits (on deletion_passes_cv_) until it is
+  // 0, so no file is deleted after it returns. Invariant: a pass counts itself only while
+  // file_deletions_disabled_ was 0 at its check.
+  int deletion_passes_running_ ABSL_GUARDED_BY(mu_) = 0;
+  CondVar deletion_passes_cv_;  // signalled when deletion_passes_running_ drops
   // Table files being written: not obsolete though no Version lists them yet.
   std::set<uint64_t> pending_outputs_ ABSL_GUARDED_BY(mu_);
   uint64_t options_file_number_ ABSL_GUARDED_BY(mu_) = 0;  // the latest OPTIONS file

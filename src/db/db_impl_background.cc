@@ -346,7 +346,41 @@ Status DBImpl::ReplaceFailedWalLocked() {
   return Status::OK();
 }
 
+Status DBImpl::DisableFileDeletions() {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
+  MutexLock lock(&mu_);
+  InFlightCall call(this, /*mu_held=*/true);
+  if (!call.status().ok()) return call.status();
+  file_deletions_disabled_++;
+  // A pass that passed its check before the increment may still be deleting: wait for it, so
+  // that every file a listing made after this returns stays (the wait releases mu_; the pass
+  // deletes without it and takes it only to count itself out).
+  while (deletion_passes_running_ > 0) deletion_passes_cv_.Wait(&mu_);
+  return Status::OK();
+}
+
+Status DBImpl::EnableFileDeletions(bool force) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
+  InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call (and its sweep)
+  if (!call.status().ok()) return call.status();
+  {
+    MutexLock lock(&mu_);
+    if (force) {
+      file_deletions_disabled_ = 0;
+    } else if (file_deletions_disabled_ > 0) {
+      file_deletions_disabled_--;
+    }
+    if (file_deletions_disabled_ > 0) return Status::OK();
+  }
+  DeleteObsoleteFiles();  // what was kept while deletions were disabled
+  return Status::OK();
+}
+
 void DBImpl::DeleteObsoleteFiles() {
+  // A read-only DB deletes nothing (read_only_'s invariant): its VersionSet may know only some
+  // families, and another instance may be writing the directory, so "not live here" says
+  // nothing about a file.
+  if (read_only_) return;
   if (num_dropped_families_.load(std::memory_order_acquire) > 0) {
     // Dropped families nothing holds any more (the last holder may have been a write or an
     // iterator that went without sweeping): their Versions go first, so their files are
@@ -366,6 +400,7 @@ void DBImpl::DeleteObsoleteFiles() {
   uint64_t log_number, manifest_number, options_number, options_writing, next_number;
   {
     MutexLock lock(&mu_);
+    if (file_deletions_disabled_ > 0) return;  // EnableFileDeletions sweeps again
     live = pending_outputs_;
     versions_->AddLiveFiles(&live);
     log_number = versions_->MinLogNumber();
@@ -376,7 +411,18 @@ void DBImpl::DeleteObsoleteFiles() {
     options_writing = options_file_writing_;
     // Files numbered from here on may be created after this snapshot of what is live.
     next_number = versions_->PeekNextFileNumber();
+    deletion_passes_running_++;  // DisableFileDeletions waits until this pass is done
   }
+  DeleteObsoleteFilesUnlocked(live, log_number, manifest_number, options_number, options_writing,
+                              next_number);
+  MutexLock lock(&mu_);
+  deletion_passes_running_--;
+  deletion_passes_cv_.SignalAll();
+}
+
+void DBImpl::DeleteObsoleteFilesUnlocked(const std::set<uint64_t>& live, uint64_t log_number,
+                                         uint64_t manifest_number, uint64_t options_number,
+                                         uint64_t options_writing, uint64_t next_number) {
   std::vector<std::string> children;
   if (!fs_->GetChildren(dbname_, &children).ok()) return;
   for (const std::string& name : children) {

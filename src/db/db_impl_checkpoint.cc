@@ -9,6 +9,7 @@ namespace shale {
 
 Status DBImpl::CreateCheckpoint(const std::string& checkpoint_dir,
                                 const CheckpointOptions& options) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
   InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call
   if (!call.status().ok()) return call.status();
   Status s = ProgressReporter::ValidateInterval(options.progress_interval_seconds,

@@ -110,6 +110,7 @@ std::shared_ptr<ColumnFamilyData> DBImpl::NewFamilyLocked(uint32_t id, const std
 
 Status DBImpl::CreateColumnFamily(const ColumnFamilyOptions& user_options,
                                   const std::string& name, ColumnFamilyHandle** handle) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
   if (handle == nullptr) return Status::InvalidArgument("CreateColumnFamily: null handle pointer");
   *handle = nullptr;
   if (name.empty()) return Status::InvalidArgument("CreateColumnFamily: empty name");
@@ -222,6 +223,7 @@ Status DB::DropColumnFamilies(const std::vector<ColumnFamilyHandle*>& column_fam
 }
 
 Status DBImpl::DropColumnFamily(ColumnFamilyHandle* column_family) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
   MutexLock serial(&set_options_mu_);  // the OPTIONS file is written below
   InFlightCall call(this, /*mu_held=*/false);
   if (!call.status().ok()) return call.status();

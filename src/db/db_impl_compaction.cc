@@ -324,6 +324,7 @@ Status DBImpl::InstallCompactionLocked(ColumnFamilyData* cfd, Compaction* c,
 Status DBImpl::CompactRange(const CompactRangeOptions& options,
                             ColumnFamilyHandle* column_family, const std::string_view* begin,
                             const std::string_view* end) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
   InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call
   if (!call.status().ok()) return call.status();
   Status s = ProgressReporter::ValidateInterval(
@@ -526,6 +527,52 @@ std::string DBImpl::CompactionStatsString(const ColumnFamilyData& cfd) const {
       static_cast<double>(total_read) / 1048576.0, compacted_mb, total_micros / 1e6, flushed_mb,
       user_mb > 0 ? (flushed_mb + compacted_mb) / user_mb : 0.0);
   return r;
+}
+
+Status DBImpl::DeleteFilesInRange(ColumnFamilyHandle* column_family,
+                                  const std::string_view* begin, const std::string_view* end) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
+  InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call
+  if (!call.status().ok()) return call.status();
+  Status s;
+  {
+    MutexLock lock(&mu_);
+    ColumnFamilyData* cfd = nullptr;
+    s = LiveFamilyLocked(column_family, "DeleteFilesInRange", &cfd);
+    if (!s.ok()) return s;
+    if (!bg_error_.ok()) return bg_error_;
+    const Comparator* ucmp = icmp_.user_comparator();
+    Version* v = versions_->current(cfd->id());
+    VersionEdit edit;
+    edit.SetColumnFamily(cfd->id());
+    std::vector<FileMetaData*> dropped;
+    for (int level = 1; level < v->num_levels(); level++) {
+      for (FileMetaData* f : v->files(level)) {
+        if (f->being_compacted) continue;
+        if (begin != nullptr && ucmp->Compare(ExtractUserKey(f->smallest), *begin) < 0) continue;
+        if (end != nullptr && ucmp->Compare(ExtractUserKey(f->largest), *end) > 0) continue;
+        edit.DeleteFile(level, f->number);
+        dropped.push_back(f);
+      }
+    }
+    if (dropped.empty()) return Status::OK();
+    // Marked while LogAndApply releases mu_, so that no compaction picks them meanwhile (its
+    // edit would delete them a second time); see CompactRange's change_level.
+    for (FileMetaData* f : dropped) f->being_compacted = true;
+    s = versions_->LogAndApply(&edit, &mu_);
+    for (FileMetaData* f : dropped) f->being_compacted = false;
+    // The edit may be in the MANIFEST though the files are still live here (a failed sync
+    // after the write): the DB goes read-only until Resume rewrites the MANIFEST from the
+    // state in memory, as after every failed MANIFEST write.
+    if (!s.ok()) RecordBackgroundErrorLocked(s, "DeleteFilesInRange MANIFEST write");
+    if (s.ok() && !cfd->dropped) ReplaceSuperVersionLocked(cfd);
+    if (s.ok() && info_log_ != nullptr) {
+      info_log_->Log("DeleteFilesInRange [%s]: %zu table files dropped", cfd->name().c_str(),
+                     dropped.size());
+    }
+  }
+  if (s.ok()) DeleteObsoleteFiles();  // the dropped files, once no reader holds them
+  return s;
 }
 
 }  // namespace shale

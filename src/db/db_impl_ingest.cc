@@ -15,6 +15,7 @@ namespace shale {
 Status DBImpl::IngestExternalFile(ColumnFamilyHandle* column_family,
                                   const std::vector<std::string>& paths,
                                   const IngestExternalFileOptions& options) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
   InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call
   if (!call.status().ok()) return call.status();
   // Refused before the job (and its progress report) exists: a refused call sends no report.

@@ -1,6 +1,8 @@
 // DBImpl: opening. DB::Open checks the options, then OpenDB takes the LOCK, creates or recovers
 // the MANIFEST, replays the WALs newer than its log number into memtables (flushing them to
 // level-0 tables), starts a fresh WAL and writes an OPTIONS file. DestroyDB is here too.
+// DB::OpenForReadOnly takes the same path in read-only mode (DBImpl::read_only_): no LOCK, no
+// file of the DB written; the replayed WALs stay in memtables.
 #include <algorithm>
 #include <chrono>
 
@@ -55,9 +57,26 @@ Status DB::Open(const Options& options, const std::string& name, std::unique_ptr
   return s;
 }
 
-Status DB::Open(const DBOptions& db_options, const std::string& name,
-                const std::vector<ColumnFamilyDescriptor>& column_families,
-                std::vector<ColumnFamilyHandle*>* handles, std::unique_ptr<DB>* db) {
+Status DB::OpenForReadOnly(const Options& options, const std::string& name,
+                           std::unique_ptr<DB>* db, bool error_if_wal_file_exists) {
+  std::vector<ColumnFamilyHandle*> handles;
+  Status s = OpenForReadOnly(static_cast<const DBOptions&>(options), name,
+                             {ColumnFamilyDescriptor(kDefaultColumnFamilyName,
+                                                     static_cast<const ColumnFamilyOptions&>(
+                                                         options))},
+                             &handles, db, error_if_wal_file_exists);
+  for (ColumnFamilyHandle* h : handles) {
+    if (*db != nullptr) (*db)->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+  }
+  return s;
+}
+
+// DB::Open and DB::OpenForReadOnly (read_only): checks every family's options, then opens.
+static Status OpenWithFamilies(const DBOptions& db_options, const std::string& name,
+                               const std::vector<ColumnFamilyDescriptor>& column_families,
+                               std::vector<ColumnFamilyHandle*>* handles,
+                               std::unique_ptr<DB>* db, bool read_only,
+                               bool error_if_wal_file_exists) {
   if (db == nullptr || handles == nullptr) {
     return Status::InvalidArgument("DB::Open: null result pointer");
   }
@@ -102,14 +121,29 @@ Status DB::Open(const DBOptions& db_options, const std::string& name,
   if (options.file_system == nullptr) options.file_system = FileSystem::Default();
   std::vector<std::string> ignored;
   SanitizeOptions(&options, &ignored);
-  auto impl = std::make_unique<DBImpl>(options, name);
-  Status s = impl->OpenDB(families, handles, adjusted);
+  auto impl = std::make_unique<DBImpl>(options, name, read_only);
+  Status s = impl->OpenDB(families, handles, adjusted, error_if_wal_file_exists);
   if (!s.ok()) {
     handles->clear();
     return s;  // impl's destructor releases whatever was taken
   }
   *db = std::move(impl);
   return Status::OK();
+}
+
+Status DB::Open(const DBOptions& db_options, const std::string& name,
+                const std::vector<ColumnFamilyDescriptor>& column_families,
+                std::vector<ColumnFamilyHandle*>* handles, std::unique_ptr<DB>* db) {
+  return OpenWithFamilies(db_options, name, column_families, handles, db, /*read_only=*/false,
+                          /*error_if_wal_file_exists=*/false);
+}
+
+Status DB::OpenForReadOnly(const DBOptions& db_options, const std::string& name,
+                           const std::vector<ColumnFamilyDescriptor>& column_families,
+                           std::vector<ColumnFamilyHandle*>* handles, std::unique_ptr<DB>* db,
+                           bool error_if_wal_file_exists) {
+  return OpenWithFamilies(db_options, name, column_families, handles, db, /*read_only=*/true,
+                          error_if_wal_file_exists);
 }
 
 Status DB::ListColumnFamilies(const DBOptions& db_options, const std::string& name,
@@ -152,19 +186,27 @@ Status DBImpl::CheckOrCreateDir() {
 
 Status DBImpl::OpenDB(const std::vector<ColumnFamilyDescriptor>& families,
                       std::vector<ColumnFamilyHandle*>* handles,
-                      const std::vector<std::string>& option_notes) {
-  Status s = CheckOrCreateDir();
-  if (!s.ok()) return s;
-  s = fs_->LockFile(LockFileName(dbname_), &db_lock_);
-  if (!s.ok()) {
-    return Status::IOError("lock " + LockFileName(dbname_) +
-                               ": the DB is already open (in this or another process)",
-                           s.ToString());
+                      const std::vector<std::string>& option_notes,
+                      bool error_if_wal_file_exists) {
+  Status s;
+  if (read_only_) {
+    // Read-only (see read_only_'s invariant): no directory creation, no LOCK, no LOG file,
+    // no cleanup of bulk-load leftovers (a writer may own them).
+    info_log_ = InfoLog::NewDiscarding();
+  } else {
+    s = CheckOrCreateDir();
+    if (!s.ok()) return s;
+    s = fs_->LockFile(LockFileName(dbname_), &db_lock_);
+    if (!s.ok()) {
+      return Status::IOError("lock " + LockFileName(dbname_) +
+                                 ": the DB is already open (in this or another process)",
+                             s.ToString());
+    }
+    s = InfoLog::Open(fs_, dbname_, &info_log_);
+    if (!s.ok()) return s;
   }
-  s = InfoLog::Open(fs_, dbname_, &info_log_);
-  if (!s.ok()) return s;
   info_log_->Log("opening %s", dbname_.c_str());
-  {
+  if (!read_only_) {
     // A bulk load that crashed left its files in the default directory; the LOCK keeps other
     // processes out, and live loaders of this process keep theirs.
     uint64_t removed = 0;
@@ -196,7 +238,15 @@ Status DBImpl::OpenDB(const std::vector<ColumnFamilyDescriptor>& families,
   // an existing DB).
   std::vector<const ColumnFamilyDescriptor*> missing;
   const bool exists = fs_->FileExists(CurrentFileName(dbname_)).ok();
-  if (!exists) {
+  if (read_only_) {
+    // A read-only open never creates: create_if_missing, error_if_exists and
+    // create_missing_column_families do not apply.
+    if (!exists) {
+      return Status::InvalidArgument(CurrentFileName(dbname_),
+                                     "does not exist (open for read only)");
+    }
+    s = RecoverLocked(families, &missing, error_if_wal_file_exists);
+  } else if (!exists) {
     for (const ColumnFamilyDescriptor& d : families) {
       if (d.name != kDefaultColumnFamilyName) missing.push_back(&d);
     }
@@ -221,7 +271,7 @@ Status DBImpl::OpenDB(const std::vector<ColumnFamilyDescriptor>& families,
     if (db_options_.error_if_exists) {
       return Status::InvalidArgument(dbname_ + ": exists (error_if_exists is true)");
     }
-    s = RecoverLocked(families, &missing);
+    s = RecoverLocked(families, &missing, /*error_if_wal_file_exists=*/false);
   }
   // The families named but not in the DB, created now that the WAL is in place.
   for (size_t i = 0; s.ok() && i < missing.size(); i++) {
@@ -242,8 +292,10 @@ Status DBImpl::OpenDB(const std::vector<ColumnFamilyDescriptor>& families,
     info_log_->Log("open failed: %s", s.ToString().c_str());
     return s;
   }
-  s = WriteOptionsFileLocked();
-  if (!s.ok()) return s;
+  if (!read_only_) {
+    s = WriteOptionsFileLocked();
+    if (!s.ok()) return s;
+  }
   for (const auto& [id, cfd] : column_families_) {
     if (cfd->mems.mem() == nullptr) {
       cfd->mems.SetLogNumber(log_number_);
@@ -264,7 +316,7 @@ Status DBImpl::OpenDB(const std::vector<ColumnFamilyDescriptor>& families,
   }
   opened_ = true;
   RecalculateWriteStallLocked();
-  MaybeScheduleCompactionLocked();
+  if (!read_only_) MaybeScheduleCompactionLocked();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
                              .count();
   info_log_->Log("opened in %.3f s: %zu column families, default %s, last sequence %llu",
@@ -274,9 +326,11 @@ Status DBImpl::OpenDB(const std::vector<ColumnFamilyDescriptor>& families,
     stats_dumper_ = std::make_unique<PeriodicTask>(
         std::chrono::seconds(db_options_.stats_dump_period_sec), [this] { DumpStats(); });
   }
-  mu_.Unlock();
-  DeleteObsoleteFiles();
-  mu_.Lock();
+  if (!read_only_) {
+    mu_.Unlock();
+    DeleteObsoleteFiles();
+    mu_.Lock();
+  }
   return Status::OK();
 }
 
@@ -340,7 +394,8 @@ Status DBImpl::StartNewWal(uint64_t number) {
 }
 
 Status DBImpl::RecoverLocked(const std::vector<ColumnFamilyDescriptor>& families,
-                             std::vector<const ColumnFamilyDescriptor*>* missing) {
+                             std::vector<const ColumnFamilyDescriptor*>* missing,
+                             bool error_if_wal_file_exists) {
   std::vector<ColumnFamilyConfig> configs;
   for (const ColumnFamilyDescriptor& d : families) {
     ColumnFamilyConfig config;
@@ -349,7 +404,10 @@ Status DBImpl::RecoverLocked(const std::vector<ColumnFamilyDescriptor>& families
     configs.push_back(std::move(config));
   }
   bool save_manifest = false;
-  Status s = versions_->Recover(configs, &save_manifest);
+  // Read-only: the families may be a subset (the others stay out of the VersionSet, which is
+  // never written).
+  Status s = versions_->Recover(configs, &save_manifest,
+                                /*allow_unopened_families=*/read_only_);
   if (!s.ok()) return s;
   // The recovered families, each with its descriptor's options; the named ones the DB lacks.
   const ColumnFamilyOptions* default_options = nullptr;
@@ -359,6 +417,7 @@ Status DBImpl::RecoverLocked(const std::vector<ColumnFamilyDescriptor>& families
   for (const ColumnFamilyDescriptor& d : families) {
     uint32_t id = 0;
     if (!versions_->FindColumnFamily(d.name, &id)) {
+      if (read_only_) return Status::InvalidArgument("Column family not found: " + d.name);
       if (!db_options_.create_missing_column_families) {
         return Status::InvalidArgument("Column family not found: " + d.name +
                                        " (create_missing_column_families is false)");
@@ -390,14 +449,33 @@ Status DBImpl::RecoverLocked(const std::vector<ColumnFamilyDescriptor>& families
         (number >= versions_->MinLogNumber() || number == versions_->PrevLogNumber())) {
       wals.push_back(number);
     }
-    if (type == FileType::kTempFile) {
+    if (type == FileType::kTempFile && !read_only_) {
       fs_->DeleteFile(dbname_ + "/" + name).PermitUncheckedError();
     }
   }
   std::sort(wals.begin(), wals.end());
+  if (read_only_ && error_if_wal_file_exists && !wals.empty()) {
+    return Status::Corruption(
+        "The db was opened in readonly mode with error_if_wal_file_exists flag but a WAL file "
+        "already exists",
+        WalFileName(dbname_, wals.front()));
+  }
   RecoveredFamilies recovered;
   s = ReplayWals(wals, &recovered);
   if (!s.ok()) return s;
+  if (read_only_) {
+    // The replayed writes stay in memory: each family's memtable becomes its active one (with
+    // the reference ReplayWals took), writing to no WAL; nothing is logged to the MANIFEST.
+    // log_number_ only names the newest WAL replayed: no WAL is ever written.
+    log_number_ = wals.empty() ? versions_->MinLogNumber() : wals.back();
+    for (const auto& [id, cfd] : column_families_) cfd->mems.SetLogNumber(log_number_);
+    for (auto& [id, family] : recovered) {
+      if (family.mem == nullptr) continue;
+      column_families_.at(id)->mems.Init(family.mem);
+      family.mem = nullptr;
+    }
+    return Status::OK();
+  }
   // Everything replayed is now in tables: start a fresh WAL and record, for every family in
   // one atomic MANIFEST write (which also starts the new MANIFEST), its recovered tables and
   // that the old WALs are obsolete.
@@ -466,6 +544,9 @@ Status DBImpl::ReplayWals(const std::vector<uint64_t>& wals, RecoveredFamilies* 
     if (!s.ok()) break;
   }
   for (auto& [id, family] : *families) {
+    // Read-only: the memtables are kept (RecoverLocked installs them), unless the replay
+    // failed.
+    if (read_only_ && s.ok()) continue;
     if (s.ok() && family.mem != nullptr && family.mem->num_entries() > 0) {
       s = FlushRecoveredMemTable(column_families_.at(id).get(), family.mem, &family.edit);
     }
@@ -516,7 +597,8 @@ Status DBImpl::ReplayWal(uint64_t number, bool last, RecoveredFamilies* families
     records++;
     for (auto& [id, family] : *families) {
       ColumnFamilyData* cfd = column_families_.at(id).get();
-      if (family.mem == nullptr ||
+      // Read-only: never flushed; a family's replayed writes all stay in one memtable.
+      if (read_only_ || family.mem == nullptr ||
           family.mem->ApproximateMemoryUsage() < cfd->options.write_buffer_size) {
         continue;
       }

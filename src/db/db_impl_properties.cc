@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/filename.h"
 #include "db/db_impl.h"
 #include "memtable/memtable_allocator.h"
 #include "util/absl_compat.h"
@@ -46,6 +47,13 @@ constexpr std::string_view kRocksDbAliases[] = {
     "block-cache-capacity",
     "estimate-table-readers-mem",
     "background-errors",
+    "num-immutable-mem-table",
+    "mem-table-flush-pending",
+    "num-entries-active-mem-table",
+    "num-deletes-active-mem-table",
+    "num-entries-imm-mem-tables",
+    "num-deletes-imm-mem-tables",
+    "num-snapshots",
 };
 
 // The shale. name a property is read under: `property` itself, or for a RocksDB alias the
@@ -121,6 +129,35 @@ bool DBImpl::GetIntProperty(ColumnFamilyHandle* column_family, std::string_view 
     *value = !cfd->options.disable_auto_compactions && cfd->picker != nullptr &&
              cfd->picker->NeedsCompaction(*versions_->current(cfd->id()), cfd->options,
                                           static_cast<uint64_t>(std::time(nullptr)));
+    return true;
+  }
+  if (property == Properties::kNumImmutableMemTable) {
+    *value = mems.immutables().size();
+    return true;
+  }
+  if (property == Properties::kMemTableFlushPending) {
+    *value = mems.immutables().empty() ? 0 : 1;
+    return true;
+  }
+  if (property == Properties::kNumEntriesActiveMemTable) {
+    *value = mems.mem()->num_entries();
+    return true;
+  }
+  if (property == Properties::kNumDeletesActiveMemTable) {
+    *value = mems.mem()->num_deletes();
+    return true;
+  }
+  if (property == Properties::kNumEntriesImmMemTables ||
+      property == Properties::kNumDeletesImmMemTables) {
+    const bool entries = property == Properties::kNumEntriesImmMemTables;
+    *value = 0;
+    for (const MemTableSet::Immutable& m : mems.immutables()) {
+      *value += entries ? m.mem->num_entries() : m.mem->num_deletes();
+    }
+    return true;
+  }
+  if (property == Properties::kNumSnapshots) {
+    *value = snapshots_.size();
     return true;
   }
   if (property == Properties::kNumRunningCompactions) {
@@ -375,6 +412,50 @@ std::string DBImpl::StatsString(const ColumnFamilyData& cfd) {
                                         bg_errors_recorded_));
   absl::StrAppend(&out, "\n** Compaction **\n", CompactionStatsString(cfd));
   return out;
+}
+
+}  // namespace shale
+
+namespace shale {
+
+void DBImpl::GetLiveFilesMetaData(std::vector<LiveFileMetaData>* metadata) {
+  metadata->clear();
+  MutexLock lock(&mu_);
+  if (closed_) return;
+  for (const auto& [id, family] : column_families_) {
+    if (family->dropped) continue;
+    Version* v = versions_->current(id);
+    for (int level = 0; level < v->num_levels(); level++) {
+      for (const FileMetaData* f : v->files(level)) {
+        LiveFileMetaData m;
+        m.column_family_name = family->name();
+        m.level = level;
+        const std::string path = TableFileName(dbname_, f->number);
+        m.name = path.substr(path.rfind('/'));
+        m.db_path = dbname_;
+        m.size = f->file_size;
+        m.smallestkey = std::string(ExtractUserKey(f->smallest));
+        m.largestkey = std::string(ExtractUserKey(f->largest));
+        m.smallest_seqno = f->smallest_seqno;
+        m.largest_seqno = f->largest_seqno;
+        m.num_entries = f->num_entries;
+        m.num_deletions = f->num_deletions;
+        metadata->push_back(std::move(m));
+      }
+    }
+  }
+}
+
+void DBImpl::LogInfo(std::string_view message) {
+  InFlightCall call(this, /*mu_held=*/false);  // Close waits for this call (info_log_ stays)
+  if (!call.status().ok() || info_log_ == nullptr) return;
+  size_t start = 0;
+  while (start < message.size()) {
+    size_t end = message.find('\n', start);
+    if (end == std::string_view::npos) end = message.size();
+    info_log_->Log("%.*s", static_cast<int>(end - start), message.data() + start);
+    start = end + 1;
+  }
 }
 
 }  // namespace shale

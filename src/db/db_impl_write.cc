@@ -69,6 +69,7 @@ Status ValidateBatch(const WriteBatch& batch, FamilyUses* families) {
 
 Status DBImpl::Put(const WriteOptions& options, ColumnFamilyHandle* column_family,
                    std::string_view key, std::string_view value) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
   if (FamilyOf(column_family) == nullptr) {
     return Status::InvalidArgument("Put: null or foreign column family handle");
   }
@@ -83,6 +84,7 @@ Status DBImpl::Put(const WriteOptions& options, ColumnFamilyHandle* column_famil
 
 Status DBImpl::Delete(const WriteOptions& options, ColumnFamilyHandle* column_family,
                       std::string_view key) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
   if (FamilyOf(column_family) == nullptr) {
     return Status::InvalidArgument("Delete: null or foreign column family handle");
   }
@@ -94,6 +96,7 @@ Status DBImpl::Delete(const WriteOptions& options, ColumnFamilyHandle* column_fa
 
 Status DBImpl::SingleDelete(const WriteOptions& options, ColumnFamilyHandle* column_family,
                             std::string_view key) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
   if (FamilyOf(column_family) == nullptr) {
     return Status::InvalidArgument("SingleDelete: null or foreign column family handle");
   }
@@ -105,6 +108,7 @@ Status DBImpl::SingleDelete(const WriteOptions& options, ColumnFamilyHandle* col
 
 Status DBImpl::DeleteRange(const WriteOptions& options, ColumnFamilyHandle* column_family,
                            std::string_view begin_key, std::string_view end_key) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
   if (FamilyOf(column_family) == nullptr) {
     return Status::InvalidArgument("DeleteRange: null or foreign column family handle");
   }
@@ -121,6 +125,7 @@ Status DBImpl::DeleteRange(const WriteOptions& options, ColumnFamilyHandle* colu
 
 Status DBImpl::Merge(const WriteOptions& options, ColumnFamilyHandle* column_family,
                      std::string_view key, std::string_view value) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
   ColumnFamilyData* cfd = FamilyOf(column_family);
   if (cfd == nullptr) return Status::InvalidArgument("Merge: null or foreign column family handle");
   if (cfd->merge_operator() == nullptr) {
@@ -159,6 +164,7 @@ bool DBImpl::MergeAtWriteTime(ColumnFamilyData* cfd, MemTable* mem,
 }
 
 Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
   if (updates == nullptr) return Status::InvalidArgument("Write: null batch");
   if (options.sync && options.disableWAL) {
     return Status::InvalidArgument("Write: sync and disableWAL cannot both be set");
@@ -311,6 +317,30 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
 
   // Hand the outcome to every writer of the group and wake the next leader.
   front.Release(s);
+  return s;
+}
+
+Status DBImpl::FlushWAL(bool sync) {
+  if (Status ro = CheckWritable(); !ro.ok()) return ro;  // read-only DB
+  MutexLock lock(&mu_);
+  InFlightCall call(this, /*mu_held=*/true);
+  if (!call.status().ok()) return call.status();
+  // WriteGroupToWal flushes every group to the file before the write is acknowledged: only
+  // the sync is left to do.
+  if (!sync) return Status::OK();
+  // At the front no write is appending to log_ (the front owns it), and every write
+  // acknowledged before this call is in it; an older WAL was synced when it was switched.
+  WriteQueue::Front front(&write_queue_, &mu_);
+  Status s = bg_error_;
+  if (s.ok()) {
+    mu_.Unlock();
+    s = log_->Sync();
+    RecordTick(WAL_FILE_SYNCED);
+    mu_.Lock();
+    // A failed sync leaves the WAL's durable contents unknown, as for a synced write.
+    if (!s.ok()) RecordBackgroundErrorLocked(s, "WAL sync (FlushWAL)");
+  }
+  front.Release();
   return s;
 }
 

@@ -23,6 +23,11 @@ class InfoLog {
   // Opens a fresh LOG in `dbname` (which must exist).
   [[nodiscard]] static Status Open(FileSystem* fs, const std::string& dbname,
                                    std::unique_ptr<InfoLog>* result);
+  // An InfoLog that writes no file and discards every line: a read-only DB's
+  // (DB::OpenForReadOnly), which must not touch the DB's LOG.
+  static std::unique_ptr<InfoLog> NewDiscarding() {
+    return std::unique_ptr<InfoLog>(new InfoLog(nullptr));
+  }
   ~InfoLog();
 
   // Appends one line, printf-style, and flushes it to the operating system.

@@ -119,14 +119,18 @@ void CheckCompaction(const Options& o, RuleChecker* c) {
 }
 
 void CheckCompression(const Options& o, RuleChecker* c) {
-  constexpr std::string_view kSupported =
-      "not supported by this build (supported: kNoCompression, kZSTD)";
-  c->Require(CompressionTypeSupported(o.compression), "compression", kSupported);
+  // bzip2 and xpress are not built (and values outside the enum arrive through the C ABI).
+  const std::string supported = absl::StrCat("not supported by this build (supported: ",
+                                             ToAbsl(SupportedCompressionTypeNames()), ")");
+  c->Require(CompressionTypeSupported(o.compression), "compression", supported);
   c->Require(o.bottommost_compression == kDisableCompressionOption ||
                  CompressionTypeSupported(o.bottommost_compression),
              "bottommost_compression",
-             "not supported by this build (supported: kNoCompression, kZSTD, "
-             "kDisableCompressionOption)");
+             absl::StrCat("not supported by this build (supported: ",
+                          ToAbsl(SupportedCompressionTypeNames()),
+                          ", kDisableCompressionOption)"));
+  // The level is zstd's range; LZ4HC and zlib clamp it to their own (compression/codec.h,
+  // Lz4hcLevel, ZlibLevel).
   c->Require(o.compression_level >= kMinZstdLevel && o.compression_level <= kMaxZstdLevel,
              "compression_level",
              absl::StrCat("must be a zstd level in [", kMinZstdLevel, ", ", kMaxZstdLevel, "]"));

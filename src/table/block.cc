@@ -8,6 +8,7 @@
 #include "table/block_builder.h"
 #include "util/absl_compat.h"
 #include "util/coding.h"
+#include "util/heap_size.h"
 
 namespace shale {
 
@@ -74,7 +75,9 @@ uint32_t Block::RestartPoint(uint32_t index) const {
   return DecodeFixed32(contents_.data() + entries_end_ + index * sizeof(uint32_t));
 }
 
-size_t Block::ApproximateMemoryUsage() const { return sizeof(Block) + contents_.capacity(); }
+size_t Block::ApproximateMemoryUsage() const {
+  return sizeof(Block) + StringHeapBytes(contents_);
+}
 
 std::unique_ptr<BlockIter> Block::NewIterator(const Comparator* cmp) const {
   return std::make_unique<BlockIter>(this, cmp);

@@ -2,6 +2,7 @@
 
 #include "table/block.h"
 #include "table/bloom_filter.h"
+#include "util/heap_size.h"
 
 namespace shale {
 
@@ -42,7 +43,7 @@ Status LoadedBlock::MakeFilter(std::string contents, std::unique_ptr<LoadedBlock
   loaded->filter_data_ = std::move(contents);  // moved before the reader takes its view
   Status s = BloomFilterReader::Create(loaded->filter_data_, &loaded->filter_);
   if (!s.ok()) return s;
-  loaded->charge_ = kEntryOverhead + loaded->filter_data_.capacity() +
+  loaded->charge_ = kEntryOverhead + StringHeapBytes(loaded->filter_data_) +
                     loaded->filter_->ApproximateMemoryUsage();
   *result = std::move(loaded);
   return Status::OK();

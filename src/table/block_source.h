@@ -74,8 +74,8 @@ class LoadedBlock {
 
   const Block* block() const { return block_.get(); }
   const BloomFilterReader* filter() const { return filter_.get(); }
-  // Bytes this object keeps in memory, plus a cache entry's bookkeeping: what a cache charges
-  // for it. (The allocator's size-class slack is not counted.)
+  // Heap bytes this object keeps (the allocator's size-class slack included: util/heap_size.h),
+  // plus a cache entry's bookkeeping: what a cache charges for it.
   size_t charge() const { return charge_; }
 
  private:

@@ -37,12 +37,23 @@ Status CheckTrailer(std::string_view raw, std::string_view path, const BlockHand
   return Status::OK();
 }
 
-// The most that `stored` bytes of `type` can honestly decompress to. A zstd block yields at
-// most 128 KiB and takes at least 4 bytes (a 3-byte header and the byte of an RLE block), so a
-// frame header claiming more is a lie that must not size an allocation.
+// The most that `stored` bytes of `type` can honestly decompress to, so that a size header
+// claiming more is a lie that must not size an allocation. A zstd block yields at most 128 KiB
+// and takes at least 4 bytes (a 3-byte header and the byte of an RLE block). An LZ4 sequence
+// yields at most 255 bytes per stored byte (each length byte of 255 adds 255 bytes of match).
+// A Snappy copy yields at most 64 bytes from a 3-byte element (under 22 per byte); 32 is kept.
+// A deflate match yields at most 258 bytes from at least 2 bits (a 1-bit length code and a
+// 1-bit distance code), so a zlib stream inflates to at most 1032 bytes per stored byte.
 size_t MaxHonestUncompressedSize(CompressionType type, size_t stored) {
-  if (type != kZSTD) return SIZE_MAX;
-  return (stored / 4 + 1) * (size_t{128} << 10);
+  // `stored` is a block in memory (at most kMaxBlockSize when read): no product overflows.
+  switch (type) {
+    case kZSTD: return (stored / 4 + 1) * (size_t{128} << 10);
+    case kLZ4Compression:
+    case kLZ4HCCompression: return stored * 256 + 64;
+    case kSnappyCompression: return stored * 32 + 64;
+    case kZlibCompression: return stored * 1032 + 64;
+    default: return SIZE_MAX;
+  }
 }
 
 Status Uncompress(std::string_view stored, CompressionType type, std::string_view path,

@@ -1,8 +1,9 @@
 // TableBuilder: writes one table file (SST) from internal keys added in sorted order. The format
 // is in doc/table_format.md; in file order:
 //
-//   data blocks                    cut once a block reaches block_size, or before an entry
-//                                  that would take it past kMaxBlockSize (1 GiB)
+//   data blocks                    cut once a block reaches block_size, before an entry that
+//                                  would take it past block_size once it holds 90% of it, or
+//                                  before an entry that would take it past kMaxBlockSize (1 GiB)
 //   filter partitions              partitioned filters only
 //   index partitions               two-level index only
 //   --- tail (read in one pread when the table is opened) ---
@@ -88,13 +89,18 @@ class TableBuilder {
   void AddRangeDeletion(std::string_view key, std::string_view value);
   bool CheckOrder(std::string_view key);
   void FlushDataBlock();
+  // The size data blocks aim to end within: block_size less what a reader adds to a block in
+  // memory (its trailer, a terminator), so that the buffer fits the allocator's block_size class.
+  size_t BlockFitTarget() const;
   // OK, or InvalidArgument when a block of `size` bytes is over kMaxBlockSize (a reader would
   // refuse it): the file fails instead of being written unreadable.
   Status CheckBlockSize(std::string_view what, size_t size) const;
   void AddPendingIndexEntry(std::string_view next_first_key);
   void MaybeCutPartitions();
   // Writes `contents` as a block; `compress` selects the table's compressor.
-  Status WriteMetaBlock(std::string_view contents, bool compress, BlockHandle* handle);
+  // Writes a metadata block; it counts in props_.max_block_size unless told otherwise.
+  Status WriteMetaBlock(std::string_view contents, bool compress, BlockHandle* handle,
+                        bool counts_in_max_block_size = true);
   // Writes the filter and index partitions and returns the top-level blocks (or the whole
   // index / full filter) that go in the tail.
   Status WritePartitions(std::string* index_tail, std::string* filter_tail);

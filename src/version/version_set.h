@@ -121,8 +121,13 @@ class VersionSet {
   // the error named).
   // REQUIRES: no successful Recover and no LogAndApply before; the DB directory has a CURRENT
   // file.
+  // allow_unopened_families (a read-only open, DB::OpenForReadOnly): a live family of the
+  // MANIFEST that is not in `families` is not an error; it is replayed (damage in it is still
+  // found) but not installed, so the VersionSet knows only the opened families. Such a
+  // VersionSet must never write a MANIFEST (it would drop those families): the read-only DB
+  // never calls LogAndApply.
   [[nodiscard]] Status Recover(const std::vector<ColumnFamilyConfig>& families,
-                               bool* save_manifest);
+                               bool* save_manifest, bool allow_unopened_families = false);
   // Recover({{"default", num_levels given to the constructor}}, save_manifest).
   [[nodiscard]] Status Recover(bool* save_manifest);
 
@@ -327,7 +332,8 @@ class VersionSet {
 
   // Recovery (version_set_recover.cc).
   Status ReplayManifest(const std::string& path, uint64_t manifest_number,
-                        const std::vector<ColumnFamilyConfig>& families);
+                        const std::vector<ColumnFamilyConfig>& families,
+                        bool allow_unopened_families);
   void InstallRecovered(RecoveredState* state, uint64_t manifest_number);
 
   const std::string dbname_;

@@ -239,7 +239,7 @@ Status VersionSet::Recover(bool* save_manifest) {
 }
 
 Status VersionSet::Recover(const std::vector<ColumnFamilyConfig>& families,
-                           bool* save_manifest) {
+                           bool* save_manifest, bool allow_unopened_families) {
   *save_manifest = false;
   assert(manifest_file_number_ == 0 && descriptor_log_ == nullptr);
   bool has_default = false;
@@ -272,13 +272,14 @@ Status VersionSet::Recover(const std::vector<ColumnFamilyConfig>& families,
   uint64_t number = 0;
   Status s = ReadCurrentFile(fs_, dbname_, &path, &number);
   if (!s.ok()) return s;
-  s = ReplayManifest(path, number, families);
+  s = ReplayManifest(path, number, families, allow_unopened_families);
   if (s.ok()) *save_manifest = true;
   return s;
 }
 
 Status VersionSet::ReplayManifest(const std::string& path, uint64_t manifest_number,
-                                  const std::vector<ColumnFamilyConfig>& families) {
+                                  const std::vector<ColumnFamilyConfig>& families,
+                                  bool allow_unopened_families) {
   std::unique_ptr<SequentialFile> file;
   Status s = OpenManifest(fs_, path, &file);
   if (!s.ok()) return s;
@@ -335,6 +336,11 @@ Status VersionSet::ReplayManifest(const std::string& path, uint64_t manifest_num
   std::vector<std::string> not_opened;
   for (const auto& [id, family] : state.families) {
     if (!family.opened) not_opened.push_back(family.name);
+  }
+  if (allow_unopened_families) {
+    // Read-only: the unopened families were checked by the replay; they are left out.
+    std::erase_if(state.families, [](const auto& entry) { return !entry.second.opened; });
+    not_opened.clear();
   }
   if (!not_opened.empty()) {
     return Status::InvalidArgument(

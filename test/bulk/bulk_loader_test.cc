@@ -238,9 +238,12 @@ TEST_F(BulkLoaderTest, BadOptionsAndTempDir) {
   o.threads = -1;
   EXPECT_TRUE(BulkLoader::Open(db_.get(), o, &loader).IsInvalidArgument());
   o = BulkLoaderOptions();
-  o.compression = kSnappyCompression;
+  o.compression = kBZip2Compression;
   s = BulkLoader::Open(db_.get(), o, &loader);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("BZip2 is not supported by this build (supported: "),
+            std::string::npos)
+      << s.ToString();
   EXPECT_TRUE(BulkLoader::Open(nullptr, BulkLoaderOptions(), &loader).IsInvalidArgument());
   // A temporary directory that cannot be made: its parent is a file.
   ASSERT_OK(WriteStringToFile(fs_.get(), "x", "/plain", false));

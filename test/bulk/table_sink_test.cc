@@ -41,7 +41,8 @@ class TableSinkTest : public testing::Test {
 };
 
 TEST_F(TableSinkTest, CutsIngestibleFilesInKeyOrder) {
-  for (CompressionType compression : {kNoCompression, kZSTD}) {
+  for (CompressionType compression :
+       {kNoCompression, kZSTD, kSnappyCompression, kLZ4Compression, kLZ4HCCompression}) {
     TableFileSink sink(Options(compression));
     Random rnd(17);
     const int n = 20000;
@@ -82,7 +83,7 @@ TEST_F(TableSinkTest, CutsIngestibleFilesInKeyOrder) {
 }
 
 TEST_F(TableSinkTest, UnsupportedCompressionFailsTheFirstAdd) {
-  TableFileSink sink(Options(kLZ4Compression));
+  TableFileSink sink(Options(kXpressCompression));
   Status s = sink.Add("a", "1");
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_EQ(sink.Add("b", "2").ToString(), s.ToString());  // sticky

@@ -88,6 +88,7 @@ void TestWriteBatch(void);
 void TestModel(void);
 void TestSnapshotsAndBounds(void);
 void TestMaintenance(void);
+void TestWalSyncAndFileDeletions(void);
 void TestCompaction(void);
 void TestStatistics(void);
 void TestCorruption(void);
@@ -96,6 +97,8 @@ void TestCheckpoint(void);
 void TestBulkLoader(void);
 void TestMerge(void);
 void TestColumnFamilies(void);
+void TestReadOnly(void);
+void TestWalIterator(void);
 
 /* What a shale_progress_callback saw (RecordProgress), checked by CheckProgressLog: at least
  * one report, done counts that never shrink, one final report and nothing after it, the

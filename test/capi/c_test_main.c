@@ -140,6 +140,7 @@ int main(int argc, char** argv) {
   TestModel();
   TestSnapshotsAndBounds();
   TestMaintenance();
+  TestWalSyncAndFileDeletions();
   TestCompaction();
   TestStatistics();
   TestCorruption();
@@ -148,6 +149,8 @@ int main(int argc, char** argv) {
   TestBulkLoader();
   TestMerge();
   TestColumnFamilies();
+  TestReadOnly();
+  TestWalIterator();
 
   if (rmdir(dir) != 0) Fail(__FILE__, __LINE__, "work directory not empty at the end", dir);
   printf("c_test: all checks passed\n");

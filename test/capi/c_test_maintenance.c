@@ -92,6 +92,68 @@ void TestMaintenance(void) {
   shale_options_destroy(options);
 }
 
+/* Table files in the directory of DB `name`. */
+static int TableFilesOnDisk(const char* name) {
+  DIR* d = opendir(WorkPath(name));
+  CHECK(d != NULL);
+  int n = 0;
+  struct dirent* entry;
+  while ((entry = readdir(d)) != NULL) {
+    const size_t len = strlen(entry->d_name);
+    n += len > 4 && strcmp(entry->d_name + len - 4, ".sst") == 0;
+  }
+  closedir(d);
+  return n;
+}
+
+/* shale_flush_wal; the file-deletion switch: a compaction's inputs stay on disk while
+ * deletions are disabled and go when they are enabled again; shale_delete_file_in_range. */
+void TestWalSyncAndFileDeletions(void) {
+  shale_options_t* options = NewTestOptions();
+  shale_t* db = OpenOrFail(options, "db_deletions");
+  char* err = NULL;
+  PutKeys(db, 10, 10);
+  shale_flush_wal(db, 1, &err);
+  CHECK_OK(err);
+  shale_flush_wal(db, 0, &err);
+  CHECK_OK(err);
+
+  shale_disable_file_deletions(db, &err);
+  CHECK_OK(err);
+  shale_disable_file_deletions(db, &err);  /* nested */
+  CHECK_OK(err);
+  PutKeys(db, 300, 10);
+  FlushOrFail(db);
+  PutKeys(db, 300, 20);
+  FlushOrFail(db);
+  shale_compact_range(db, NULL, 0, NULL, 0);
+  CHECK((uint64_t)TableFilesOnDisk("db_deletions") > TableFiles(db));
+  shale_enable_file_deletions(db, 0, &err);  /* one of two: still disabled */
+  CHECK_OK(err);
+  CHECK((uint64_t)TableFilesOnDisk("db_deletions") > TableFiles(db));
+  shale_enable_file_deletions(db, 1, &err);  /* forced: enabled */
+  CHECK_OK(err);
+  CHECK((uint64_t)TableFilesOnDisk("db_deletions") == TableFiles(db));
+
+  /* Everything is below L0 after the full compaction: dropping all files drops every key. */
+  shale_delete_file_in_range(db, STR("k0100"), STR("k0200"), &err);  /* no file wholly inside */
+  CHECK_OK(err);
+  CHECK(TableFiles(db) >= 1);
+  shale_delete_file_in_range(db, NULL, 0, NULL, 0, &err);
+  CHECK_OK(err);
+  CHECK(TableFiles(db) == 0);
+  CHECK(TableFilesOnDisk("db_deletions") == 0);
+  shale_readoptions_t* ro = shale_readoptions_create();
+  CheckGet(db, ro, "k0150", NULL);
+  shale_readoptions_destroy(ro);
+  shale_delete_file_in_range_cf(db, NULL, NULL, 0, NULL, 0, &err);
+  CHECK_ERROR(err, "Invalid argument");
+
+  shale_close(db);
+  DestroyOrFail("db_deletions");
+  shale_options_destroy(options);
+}
+
 void TestStatistics(void) {
   shale_options_t* options = NewTestOptions();
   CHECK(shale_options_statistics_get_string(options) == NULL);

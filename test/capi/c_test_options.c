@@ -6,7 +6,10 @@
 #include "c_test.h"
 
 void TestConventions(void) {
-  CHECK(shale_no_compression == 0 && shale_zstd_compression == 7);
+  CHECK(shale_no_compression == 0 && shale_snappy_compression == 1);
+  CHECK(shale_zlib_compression == 2);
+  CHECK(shale_lz4_compression == 4 && shale_lz4hc_compression == 5);
+  CHECK(shale_zstd_compression == 7);
   CHECK(shale_level_compaction == 0 && shale_universal_compaction == 1);
   CHECK(shale_fifo_compaction == 2 && shale_no_compaction == 3);
   CHECK(shale_bottommost_level_compaction_skip == 0);
@@ -107,7 +110,7 @@ void TestOptionSetters(void) {
   ExpectAdjusted(o, "max_write_buffer_number: 1 -> 2");
   o = NewTestOptions(); shale_options_set_max_open_files(o, 5);
   ExpectAdjusted(o, "max_open_files: 5 -> 20");
-  o = NewTestOptions(); shale_options_set_compression(o, 1 /* snappy: not built */);
+  o = NewTestOptions(); shale_options_set_compression(o, 6 /* xpress: not built */);
   ExpectRejected(o, "compression");
   o = NewTestOptions(); shale_options_set_level0_file_num_compaction_trigger(o, -1);
   ExpectRejected(o, "level0_file_num_compaction_trigger");
@@ -138,7 +141,7 @@ void TestOptionSetters(void) {
   ExpectRejected(o, "target_file_size_multiplier");
   o = NewTestOptions(); shale_options_set_max_bytes_for_level_multiplier(o, 0);
   ExpectAdjusted(o, "max_bytes_for_level_multiplier: 0 -> 1");
-  o = NewTestOptions(); shale_options_set_bottommost_compression(o, 1 /* snappy */);
+  o = NewTestOptions(); shale_options_set_bottommost_compression(o, 6 /* xpress */);
   ExpectRejected(o, "bottommost_compression");
   o = NewTestOptions();
   shale_options_set_soft_pending_compaction_bytes_limit(o, 2 << 20);
@@ -211,7 +214,7 @@ void TestOptionSetters(void) {
   shale_options_set_delayed_write_rate(o, 8 << 20);
   shale_options_set_ttl(o, 0);
   shale_options_set_stats_dump_period_sec(o, 1);
-  shale_options_set_bottommost_compression(o, shale_no_compression);
+  shale_options_set_bottommost_compression(o, shale_lz4hc_compression);
   shale_options_increase_parallelism(o, 3);
   shale_options_optimize_for_point_lookup(o, 0); /* no block cache: accepted */
   shale_t* db = OpenOrFail(o, "db_setters");
@@ -239,10 +242,14 @@ void TestOptionSetters(void) {
 }
 
 /* Opens a DB with `table`, writes and flushes keys "k0000".."k1999", reads them back (and a
- * few absent keys), then destroys the DB. */
+ * few absent keys), then destroys the DB. Each call takes the next of the built codecs. */
 static void CheckTableOptionsWork(shale_block_based_table_options_t* table) {
+  static const int kCodecs[] = {shale_zstd_compression, shale_snappy_compression,
+                                shale_lz4_compression, shale_lz4hc_compression,
+                                shale_zlib_compression};
+  static int calls = 0;
   shale_options_t* options = NewTestOptions();
-  shale_options_set_compression(options, shale_zstd_compression);
+  shale_options_set_compression(options, kCodecs[calls++ % 5]);
   shale_options_set_block_based_table_factory(options, table);
   shale_t* db = OpenOrFail(options, "db_table");
   shale_writeoptions_t* wo = shale_writeoptions_create();

@@ -31,4 +31,16 @@ LD_LIBRARY_PATH="$prefix/lib" "$work/pc-shared" "$work/db-pc-shared"
 g++ -std=c++20 $san_flags "$project/main.cc" -o "$work/pc-static" $(pkg-config --cflags shale) \
     -Wl,-Bstatic -lshale -Wl,-Bdynamic $(pkg-config --libs --static shale | sed 's/-lshale//')
 "$work/pc-static" "$work/db-pc-static"
-echo "install_consumer: OK (shared, static, pkg-config shared and static)"
+
+# RocksDB's C API: shale-rocksdb.pc gives the installed header and lib/shale-rocksdb/librocksdb.so
+# with an rpath, so the program loads that library (not a RocksDB of the system) without
+# LD_LIBRARY_PATH. --no-as-needed: the program calls no function, yet must load the library.
+cc -std=c99 $san_flags "$project/rocksdb_main.c" -o "$work/pc-rocksdb" -Wl,--no-as-needed \
+   $(pkg-config --cflags --libs shale-rocksdb)
+loaded="$(ldd "$work/pc-rocksdb" | awk '$1 == "librocksdb.so" { print $3 }')"
+want="$(realpath "$prefix")/lib/shale-rocksdb/librocksdb.so"
+if [ -z "$loaded" ] || [ "$(realpath "$loaded")" != "$want" ]; then
+  echo "pc-rocksdb loads librocksdb.so from '$loaded', not $want"; exit 1
+fi
+"$work/pc-rocksdb"
+echo "install_consumer: OK (shared, static, pkg-config shared and static, shale-rocksdb)"

@@ -1,6 +1,7 @@
 // Writes a few small tables with different layouts (full and partitioned filters, binary and
-// two-level indexes, hash index, zstd) into a directory, as the seed corpus of the table reader
-// fuzzer: random bytes rarely pass the footer checksum, mutations of real tables reach deep.
+// two-level indexes, hash index) and codecs (none, zstd, Snappy, zlib, LZ4, LZ4HC) into a
+// directory, as the seed corpus of the table reader fuzzer: random bytes rarely pass the footer
+// checksum, mutations of real tables reach deep (into each codec's decoder).
 // usage: fuzz_seed_tables DIR
 #include <cstdio>
 #include <string>
@@ -15,6 +16,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string dir = argv[1];
+  const shale::CompressionType kCodecs[] = {shale::kNoCompression,     shale::kZSTD,
+                                            shale::kSnappyCompression, shale::kZlibCompression,
+                                            shale::kLZ4Compression,    shale::kLZ4HCCompression};
   for (int layout = 0; layout < 6; layout++) {
     shale::TableOptions t;
     t.block_size = 256;
@@ -25,7 +29,7 @@ int main(int argc, char** argv) {
       t.partition_filters = layout >= 3;
     }
     if (layout == 4) t.data_block_index_type = shale::TableOptions::kDataBlockBinaryAndHash;
-    shale::CompressionType c = (layout % 2 == 1) ? shale::kZSTD : shale::kNoCompression;
+    const shale::CompressionType c = kCodecs[layout];
     shale::SstFileWriter writer(t, c, shale::BytewiseComparator());
     std::string path = dir + "/seed" + std::to_string(layout) + ".sst";
     shale::Status s = writer.Open(path);

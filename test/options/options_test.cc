@@ -214,10 +214,10 @@ std::vector<Violation> Violations() {
          o->compaction_style = kCompactionStyleUniversal;
          o->ttl = 1;
        }},
-      {"compression", [](Options* o) { o->compression = kSnappyCompression; }},
-      {"compression", [](Options* o) { o->compression = kLZ4Compression; }},
+      {"compression", [](Options* o) { o->compression = kXpressCompression; }},
+      {"compression", [](Options* o) { o->compression = kBZip2Compression; }},
       {"compression", [](Options* o) { o->compression = kDisableCompressionOption; }},
-      {"bottommost_compression", [](Options* o) { o->bottommost_compression = kZlibCompression; }},
+      {"bottommost_compression", [](Options* o) { o->bottommost_compression = kBZip2Compression; }},
       {"block_based_table_factory.block_size", [](Options* o) { o->table_options.block_size = 0; }},
       {"block_based_table_factory.metadata_block_size",
        [](Options* o) { o->table_options.metadata_block_size = 0; }},
@@ -262,10 +262,11 @@ TEST(OptionsTest, RuleMessages) {
   EXPECT_EQ(o.Validate().ToString(),
             "Invalid argument: level0_file_num_compaction_trigger: must be at least 1; got -1");
   o = Options();
-  o.compression = kSnappyCompression;
+  o.compression = kBZip2Compression;
   EXPECT_EQ(o.Validate().ToString(),
             "Invalid argument: compression: not supported by this build (supported: "
-            "kNoCompression, kZSTD); got kSnappyCompression");
+            "kNoCompression, kSnappyCompression, kZlibCompression, kLZ4Compression, "
+            "kLZ4HCCompression, kZSTD); got kBZip2Compression");
 }
 
 TEST(OptionsTest, BoundaryValuesAreValid) {

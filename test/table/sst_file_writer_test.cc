@@ -105,7 +105,7 @@ TEST_F(SstFileWriterTest, BadRangeAndEmptyFileAndMisuse) {
     EXPECT_FALSE(Exists("/ext.sst"));
   }
   {
-    SstFileWriter writer(options_, kSnappyCompression, BytewiseComparator(), fs_);
+    SstFileWriter writer(options_, kBZip2Compression, BytewiseComparator(), fs_);
     EXPECT_TRUE(writer.Open("/ext.sst").IsInvalidArgument());
     EXPECT_FALSE(Exists("/ext.sst"));
   }

@@ -217,7 +217,7 @@ TEST_F(TableReaderTest, NotATable) {
 TEST_F(TableReaderTest, UnsupportedCompressionFailsTheBuilder) {
   std::unique_ptr<WritableFile> file;
   ASSERT_OK(fs_->NewWritableFile("/t.sst", &file));
-  TableBuilder builder(TableOptions(), kSnappyCompression, 0, &cmp_, file.get(), "/t.sst");
+  TableBuilder builder(TableOptions(), kXpressCompression, 0, &cmp_, file.get(), "/t.sst");
   EXPECT_TRUE(builder.status().IsInvalidArgument());
   builder.Add(MakeInternalKey("a", 1, kTypeValue), "v");
   EXPECT_TRUE(builder.Finish().IsInvalidArgument());

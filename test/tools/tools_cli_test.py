@@ -12,6 +12,7 @@ on a small DB and its error cases (usage errors, a missing directory, a director
 a corrupt CURRENT, a corrupt table).
 """
 
+import fcntl
 import json
 import os
 import re
@@ -615,6 +616,22 @@ class AdminCliTest(unittest.TestCase):
         self.assertIn("too many arguments", self.shale("get", self.db, "a", "b", expect=2).stderr)
         self.assertIn("--bogus", self.shale("scan", self.db, "--bogus", expect=2).stderr)
         self.assertIn("--limit", self.shale("scan", self.db, "--limit=x", expect=1).stderr)
+
+    def test_reads_open_read_only_beside_a_writer(self):
+        """get, scan and stats open the DB read-only: a process holding its LOCK does not block
+        them, and they change no file; put still needs the LOCK."""
+        db = os.path.join(self.tmp, "read_only_db")
+        run(BENCH, f"--db={db}", "--benchmarks=fillseq", "--num=10", "--seed=1", expect=0)
+        self.shale("put", db, "k", "v")  # in the WAL only: the reads replay it
+        with open(os.path.join(db, "LOCK"), "r+b") as lock:
+            fcntl.lockf(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # what a writer holds
+            listing = {n: os.stat(os.path.join(db, n)).st_mtime_ns for n in os.listdir(db)}
+            self.assertEqual(self.shale("get", db, "k").stdout, "v\n")
+            self.assertIn("k : v", self.shale("scan", db).stdout)
+            self.shale("stats", db)
+            self.assertIn("LOCK", self.shale("put", db, "k", "w", expect=1).stderr)
+            self.assertEqual(
+                {n: os.stat(os.path.join(db, n)).st_mtime_ns for n in os.listdir(db)}, listing)
 
     def test_put_get_delete_scan(self):
         self.assertEqual(self.shale("put", self.db, "zz-key", "a value").stdout, "OK\n")

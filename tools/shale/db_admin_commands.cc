@@ -121,7 +121,7 @@ int CompactCommand(const CliArgs& args) {
 int StatsCommand(const CliArgs& args) {
   OpenedDb db;
   ColumnFamilyHandle* family = nullptr;
-  Status s = OpenWithFamily(args, &db, &family);
+  Status s = OpenWithFamily(args, &db, &family, /*read_only=*/true);
   if (!s.ok()) return ReportError("stats", s);
   std::printf("** Column family %s **\n", family->GetName().c_str());
   for (std::string_view property : {DB::Properties::kStats, DB::Properties::kLevelStats}) {

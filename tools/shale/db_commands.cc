@@ -34,7 +34,7 @@ int GetCommand(const CliArgs& args) {
   Status s = Bytes(args, 1, "KEY", &key);
   OpenedDb db;
   ColumnFamilyHandle* family = nullptr;
-  if (s.ok()) s = OpenWithFamily(args, &db, &family);
+  if (s.ok()) s = OpenWithFamily(args, &db, &family, /*read_only=*/true);
   if (s.ok()) s = db.db()->Get(ReadOptions(), family, key, &value);
   if (s.IsNotFound() && db.db() != nullptr) {
     std::fprintf(stderr, "shale: get: key not found: %s\n",
@@ -81,7 +81,7 @@ int ScanCommand(const CliArgs& args) {
   if (s.ok()) s = args.GetUint("limit", UINT64_MAX, &limit);
   OpenedDb db;
   ColumnFamilyHandle* family = nullptr;
-  if (s.ok()) s = OpenWithFamily(args, &db, &family);
+  if (s.ok()) s = OpenWithFamily(args, &db, &family, /*read_only=*/true);
   if (!s.ok()) return ReportError("scan", s);
   const std::string_view upper = to;
   ReadOptions read_options;

@@ -83,7 +83,7 @@ ColumnFamilyOptions FamilyOptions(const std::vector<ColumnFamilyDescriptor>& fam
   return fallback != nullptr ? fallback->options : ColumnFamilyOptions();
 }
 
-Status OpenExisting(const std::string& dir, OpenedDb* db) {
+Status OpenExisting(const std::string& dir, OpenedDb* db, bool read_only) {
   Status s = CheckIsDatabase(dir);
   if (!s.ok()) return s;
   DBOptions db_options;
@@ -106,13 +106,15 @@ Status OpenExisting(const std::string& dir, OpenedDb* db) {
       descriptors.back().options.table_options.block_cache = nullptr;
     }
   }
-  s = DB::Open(db_options, dir, descriptors, &db->families_, &db->db_);
+  s = read_only ? DB::OpenForReadOnly(db_options, dir, descriptors, &db->families_, &db->db_)
+                : DB::Open(db_options, dir, descriptors, &db->families_, &db->db_);
   if (!s.ok()) return Status(s.code(), s.subcode(), "cannot open " + dir, s.message());
   return s;
 }
 
-Status OpenWithFamily(const CliArgs& args, OpenedDb* db, ColumnFamilyHandle** family) {
-  Status s = OpenExisting(args.positional()[0], db);
+Status OpenWithFamily(const CliArgs& args, OpenedDb* db, ColumnFamilyHandle** family,
+                      bool read_only) {
+  Status s = OpenExisting(args.positional()[0], db, read_only);
   if (s.ok()) s = db->Family(args.Get(kColumnFamilyOption, kDefaultColumnFamilyName), family);
   return s;
 }

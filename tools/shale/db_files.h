@@ -42,7 +42,7 @@ class OpenedDb {
   Status Close();
 
  private:
-  friend Status OpenExisting(const std::string& dir, OpenedDb* db);
+  friend Status OpenExisting(const std::string& dir, OpenedDb* db, bool read_only);
 
   std::unique_ptr<DB> db_;
   std::vector<ColumnFamilyHandle*> families_;  // owned; released before db_ closes
@@ -60,15 +60,17 @@ ColumnFamilyOptions FamilyOptions(const std::vector<ColumnFamilyDescriptor>& fam
 
 // Opens the existing database in `dir` with every column family it has, each with its options
 // from the latest OPTIONS file (see FamilyOptions; the defaults if there is no file). Never
-// creates one.
-Status OpenExisting(const std::string& dir, OpenedDb* db);
+// creates one. `read_only`: DB::OpenForReadOnly (no LOCK taken, so a running writer does not
+// block it, and no file of the DB changes), for the commands that only read.
+Status OpenExisting(const std::string& dir, OpenedDb* db, bool read_only = false);
 
 // The option every command that reads or writes keys takes: --column_family=NAME, the family
 // to work on ("default" when absent).
 inline constexpr std::string_view kColumnFamilyOption = "column_family";
 
-// OpenExisting(args.positional()[0]), then the family --column_family names.
-Status OpenWithFamily(const CliArgs& args, OpenedDb* db, ColumnFamilyHandle** family);
+// OpenExisting(args.positional()[0], db, read_only), then the family --column_family names.
+Status OpenWithFamily(const CliArgs& args, OpenedDb* db, ColumnFamilyHandle** family,
+                      bool read_only = false);
 
 // The path of the newest OPTIONS-<n> file in `dir`; NotFound if there is none.
 Status LatestOptionsFile(const std::string& dir, std::string* path);

@@ -27,6 +27,7 @@ from ._iterator import Iterator
 from ._library import LibraryNotFoundError
 from ._merge import MergeOperator
 from ._progress import Progress, ProgressCallback
+from ._wal_iterator import WalIterator
 
 # The size limits of the engine (include/shale/limits.h, doc/size_limits.md): the longest key
 # (each end of a range deletion included), the longest value or merge operand, the largest
@@ -38,7 +39,7 @@ MAX_WRITE_BATCH_SIZE = 1 << 31
 MAX_TABLE_BLOCK_SIZE = 256 << 20
 
 __all__ = [
-    "DB", "Iterator", "Snapshot", "WriteBatch", "destroy_db", "SstFileWriter", "SstFileInfo",
+    "DB", "Iterator", "Snapshot", "WriteBatch", "WalIterator", "destroy_db", "SstFileWriter", "SstFileInfo",
     "ColumnFamily", "list_column_families", "DEFAULT_COLUMN_FAMILY_NAME",
     "BulkLoader", "Cache", "MergeOperator", "Progress", "ProgressCallback",
     "Error", "InvalidArgumentError", "IOError", "CorruptionError", "NotSupportedError",

@@ -20,9 +20,10 @@ if TYPE_CHECKING:
     from ._column_family import ColumnFamilyLike
     from ._db import DB
 
-# The C ABI's compression codes (c.h: shale_no_compression, shale_zstd_compression), by the
-# RocksDB names that DB options use.
-_COMPRESSION = {"kNoCompression": 0, "kZSTD": 7}
+# The C ABI's compression codes (c.h: shale_no_compression, shale_snappy_compression, ...), by
+# the RocksDB names that DB options use. RocksDB's bzip2 and xpress are not built.
+_COMPRESSION = {"kNoCompression": 0, "kSnappyCompression": 1, "kZlibCompression": 2,
+                "kLZ4Compression": 4, "kLZ4HCCompression": 5, "kZSTD": 7}
 _DB_COMPRESSION = 0xFF  # the loader's default: the DB's own
 
 
@@ -48,7 +49,8 @@ class BulkLoader:
     64 KiB; default 512 MiB; more spills sorted runs to temp_dir); threads, for merging in
     finish (default: the DB's max_background_jobs, at least 2); temp_dir (default
     "<db>/bulkload.tmp"); target_file_size, where table files are cut (default: the DB's
-    target_file_size_base); compression, "kNoCompression" or "kZSTD" (default: the DB's);
+    target_file_size_base); compression, "kNoCompression", "kSnappyCompression",
+    "kZlibCompression", "kLZ4Compression", "kLZ4HCCompression" or "kZSTD" (default: the DB's);
     max_open_files, the file descriptors finish's merge may hold open at once, more spilled
     runs being merged in passes (default: automatic, from RLIMIT_NOFILE; else at least 3);
     cf, the column family loaded into (a shale.ColumnFamily or a family's name; default: the

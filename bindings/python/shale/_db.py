@@ -17,6 +17,7 @@ from ._iterator import Iterator
 from ._library import BytesLike
 from ._merge import MergeOperator
 from ._progress import ProgressCallback
+from ._wal_iterator import WalIterator
 
 if TYPE_CHECKING:
     from ._bulk_loader import BulkLoader
@@ -145,6 +146,15 @@ class DB:
     (db.get_column_family(name), db.create_column_family(...)) or a family's name; None is
     the default family. DB.list_column_families(path) lists a DB's families without opening it.
 
+    Read-only: read_only=True opens an existing DB for reading only (RocksDB's
+    OpenForReadOnly): no LOCK is taken, so another process may hold the DB open for writing;
+    the DB is seen as of the open (its WALs replayed in memory); no file of the DB changes;
+    create_if_missing is ignored (a missing DB raises InvalidArgumentError). column_families
+    may then name a subset of the DB's families. Writes, flushes, compactions and family
+    changes raise NotSupportedError ("Not supported operation in read only mode.").
+    error_if_wal_file_exists=True (with read_only) raises CorruptionError when a WAL holds
+    writes instead of replaying it.
+
     Keys and values are bytes. Errors raise shale.Error (or a subclass) with the engine's
     message. Use it as a context manager, or call close(); closing also closes the DB's
     iterators and releases its snapshots and column family handles. Methods may be called from
@@ -158,6 +168,7 @@ class DB:
                  prepare_for_bulk_load: bool = False,
                  optimize_for_point_lookup: Optional[int] = None,
                  increase_parallelism: Optional[int] = None, enable_statistics: bool = False,
+                 read_only: bool = False, error_if_wal_file_exists: bool = False,
                  **options: _options.OptionValue) -> None:
         self._lib = _library.lib()
         self._handle: Optional[int] = None
@@ -165,6 +176,7 @@ class DB:
         # reads the statistics through them (shale_options_statistics_get_string).
         self._options: Optional[int] = None
         self._iterators: weakref.WeakSet[Iterator] = weakref.WeakSet()
+        self._wal_iterators: weakref.WeakSet[WalIterator] = weakref.WeakSet()
         self._snapshots: weakref.WeakSet[Snapshot] = weakref.WeakSet()
         self._loaders: weakref.WeakSet[BulkLoader] = weakref.WeakSet()  # borrow the DB
         # Every column family handle made for this DB, live or dropped, by name (dropped ones
@@ -185,13 +197,20 @@ class DB:
         # column_families={name: {...}} apply theirs on top).
         self._family_base = (dict(options), block_cache, prepare_for_bulk_load,
                              optimize_for_point_lookup, increase_parallelism, merge_operator)
+        if error_if_wal_file_exists and not read_only:
+            raise ValueError("shale: error_if_wal_file_exists applies only with read_only=True")
         families = None if column_families is None else _family_list(column_families)
         handle = _options.new_options(self._lib, options, prepare if prepare.needed() else None)
         try:
-            if families is None:
+            if families is None and read_only:
+                open_ro = _errors.need("shale_open_for_read_only", "DB(read_only=True)")
+                self._handle = _errors.call(open_ro, handle, os.fsencode(path),
+                                            1 if error_if_wal_file_exists else 0)
+            elif families is None:
                 self._handle = _errors.call(self._lib.shale_open, handle, os.fsencode(path))
             else:
-                self._handle = self._open_families(handle, families)
+                self._handle = self._open_families(handle, families, read_only,
+                                                   error_if_wal_file_exists)
         finally:
             if enable_statistics and self._handle:
                 self._options = handle
@@ -217,10 +236,18 @@ class DB:
         return _options.new_options(self._lib, merged, prepare if prepare.needed() else None)
 
     def _open_families(self, db_options: int,
-                       families: List[Tuple[str, Mapping[str, _options.OptionValue]]]) -> int:
-        """shale_open_column_families with `families`; records their handles. Returns the DB's
-        handle."""
-        open_cf = _errors.need("shale_open_column_families", "DB(column_families=...)")
+                       families: List[Tuple[str, Mapping[str, _options.OptionValue]]],
+                       read_only: bool = False, error_if_wal_file_exists: bool = False) -> int:
+        """shale_open_column_families (or, read_only, shale_open_for_read_only_column_families)
+        with `families`; records their handles. Returns the DB's handle."""
+        # The read-only function takes error_if_wal_file_exists before the errptr.
+        extra: Tuple[int, ...] = ()
+        if read_only:
+            open_cf = _errors.need("shale_open_for_read_only_column_families",
+                                   "DB(read_only=True, column_families=...)")
+            extra = (1 if error_if_wal_file_exists else 0,)
+        else:
+            open_cf = _errors.need("shale_open_column_families", "DB(column_families=...)")
         count = len(families)
         option_handles: List[int] = []
         try:
@@ -230,7 +257,7 @@ class DB:
                                                 for name, _ in families])
             handles = (ctypes.c_void_p * count)()
             db = _errors.call(open_cf, db_options, os.fsencode(self.path), count, names,
-                              (ctypes.c_void_p * count)(*option_handles), handles)
+                              (ctypes.c_void_p * count)(*option_handles), handles, *extra)
         finally:
             for option_handle in option_handles:
                 self._lib.shale_options_destroy(option_handle)
@@ -571,6 +598,19 @@ class DB:
         """The sequence number of the last write (each record of a batch takes one)."""
         return int(self._lib.shale_get_latest_sequence_number(self._checked_handle()))
 
+    def updates_since(self, sequence: int) -> WalIterator:
+        """A WalIterator over the write batches from `sequence` on (0: from the first write),
+        read back from the WAL files, as (sequence, data) pairs; iterating it again later polls
+        for newer writes. Raises shale.Error "NotFound: Requested sequence not yet written in
+        the db" for a sequence after latest_sequence_number(), and "NotFound: Requested
+        sequence is older than the oldest WAL: ..." when the WALs holding it are gone: ShaleDB
+        deletes a WAL once its memtables are flushed (it keeps no archive), so a replica must
+        read often enough. Writes made with disable_wal are in no WAL: reading across them
+        raises CorruptionError ("Gap in sequence numbers")."""
+        wal_iterator = WalIterator(self, sequence)
+        self._wal_iterators.add(wal_iterator)
+        return wal_iterator
+
     # ------------------------------------------------------------ Maintenance
 
     def flush(self, wait: bool = True, *,
@@ -829,6 +869,48 @@ class DB:
                      sizes)
         return [int(size) for size in sizes]
 
+    def flush_wal(self, sync: bool = True) -> None:
+        """With sync (the default), syncs the WAL: every write acknowledged before the call
+        survives a machine crash once it returns (DB::FlushWAL). Without sync there is nothing
+        to do: each write reaches the WAL file before it is acknowledged."""
+        flush_wal = _errors.need("shale_flush_wal", "DB.flush_wal")
+        _errors.call(flush_wal, self._checked_handle(), bool(sync))
+
+    def disable_file_deletions(self) -> None:
+        """Stops the DB from deleting the files it no longer needs (a compaction's inputs, old
+        WALs, MANIFESTs and OPTIONS files), so that a copy of its directory can be taken file
+        by file. Calls nest: each is undone by one enable_file_deletions()."""
+        disable = _errors.need("shale_disable_file_deletions", "DB.disable_file_deletions")
+        _errors.call(disable, self._checked_handle())
+
+    def enable_file_deletions(self, force: bool = False) -> None:
+        """Undoes one disable_file_deletions() (force=True: all of them); once deletions are
+        enabled again, the files kept meanwhile are deleted before it returns."""
+        enable = _errors.need("shale_enable_file_deletions", "DB.enable_file_deletions")
+        _errors.call(enable, self._checked_handle(), bool(force))
+
+    def delete_files_in_range(self, start: Optional[BytesLike] = None,
+                              limit: Optional[BytesLike] = None, *,
+                              cf: Optional[ColumnFamilyLike] = None) -> None:
+        """Drops the table files of levels 1 and below whose keys all lie in [start, limit] of
+        the family cf (None: an open end; cf None: the default family), for every reader at
+        once, snapshots included; L0 files, files being compacted, files partly overlapping the
+        range and the memtables keep theirs (DB::DeleteFilesInRange). A fast way to reclaim
+        space, not a deletion of the range: as in RocksDB, older versions of dropped keys (and
+        keys a dropped tombstone deleted) that a kept file holds become visible again."""
+        start_key = None if start is None else _library.as_bytes(start, "start")
+        limit_key = None if limit is None else _library.as_bytes(limit, "limit")
+        handle = self._checked_handle()
+        family = self._family(cf)
+        if family is None:
+            fn = _errors.need("shale_delete_file_in_range", "DB.delete_files_in_range")
+            _errors.call(fn, handle, start_key, len(start_key or b""), limit_key,
+                         len(limit_key or b""))
+        else:
+            fn = _errors.need("shale_delete_file_in_range_cf", "DB.delete_files_in_range(cf=...)")
+            _errors.call(fn, handle, family, start_key, len(start_key or b""), limit_key,
+                         len(limit_key or b""))
+
     def resume(self) -> None:
         """Clears the background error that stopped the DB's writes (a failed flush,
         compaction or WAL write: writes then raise it) once its cause is gone: flushes what
@@ -857,6 +939,8 @@ class DB:
             loader.close()
         for iterator in list(self._iterators):
             iterator.close()
+        for wal_iterator in list(self._wal_iterators):
+            wal_iterator.close()
         for snapshot in list(self._snapshots):
             snapshot.release()
         # c.h: family handles are freed before the DB is closed.

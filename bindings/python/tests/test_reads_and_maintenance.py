@@ -259,3 +259,50 @@ def test_preset_argument_errors(db_path):
     with pytest.raises(shale.InvalidArgumentError, match="max_background_jobs"):
         shale.DB(db_path, create_if_missing=True, increase_parallelism=1 << 20)
     assert not os.path.exists(os.path.join(db_path, "CURRENT"))
+
+
+# ---------------------------------------------------------------- flush_wal, file deletions
+
+
+def test_flush_wal_with_and_without_sync(db):
+    db.put(b"k", b"v")
+    db.flush_wal()
+    db.flush_wal(sync=False)
+    assert db.get(b"k") == b"v"
+
+
+def test_obsolete_files_stay_while_file_deletions_are_disabled(db, db_path):
+    def sst_on_disk():
+        return len(glob.glob(os.path.join(db_path, "*.sst")))
+
+    db.disable_file_deletions()
+    db.disable_file_deletions()  # nested
+    for round_ in range(3):
+        for i in range(50):
+            db.put(b"k%02d" % i, b"%d" % round_)
+        db.flush()
+    db.compact_range()
+    assert sst_on_disk() > table_files(db)
+    db.enable_file_deletions()  # one of two: still disabled
+    assert sst_on_disk() > table_files(db)
+    db.enable_file_deletions()
+    assert sst_on_disk() == table_files(db)
+    db.disable_file_deletions()
+    db.enable_file_deletions(force=True)
+    assert db.get(b"k07") == b"2"
+
+
+def test_delete_files_in_range_drops_whole_files_below_l0(db, db_path):
+    for i in range(100):
+        db.put(b"k%03d" % i, b"v" * 100)
+    db.flush()
+    db.compact_range(bottommost_level_compaction="force")
+    assert table_files(db) >= 1
+    db.delete_files_in_range(b"k010", b"k020")  # no file wholly inside: nothing dropped
+    assert db.get(b"k015") == b"v" * 100
+    db.put(b"in-memtable", b"1")
+    db.delete_files_in_range()
+    assert table_files(db) == 0
+    assert glob.glob(os.path.join(db_path, "*.sst")) == []
+    assert db.get(b"k015") is None
+    assert db.get(b"in-memtable") == b"1"
