@@ -326,12 +326,15 @@ Status DBImpl::InstallCompactionLocked(ColumnFamilyData* cfd, Compaction* c,
       const CompactionJobStats& js = job->stats();
       info_log_->Log(
           "compaction [%s] (%s) done: %s, read %llu bytes, wrote %zu files %llu bytes, "
-          "%llu entries in, %llu dropped, %d subcompactions, %.3f s; %s",
+          "%llu entries in, %llu dropped, %llu removed and %llu changed by the compaction "
+          "filter, %d subcompactions, %.3f s; %s",
           cfd->name().c_str(), CompactionReasonName(c->reason()), c->InputSummary().c_str(),
           static_cast<unsigned long long>(js.bytes_read), job->outputs().size(),
           static_cast<unsigned long long>(js.bytes_written),
           static_cast<unsigned long long>(js.entries_read),
-          static_cast<unsigned long long>(js.entries_dropped), js.subcompactions, js.micros / 1e6,
+          static_cast<unsigned long long>(js.entries_dropped),
+          static_cast<unsigned long long>(js.filter_removed),
+          static_cast<unsigned long long>(js.filter_changed), js.subcompactions, js.micros / 1e6,
           summary.c_str());
     } else {
       info_log_->Log("compaction [%s] (%s): %s %s; %s", cfd->name().c_str(),
