@@ -974,6 +974,36 @@ extern SHALE_LIBRARY_API void shale_set_db_options(shale_t* db, int count,
                                                    const char* const keys[],
                                                    const char* const values[], char** errptr);
 
+/* ---------------------------------------------------------------- Compaction filter */
+
+/* Drops or rewrites values while compactions rewrite them (shale/compaction_filter.h says
+ * when: compactions only, never flushes; the newest value of each key; whatever snapshots
+ * exist). Made of C callbacks, as rocksdb_compactionfilter_create:
+ * - filter(state, level, key, value, &new_value, &new_value_length, &value_changed) returns
+ *   non-zero to remove the entry (it becomes a deletion marker, so older versions below stay
+ *   hidden); to keep it with another value, set *new_value / *new_value_length to bytes that
+ *   stay the callback's (the engine copies them when the callback returns; they are never
+ *   freed by the engine), set *value_changed to non-zero and return 0. Must not be NULL
+ *   (create returns NULL then).
+ * - name(state): the filter's name, for logs. NULL: "shale.CCompactionFilter".
+ * - destructor(state), unless NULL, runs once, when the handle is destroyed.
+ * Several compactions call the filter at once: the callbacks must be safe for concurrent
+ * calls. The views they get are valid during the call only.
+ * Ownership is RocksDB's: shale_options_set_compaction_filter borrows the handle; the caller
+ * destroys it with shale_compactionfilter_destroy after closing every DB opened with it. */
+typedef struct shale_compactionfilter_t shale_compactionfilter_t;
+extern SHALE_LIBRARY_API shale_compactionfilter_t* shale_compactionfilter_create(
+    void* state, void (*destructor)(void*),
+    unsigned char (*filter)(void*, int level, const char* key, size_t key_length,
+                            const char* existing_value, size_t value_length, char** new_value,
+                            size_t* new_value_length, unsigned char* value_changed),
+    const char* (*name)(void*));
+/* NULL is ignored. */
+extern SHALE_LIBRARY_API void shale_compactionfilter_destroy(shale_compactionfilter_t* filter);
+/* ColumnFamilyOptions::compaction_filter: borrows `filter` (see above); NULL removes it. */
+extern SHALE_LIBRARY_API void shale_options_set_compaction_filter(
+    shale_options_t* options, shale_compactionfilter_t* filter);
+
 /* ---------------------------------------------------------------- Merge */
 
 /* Read-modify-write without the read (shale/merge_operator.h): shale_merge records an operand

@@ -8,13 +8,14 @@ import weakref
 from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional,
                     Sequence, Tuple, TypeVar, Union, overload)
 
-from . import _errors, _external, _library, _merge, _options, _progress
+from . import _compaction_filter, _errors, _external, _library, _merge, _options, _progress
 from ._batch import WriteBatch
 from ._cache import Cache
 from ._column_family import (DEFAULT_COLUMN_FAMILY_NAME, ColumnFamily, ColumnFamilyLike,
                              list_column_families)
 from ._iterator import Iterator
 from ._library import BytesLike
+from ._compaction_filter import CompactionFilter
 from ._merge import MergeOperator
 from ._progress import ProgressCallback
 from ._wal_iterator import WalIterator
@@ -131,7 +132,9 @@ class DB:
          preset, so N wins over its 6);
       5. enable_statistics=True: the DB counts tickers and histograms; read them with
          statistics();
-      6. a MergeOperator given as merge_operator.
+      6. a MergeOperator given as merge_operator;
+      7. compaction_filter=shale.CompactionFilter(...): a compaction filter written in Python
+         (for the DB's families too), used until the DB is closed.
     So DB(p, prepare_for_bulk_load=True, write_buffer_size="64M") keeps the preset except its
     write buffer size.
 
@@ -169,9 +172,12 @@ class DB:
                  optimize_for_point_lookup: Optional[int] = None,
                  increase_parallelism: Optional[int] = None, enable_statistics: bool = False,
                  read_only: bool = False, error_if_wal_file_exists: bool = False,
+                 compaction_filter: Optional[CompactionFilter] = None,
                  **options: _options.OptionValue) -> None:
         self._lib = _library.lib()
         self._handle: Optional[int] = None
+        # The C compaction filter the options borrow (c.h): destroyed after the DB is closed.
+        self._compaction_filter: Optional[int] = None
         # The options the DB was opened with, kept while statistics are enabled: the C ABI
         # reads the statistics through them (shale_options_statistics_get_string).
         self._options: Optional[int] = None
@@ -191,8 +197,12 @@ class DB:
             del options["merge_operator"]
         else:
             merge_operator = None
+        if compaction_filter is not None:
+            _errors.need("shale_compactionfilter_create", "DB(compaction_filter=...)")
+            self._compaction_filter = _compaction_filter.create(self._lib, compaction_filter)
         prepare = _Prepare(block_cache, prepare_for_bulk_load, optimize_for_point_lookup,
-                           increase_parallelism, enable_statistics, merge_operator)
+                           increase_parallelism, enable_statistics, merge_operator,
+                           self._compaction_filter)
         # What a family's options start from: the DB's (create_column_family and
         # column_families={name: {...}} apply theirs on top).
         self._family_base = (dict(options), block_cache, prepare_for_bulk_load,
@@ -216,6 +226,10 @@ class DB:
                 self._options = handle
             else:
                 self._lib.shale_options_destroy(handle)
+            if not self._handle:
+                self._destroy_compaction_filter()
+        if self._compaction_filter is not None:
+            _merge.track(self)
         if merge_operator is not None or any(
                 isinstance(o.get("merge_operator"), MergeOperator) for _, o in families or []):
             _merge.track(self)
@@ -232,7 +246,8 @@ class DB:
             merge_operator = own
         elif "merge_operator" in options:
             merge_operator = None  # a built-in's name (or None) replaces the DB's operator
-        prepare = _Prepare(block_cache, bulk, point_lookup, parallelism, False, merge_operator)
+        prepare = _Prepare(block_cache, bulk, point_lookup, parallelism, False, merge_operator,
+                           self._compaction_filter)
         return _options.new_options(self._lib, merged, prepare if prepare.needed() else None)
 
     def _open_families(self, db_options: int,
@@ -950,6 +965,14 @@ class DB:
         self._dropped.clear()
         handle, self._handle = self._handle, None
         self._lib.shale_close(handle)
+        self._destroy_compaction_filter()
+
+    def _destroy_compaction_filter(self) -> None:
+        """Destroys the C compaction filter once the DB that borrowed it is closed."""
+        compaction_filter = getattr(self, "_compaction_filter", None)
+        self._compaction_filter = None
+        if compaction_filter:
+            self._lib.shale_compactionfilter_destroy(compaction_filter)
 
     def __enter__(self) -> DB:
         return self
@@ -977,7 +1000,8 @@ class _Prepare:
 
     def __init__(self, block_cache: Optional[Cache], prepare_for_bulk_load: bool,
                  optimize_for_point_lookup: Optional[int], increase_parallelism: Optional[int],
-                 enable_statistics: bool, merge_operator: Optional[MergeOperator]) -> None:
+                 enable_statistics: bool, merge_operator: Optional[MergeOperator],
+                 compaction_filter: Optional[int] = None) -> None:
         if block_cache is not None and not isinstance(block_cache, Cache):
             raise TypeError(f"shale: block_cache must be a shale.Cache, not "
                             f"{type(block_cache).__name__} (a capacity goes in "
@@ -998,12 +1022,13 @@ class _Prepare:
         self.increase_parallelism = increase_parallelism
         self.enable_statistics = bool(enable_statistics)
         self.merge_operator = merge_operator
+        self.compaction_filter = compaction_filter  # a C handle the options borrow
 
     def needed(self) -> bool:
         return (self.block_cache is not None or self.prepare_for_bulk_load
                 or self.optimize_for_point_lookup is not None
                 or self.increase_parallelism is not None or self.enable_statistics
-                or self.merge_operator is not None)
+                or self.merge_operator is not None or self.compaction_filter is not None)
 
     def __call__(self, options: int) -> None:
         lib = _library.lib()
@@ -1031,6 +1056,8 @@ class _Prepare:
         if self.merge_operator is not None:
             _errors.need("shale_mergeoperator_create", "a shale.MergeOperator")
             _merge.set_on_options(lib, options, self.merge_operator)
+        if self.compaction_filter is not None:
+            lib.shale_options_set_compaction_filter(options, self.compaction_filter)
 
 
 def _count(value: int, what: str, minimum: int) -> int:
