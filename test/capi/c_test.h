@@ -98,6 +98,7 @@ void TestBulkLoader(void);
 void TestMerge(void);
 void TestColumnFamilies(void);
 void TestReadOnly(void);
+void TestSecondary(void);
 
 /* What a shale_progress_callback saw (RecordProgress), checked by CheckProgressLog: at least
  * one report, done counts that never shrink, one final report and nothing after it, the

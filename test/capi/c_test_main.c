@@ -150,6 +150,7 @@ int main(int argc, char** argv) {
   TestMerge();
   TestColumnFamilies();
   TestReadOnly();
+  TestSecondary();
 
   if (rmdir(dir) != 0) Fail(__FILE__, __LINE__, "work directory not empty at the end", dir);
   printf("c_test: all checks passed\n");
