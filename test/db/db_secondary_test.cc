@@ -6,7 +6,7 @@
 // primary deletes its tables; iterators and snapshots taken before a catch-up keep their view;
 // the secondary changes nothing in the primary's directory (a file system counting every
 // mutating call under it) and writes its LOG to secondary_path; writes are refused; a subset
-// of the column families; a catch-up after the primary rolled its MANIFEST (a reopen); a
+// of the column families (a family the primary drops fails the catch-up, the state is kept); a catch-up after the primary rolled its MANIFEST (a reopen); a
 // catch-up that races a flush deleting the WAL it reads retries and stays exact.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -454,6 +454,16 @@ TEST_F(DBSecondaryTest, ASubsetOfTheColumnFamilies) {
                                    {"zz", ColumnFamilyOptions(options_)}},
                                   &oh, &other)
                   .IsInvalidArgument());
+
+  // The primary drops "b": the catch-up fails (RocksDB would mark the family dropped and go
+  // on) and the secondary keeps its state, "b" included.
+  ASSERT_OK(primary_->DropColumnFamily(ph[2]));
+  ASSERT_OK(primary_->Put(WriteOptions(), ph[0], Key(1), "d2"));
+  Status s = secondary_->TryCatchUpWithPrimary();
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("Column family not found: b"), std::string::npos) << s.ToString();
+  EXPECT_EQ(Scan(secondary_.get(), sh[0]).begin()->second, "b2");
+  EXPECT_EQ(Scan(secondary_.get(), sh[1]).begin()->second, "d");
   for (ColumnFamilyHandle* h : sh) ASSERT_OK(secondary_->DestroyColumnFamilyHandle(h));
   for (ColumnFamilyHandle* h : ph) ASSERT_OK(primary_->DestroyColumnFamilyHandle(h));
 }
