@@ -158,6 +158,14 @@ class DB:
     error_if_wal_file_exists=True (with read_only) raises CorruptionError when a WAL holds
     writes instead of replaying it.
 
+    Secondary: secondary_path=... opens an existing DB as a secondary instance (RocksDB's
+    OpenAsSecondary): as read_only (no LOCK, no file of the DB changes, a subset of the
+    families may be named), but db.try_catch_up_with_primary() brings it up to the state the
+    primary (another DB object or process writing the DB) has at that moment; iterators and
+    snapshots taken before keep their view. secondary_path is the secondary's own directory
+    (created if missing), where its info LOG goes. Writes raise NotSupportedError ("Not
+    supported operation in secondary mode.").
+
     Keys and values are bytes. Errors raise shale.Error (or a subclass) with the engine's
     message. Use it as a context manager, or call close(); closing also closes the DB's
     iterators and releases its snapshots and column family handles. Methods may be called from
@@ -173,6 +181,7 @@ class DB:
                  increase_parallelism: Optional[int] = None, enable_statistics: bool = False,
                  read_only: bool = False, error_if_wal_file_exists: bool = False,
                  compaction_filter: Optional[CompactionFilter] = None,
+                 secondary_path: Optional[PathLike] = None,
                  **options: _options.OptionValue) -> None:
         self._lib = _library.lib()
         self._handle: Optional[int] = None
@@ -209,10 +218,18 @@ class DB:
                              optimize_for_point_lookup, increase_parallelism, merge_operator)
         if error_if_wal_file_exists and not read_only:
             raise ValueError("shale: error_if_wal_file_exists applies only with read_only=True")
+        if secondary_path is not None and read_only:
+            raise ValueError("shale: read_only and secondary_path exclude each other")
+        secondary = None if secondary_path is None else os.fsencode(secondary_path)
         families = None if column_families is None else _family_list(column_families)
         handle = _options.new_options(self._lib, options, prepare if prepare.needed() else None)
         try:
-            if families is None and read_only:
+            if families is None and secondary is not None:
+                open_secondary = _errors.need("shale_open_as_secondary",
+                                              "DB(secondary_path=...)")
+                self._handle = _errors.call(open_secondary, handle, os.fsencode(path),
+                                            secondary)
+            elif families is None and read_only:
                 open_ro = _errors.need("shale_open_for_read_only", "DB(read_only=True)")
                 self._handle = _errors.call(open_ro, handle, os.fsencode(path),
                                             1 if error_if_wal_file_exists else 0)
@@ -220,7 +237,7 @@ class DB:
                 self._handle = _errors.call(self._lib.shale_open, handle, os.fsencode(path))
             else:
                 self._handle = self._open_families(handle, families, read_only,
-                                                   error_if_wal_file_exists)
+                                                   error_if_wal_file_exists, secondary)
         finally:
             if enable_statistics and self._handle:
                 self._options = handle
@@ -252,12 +269,20 @@ class DB:
 
     def _open_families(self, db_options: int,
                        families: List[Tuple[str, Mapping[str, _options.OptionValue]]],
-                       read_only: bool = False, error_if_wal_file_exists: bool = False) -> int:
-        """shale_open_column_families (or, read_only, shale_open_for_read_only_column_families)
-        with `families`; records their handles. Returns the DB's handle."""
-        # The read-only function takes error_if_wal_file_exists before the errptr.
+                       read_only: bool = False, error_if_wal_file_exists: bool = False,
+                       secondary: Optional[bytes] = None) -> int:
+        """shale_open_column_families (or, read_only, shale_open_for_read_only_column_families;
+        with `secondary`, shale_open_as_secondary_column_families) with `families`; records
+        their handles. Returns the DB's handle."""
+        # The read-only function takes error_if_wal_file_exists before the errptr; the
+        # secondary one takes the secondary path after the DB's.
         extra: Tuple[int, ...] = ()
-        if read_only:
+        leading: Tuple[bytes, ...] = ()
+        if secondary is not None:
+            open_cf = _errors.need("shale_open_as_secondary_column_families",
+                                   "DB(secondary_path=..., column_families=...)")
+            leading = (secondary,)
+        elif read_only:
             open_cf = _errors.need("shale_open_for_read_only_column_families",
                                    "DB(read_only=True, column_families=...)")
             extra = (1 if error_if_wal_file_exists else 0,)
@@ -271,8 +296,9 @@ class DB:
             names = (ctypes.c_char_p * count)(*[name.encode("utf-8", "surrogateescape")
                                                 for name, _ in families])
             handles = (ctypes.c_void_p * count)()
-            db = _errors.call(open_cf, db_options, os.fsencode(self.path), count, names,
-                              (ctypes.c_void_p * count)(*option_handles), handles, *extra)
+            db = _errors.call(open_cf, db_options, os.fsencode(self.path), *leading, count,
+                              names, (ctypes.c_void_p * count)(*option_handles), handles,
+                              *extra)
         finally:
             for option_handle in option_handles:
                 self._lib.shale_options_destroy(option_handle)
@@ -627,6 +653,14 @@ class DB:
         return wal_iterator
 
     # ------------------------------------------------------------ Maintenance
+
+    def try_catch_up_with_primary(self) -> None:
+        """A secondary instance (DB(path, secondary_path=...)) reads what the primary wrote
+        since its open or last catch-up: reads started afterwards see the primary's state as of
+        this call. On any other DB it raises NotSupportedError."""
+        catch_up = _errors.need("shale_try_catch_up_with_primary",
+                                "DB.try_catch_up_with_primary()")
+        _errors.call(catch_up, self._checked_handle())
 
     def flush(self, wait: bool = True, *,
               cf: Union[None, ColumnFamilyLike, Sequence[Optional[ColumnFamilyLike]]] = None

@@ -297,6 +297,12 @@ _OPTIONAL_PROTOTYPES: _Prototypes = {
     "shale_open_for_read_only_column_families": (_handle, [_handle, _bytes, _int, _bytes_array,
                                                            _void_p_array, _void_p_array,
                                                            _uchar, _errptr]),
+    # Secondary instances (DB(path, secondary_path=...), db.try_catch_up_with_primary()).
+    "shale_open_as_secondary": (_handle, [_handle, _bytes, _bytes, _errptr]),
+    "shale_open_as_secondary_column_families": (_handle, [_handle, _bytes, _bytes, _int,
+                                                          _bytes_array, _void_p_array,
+                                                          _void_p_array, _errptr]),
+    "shale_try_catch_up_with_primary": (None, [_handle, _errptr]),
     "shale_list_column_families": (_void_p_array, [_handle, _bytes, _size_array, _errptr]),
     "shale_list_column_families_destroy": (None, [_void_p_array, _size]),
     "shale_create_column_family": (_handle, [_handle, _handle, _bytes, _errptr]),
