@@ -507,6 +507,41 @@ Status DBSecondary::GetApproximateSizes(ColumnFamilyHandle* column_family, const
   return gen->db->GetApproximateSizes(h, ranges, n, sizes);
 }
 
+namespace {
+
+// A WAL iterator of one generation's read-only DB that owns a reference to the generation, so
+// that a catch-up swapping the generation out cannot destroy the DB the iterator reads.
+// Thread-safety: as the iterator it wraps (one thread at a time).
+class GenerationWalIterator final : public TransactionLogIterator {
+ public:
+  GenerationWalIterator(std::shared_ptr<DBSecondary::Generation> generation,
+                        std::unique_ptr<TransactionLogIterator> inner)
+      : generation_(std::move(generation)), inner_(std::move(inner)) {}
+  bool Valid() override { return inner_->Valid(); }
+  void Next() override { inner_->Next(); }
+  Status status() override { return inner_->status(); }
+  BatchResult GetBatch() override { return inner_->GetBatch(); }
+
+ private:
+  std::shared_ptr<DBSecondary::Generation> generation_;  // first: outlives inner_, its borrower
+  std::unique_ptr<TransactionLogIterator> inner_;
+};
+
+}  // namespace
+
+Status DBSecondary::GetUpdatesSince(uint64_t seq, std::unique_ptr<TransactionLogIterator>* iter,
+                                    const TransactionLogIterator::ReadOptions& read_options) {
+  if (iter == nullptr) return Status::InvalidArgument("GetUpdatesSince: iter is null");
+  iter->reset();
+  std::shared_ptr<Generation> gen = Current();
+  if (gen == nullptr) return Status::ShutdownInProgress("the DB is closed");
+  std::unique_ptr<TransactionLogIterator> inner;
+  Status s = gen->db->GetUpdatesSince(seq, &inner, read_options);
+  if (!s.ok()) return s;
+  *iter = std::make_unique<GenerationWalIterator>(std::move(gen), std::move(inner));
+  return Status::OK();
+}
+
 void DBSecondary::GetLiveFilesMetaData(std::vector<LiveFileMetaData>* metadata) {
   std::shared_ptr<Generation> gen = Current();
   if (gen == nullptr) {

@@ -133,6 +133,10 @@ class DBSecondary final : public DB {
   Status GetApproximateSizes(ColumnFamilyHandle* column_family, const Range* ranges, int n,
                              uint64_t* sizes) override;
   void GetLiveFilesMetaData(std::vector<LiveFileMetaData>* metadata) override;
+  // The current generation's WAL iterator; the iterator keeps that generation (and the WAL
+  // files it holds open) alive across catch-ups, so it reads the WALs as of its creation.
+  Status GetUpdatesSince(uint64_t seq, std::unique_ptr<TransactionLogIterator>* iter,
+                         const TransactionLogIterator::ReadOptions& read_options) override;
   void LogInfo(std::string_view message) override;
   Options GetOptions(ColumnFamilyHandle* column_family) const override;
   DBOptions GetDBOptions() const override;

@@ -518,4 +518,28 @@ TEST_F(DBSecondaryTest, ACatchUpRacingAFlushStartsAgain) {
 }
 
 }  // namespace
+// The WAL iterator of a secondary reads the primary's WALs as of its generation, and keeps
+// working after a catch-up swapped that generation out.
+TEST_F(DBSecondaryTest, WalIteratorReadsThePrimarysWalsAcrossACatchUp) {
+  OpenPrimary();
+  Put("a", "1");
+  Put("b", "2");
+  ASSERT_OK(OpenSecondary());
+  std::unique_ptr<TransactionLogIterator> it;
+  ASSERT_OK(secondary_->GetUpdatesSince(1, &it));
+  Put("c", "3");
+  ASSERT_OK(secondary_->TryCatchUpWithPrimary());
+  std::vector<uint64_t> sequences;
+  for (; it->Valid(); it->Next()) sequences.push_back(it->GetBatch().sequence);
+  EXPECT_OK(it->status());
+  ASSERT_GE(sequences.size(), 2u);
+  EXPECT_EQ(sequences[0], 1u);
+  EXPECT_EQ(sequences[1], 2u);
+  it.reset();
+  // A new iterator of the caught-up generation sees the third write.
+  ASSERT_OK(secondary_->GetUpdatesSince(3, &it));
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->GetBatch().sequence, 3u);
+}
+
 }  // namespace shale
