@@ -17,8 +17,11 @@ stay hidden), whatever snapshots exist. Merge operands are not filtered.
 How the callback reaches Python: one module-level ctypes thunk, made once and never freed, and a
 `state` that is an integer key into _LIVE. A DB opened with a filter gets its own C filter,
 which the options borrow (c.h); the DB destroys it after it is closed, and the destructor drops
-the key. A changed value is handed to the engine in a buffer kept per thread until that thread's
-next call (the engine copies it when the callback returns).
+the key. A changed value is handed to the engine in a buffer kept in _BUFFERS, by the calling OS
+thread's id, until that thread's next call (the engine copies it when the callback returns). Not
+in a threading.local: the compaction threads are not Python threads, and ctypes gives each of
+their calls a fresh thread state, whose locals are cleared when the callback returns, which
+would free the buffer before the engine copies it.
 
 The engine calls the callback from its compaction threads, several at once; ctypes takes the
 GIL for each call. A DB that uses a Python filter is closed at interpreter exit (atexit, shared
@@ -66,8 +69,10 @@ class _Registered:
 _LIVE: Dict[int, _Registered] = {}
 _LOCK = threading.Lock()
 _next_key = 1  # guarded by _LOCK; 0 is never a key (state NULL would come back as None)
-# The last changed value handed to the engine by each thread (see the module docstring).
-_THREAD = threading.local()
+# The last changed value handed to the engine by each OS thread (see the module docstring), by
+# threading.get_ident(). Guarded by _LOCK. One buffer per compaction thread id, replaced on its
+# next call: bounded by the number of thread ids the engine's threads have had.
+_BUFFERS: Dict[int, ctypes.Array] = {}
 
 
 def _lookup(state: Optional[int]) -> _Registered:
@@ -91,7 +96,8 @@ def _filter(state: Optional[int], level: int, key: Optional[int], key_length: in
             return 0
         changed = _library.as_bytes(verdict, "a compaction filter's new value")
         buffer = ctypes.create_string_buffer(changed, len(changed) or 1)
-        _THREAD.buffer = buffer  # kept until this thread's next call
+        with _LOCK:
+            _BUFFERS[threading.get_ident()] = buffer  # kept until this thread's next call
         new_value[0] = ctypes.addressof(buffer)
         new_value_length[0] = len(changed)
         value_changed[0] = 1

@@ -61,3 +61,42 @@ def test_filter_applies_to_column_families(db_path):
 def test_bad_compaction_filter_argument(db_path):
     with pytest.raises(TypeError, match="compaction_filter"):
         shale.DB(db_path, create_if_missing=True, compaction_filter=42)
+
+
+def test_changed_values_survive_background_compactions(db_path):
+    """Automatic compactions run on the engine's own threads (not Python threads): the buffers
+    of changed values must outlive the callback until the engine copies them (a per-thread
+    Python local was cleared at every return, so the engine copied freed memory)."""
+    import time
+
+    class Rewrite(shale.CompactionFilter):
+        name = "test.Rewrite"
+
+        def __init__(self):
+            self.calls = 0
+            self.lock = threading.Lock()
+
+        def filter(self, level, key, value):
+            with self.lock:
+                self.calls += 1
+            return key * 200  # a large new value, different for every key
+
+    f = Rewrite()
+    with shale.DB(db_path, create_if_missing=True, compaction_filter=f,
+                  level0_file_num_compaction_trigger=2) as db:
+        keys = [b"k%05d" % i for i in range(2000)]
+        for round_ in range(3):
+            for k in keys:
+                db.put(k, b"v%d" % round_)
+            db.flush()
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if f.calls > 0 and db.int_property("rocksdb.num-running-compactions") == 0 \
+                    and db.int_property("shale.compaction-pending") == 0:
+                break
+            time.sleep(0.05)
+        assert f.calls > 0, "no automatic compaction ran"
+        for k in keys:
+            v = db.get(k)
+            assert v in (k * 200, b"v2"), (k, v[:40])
+        assert sum(1 for k in keys if db.get(k) == k * 200) > 0
