@@ -53,7 +53,10 @@ class SHALE_EXPORT CompactionFilter {
   // Called for the newest value of `key` (see the header comment). `level` is the compaction's
   // start level. Return true to remove the entry (it becomes a deletion marker). To keep it
   // with another value, set *new_value and *value_changed = true and return false. The views
-  // are valid during the call only. *value_changed is false on entry.
+  // are valid during the call only. *value_changed is false on entry. A new value is bound by the
+  // value size limit (shale/limits.h): a larger one fails the compaction (again each time, as
+  // the filter decides the same). Must not throw: an exception escaping a compaction thread
+  // ends the process (as in RocksDB).
   virtual bool Filter(int level, std::string_view key, std::string_view existing_value,
                       std::string* new_value, bool* value_changed) const = 0;
 
