@@ -361,7 +361,7 @@ TEST_F(DBSecondaryTest, WritesAreRefusedAndOnlyASecondaryCatchesUp) {
   expect_refused(db->DeleteRange(WriteOptions(), db->DefaultColumnFamily(), "a", "b"));
   expect_refused(db->Merge(WriteOptions(), "x", "y"));
   WriteBatch batch;
-  batch.Put("x", "y");
+  ASSERT_OK(batch.Put("x", "y"));
   expect_refused(db->Write(WriteOptions(), &batch));
   expect_refused(db->Flush(FlushOptions()));
   expect_refused(db->FlushWAL(true));
