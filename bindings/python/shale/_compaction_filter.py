@@ -72,7 +72,7 @@ _next_key = 1  # guarded by _LOCK; 0 is never a key (state NULL would come back 
 # The last changed value handed to the engine by each OS thread (see the module docstring), by
 # threading.get_ident(). Guarded by _LOCK. One buffer per compaction thread id, replaced on its
 # next call: bounded by the number of thread ids the engine's threads have had.
-_BUFFERS: Dict[int, ctypes.Array] = {}
+_BUFFERS: Dict[int, ctypes.Array[ctypes.c_char]] = {}
 
 
 def _lookup(state: Optional[int]) -> _Registered:
