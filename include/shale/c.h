@@ -133,6 +133,23 @@ extern SHALE_LIBRARY_API shale_t* shale_open_for_read_only(const shale_options_t
                                                            const char* name,
                                                            unsigned char error_if_wal_file_exists,
                                                            char** errptr);
+/* Opens the existing DB in directory `name` as a secondary instance (RocksDB's
+ * rocksdb_open_as_secondary): as shale_open_for_read_only (no LOCK, no file of the DB changed;
+ * writes, flushes, compactions and family changes fail with "Not implemented: Not supported
+ * operation in secondary mode."), but shale_try_catch_up_with_primary brings it up to the
+ * primary's current state. `secondary_path` is the secondary's own directory (created if
+ * missing, distinct from `name`), where its info LOG goes. Only the default family is opened.
+ * Returns NULL and sets *errptr on failure. */
+extern SHALE_LIBRARY_API shale_t* shale_open_as_secondary(const shale_options_t* options,
+                                                          const char* name,
+                                                          const char* secondary_path,
+                                                          char** errptr);
+/* A secondary instance (shale_open_as_secondary) reads what the primary wrote since its open or
+ * last catch-up (new and deleted tables, new WAL writes): reads started afterwards see the
+ * primary's state as of this call; iterators and snapshots taken before keep their view. On
+ * failure *errptr is set and the previous state is kept. Any other DB: "Not implemented:
+ * Supported only by secondary instance". */
+extern SHALE_LIBRARY_API void shale_try_catch_up_with_primary(shale_t* db, char** errptr);
 /* Closes the DB and frees the handle. Errors met while closing are dropped, as in RocksDB
  * (acknowledged writes are in the WAL and recovered by the next open). NULL is ignored. */
 extern SHALE_LIBRARY_API void shale_close(shale_t* db);
@@ -809,6 +826,14 @@ extern SHALE_LIBRARY_API shale_t* shale_open_for_read_only_column_families(
     const shale_options_t* const* column_family_options,
     shale_column_family_handle_t** column_family_handles, unsigned char error_if_wal_file_exists,
     char** errptr);
+/* shale_open_column_families as a secondary instance (as shale_open_as_secondary): the names
+ * may be a subset of the DB's families ("default" included); a name the DB does not have is an
+ * error. */
+extern SHALE_LIBRARY_API shale_t* shale_open_as_secondary_column_families(
+    const shale_options_t* options, const char* name, const char* secondary_path,
+    int num_column_families, const char* const* column_family_names,
+    const shale_options_t* const* column_family_options,
+    shale_column_family_handle_t** column_family_handles, char** errptr);
 /* The names of the families of the DB in `name`, read without opening it ("default" first):
  * a malloc'd array of *lencf malloc'd, NUL-terminated names, freed with
  * shale_list_column_families_destroy. NULL (and *lencf = 0) on error. */
@@ -973,6 +998,36 @@ extern SHALE_LIBRARY_API void shale_set_options_cf(shale_t* db,
 extern SHALE_LIBRARY_API void shale_set_db_options(shale_t* db, int count,
                                                    const char* const keys[],
                                                    const char* const values[], char** errptr);
+
+/* ---------------------------------------------------------------- Compaction filter */
+
+/* Drops or rewrites values while compactions rewrite them (shale/compaction_filter.h says
+ * when: compactions only, never flushes; the newest value of each key; whatever snapshots
+ * exist). Made of C callbacks, as rocksdb_compactionfilter_create:
+ * - filter(state, level, key, value, &new_value, &new_value_length, &value_changed) returns
+ *   non-zero to remove the entry (it becomes a deletion marker, so older versions below stay
+ *   hidden); to keep it with another value, set *new_value / *new_value_length to bytes that
+ *   stay the callback's (the engine copies them when the callback returns; they are never
+ *   freed by the engine), set *value_changed to non-zero and return 0. Must not be NULL
+ *   (create returns NULL then).
+ * - name(state): the filter's name, for logs. NULL: "shale.CCompactionFilter".
+ * - destructor(state), unless NULL, runs once, when the handle is destroyed.
+ * Several compactions call the filter at once: the callbacks must be safe for concurrent
+ * calls. The views they get are valid during the call only.
+ * Ownership is RocksDB's: shale_options_set_compaction_filter borrows the handle; the caller
+ * destroys it with shale_compactionfilter_destroy after closing every DB opened with it. */
+typedef struct shale_compactionfilter_t shale_compactionfilter_t;
+extern SHALE_LIBRARY_API shale_compactionfilter_t* shale_compactionfilter_create(
+    void* state, void (*destructor)(void*),
+    unsigned char (*filter)(void*, int level, const char* key, size_t key_length,
+                            const char* existing_value, size_t value_length, char** new_value,
+                            size_t* new_value_length, unsigned char* value_changed),
+    const char* (*name)(void*));
+/* NULL is ignored. */
+extern SHALE_LIBRARY_API void shale_compactionfilter_destroy(shale_compactionfilter_t* filter);
+/* ColumnFamilyOptions::compaction_filter: borrows `filter` (see above); NULL removes it. */
+extern SHALE_LIBRARY_API void shale_options_set_compaction_filter(
+    shale_options_t* options, shale_compactionfilter_t* filter);
 
 /* ---------------------------------------------------------------- Merge */
 

@@ -149,6 +149,30 @@ class SHALE_EXPORT DB {
                                 const std::vector<ColumnFamilyDescriptor>& column_families,
                                 std::vector<ColumnFamilyHandle*>* handles,
                                 std::unique_ptr<DB>* db, bool error_if_wal_file_exists = false);
+  // Opens the existing DB in directory `name` as a secondary instance, as RocksDB's
+  // DB::OpenAsSecondary: like OpenForReadOnly (no LOCK, so a primary may hold the DB open for
+  // writing in this or another process; no file of the DB is created, written, renamed or
+  // deleted; the MANIFEST and the live WALs are replayed into memory; writes, flushes,
+  // compactions and family changes return NotSupported("Not supported operation in secondary
+  // mode.")), but TryCatchUpWithPrimary brings it up to the primary's current state.
+  // `secondary_path` is the secondary's own directory (created if missing; it must differ
+  // from `name`): its info LOG goes there. Only the default family is opened.
+  // The primary deletes table files after compactions: the secondary keeps every table of its
+  // state parsed, with its file descriptor open, from its open (or catch-up) on, so its reads
+  // keep working after the primary deletes them (with max_open_files = -1, the default; a
+  // bounded max_open_files may close a descriptor, and then a read of a deleted table fails,
+  // as in RocksDB).
+  static Status OpenAsSecondary(const Options& options, const std::string& name,
+                                const std::string& secondary_path, std::unique_ptr<DB>* db);
+  // OpenAsSecondary with column families: `column_families` may name a subset of the DB's
+  // families (it must include "default"); a name the DB does not have is InvalidArgument
+  // "Column family not found: <name>". On success *handles holds one handle per descriptor,
+  // in order (released with DestroyColumnFamilyHandle before the DB is destroyed).
+  static Status OpenAsSecondary(const DBOptions& db_options, const std::string& name,
+                                const std::string& secondary_path,
+                                const std::vector<ColumnFamilyDescriptor>& column_families,
+                                std::vector<ColumnFamilyHandle*>* handles,
+                                std::unique_ptr<DB>* db);
   // The names of the column families of the DB in directory `name`, read from its MANIFEST
   // without opening it ("default" first, then in creation order). IOError/NotFound when there
   // is no DB; Corruption when its MANIFEST is damaged.
@@ -398,6 +422,13 @@ class SHALE_EXPORT DB {
   // Their table files stay open until they end. The destructor does the same as Close for a
   // DB that was not closed.
   virtual Status Close() = 0;
+
+  // A secondary instance (OpenAsSecondary): replays what the primary wrote since the
+  // secondary's open or last catch-up (the MANIFEST's new and deleted tables, the WALs' new
+  // writes), so that reads started afterwards see the primary's state as of the call.
+  // Iterators and snapshots taken before keep their view. On error the secondary keeps its
+  // previous state. Any other DB: NotSupported("Supported only by secondary instance").
+  virtual Status TryCatchUpWithPrimary();
 
   // ---------------------------------------------------------------- Introspection
 

@@ -39,6 +39,7 @@
 #include "shale/compression_type.h"
 #include "shale/export.h"
 #include "shale/file_system.h"
+#include "shale/compaction_filter.h"
 #include "shale/merge_operator.h"
 #include "shale/progress.h"
 #include "shale/status.h"
@@ -280,6 +281,18 @@ struct SHALE_EXPORT ColumnFamilyOptions {
   // Dynamic: no.
   std::shared_ptr<MergeOperator> merge_operator;
 
+  // Drops or rewrites values during compactions (shale/compaction_filter.h says when it is
+  // called and what it may do). Borrowed: it must outlive the DB. Shared by every compaction of
+  // the family, which run in parallel threads: it must be thread-safe. Takes precedence over
+  // compaction_filter_factory when both are set (as RocksDB). Not part of options strings or
+  // the OPTIONS file (a runtime object). Default: nullptr. Dynamic: no.
+  const CompactionFilter* compaction_filter = nullptr;
+
+  // Makes a CompactionFilter for each (sub)compaction (used when compaction_filter is null);
+  // the factory is called from several compaction threads at once. Not part of options
+  // strings or the OPTIONS file. Default: nullptr. Dynamic: no.
+  std::shared_ptr<CompactionFilterFactory> compaction_filter_factory;
+
   // Most successive merge operands for one key kept in the memtable: when a Merge finds this
   // many operands at the top of its key's history in the memtable, it reads the key, merges
   // and writes the result as a value instead. Bounds the operands a read must merge for hot
@@ -513,7 +526,8 @@ struct FlushOptions {
 enum class BottommostLevelCompaction {
   // Leave the bottommost level alone.
   kSkip,
-  // Compact it only if a compaction filter is set (none can be set yet: same as kSkip).
+  // Compact it only if the family has a compaction filter (ColumnFamilyOptions::
+  // compaction_filter or compaction_filter_factory), so the filter sees every key.
   kIfHaveCompactionFilter,
   // Always compact it.
   kForce,

@@ -51,6 +51,8 @@ struct BatchResult {
   std::unique_ptr<WriteBatch> writeBatchPtr;
 };
 
+// A TransactionLogIterator borrows its DB: destroy it before the DB is closed or deleted (as
+// RocksDB requires); a secondary's iterator keeps its generation alive instead.
 class SHALE_EXPORT TransactionLogIterator {
  public:
   // How the WAL is read (RocksDB's TransactionLogIterator::ReadOptions).

@@ -66,12 +66,13 @@ char* ReturnValue(const shale::Status& s, const std::string& value, size_t* vall
 
 namespace {
 
-// shale_open_column_families and its read-only twin.
+// shale_open_column_families and its read-only and secondary (secondary_path not NULL) twins.
 shale_t* OpenFamilies(const shale_options_t* options, const char* name, int num_column_families,
                       const char* const* column_family_names,
                       const shale_options_t* const* column_family_options,
                       shale_column_family_handle_t** column_family_handles, bool read_only,
-                      bool error_if_wal_file_exists, char** errptr) {
+                      bool error_if_wal_file_exists, char** errptr,
+                      const char* secondary_path = nullptr) {
   if (num_column_families < 0) {
     SaveError(errptr, shale::Status::InvalidArgument("num_column_families", "negative"));
     return nullptr;
@@ -92,9 +93,12 @@ shale_t* OpenFamilies(const shale_options_t* options, const char* name, int num_
   std::vector<shale::ColumnFamilyHandle*> handles;
   std::unique_ptr<shale::DB> db;
   const shale::Status s =
-      read_only ? shale::DB::OpenForReadOnly(options->rep, name, families, &handles, &db,
-                                             error_if_wal_file_exists)
-                : shale::DB::Open(options->rep, name, families, &handles, &db);
+      secondary_path != nullptr
+          ? shale::DB::OpenAsSecondary(options->rep, name, secondary_path, families, &handles,
+                                       &db)
+      : read_only ? shale::DB::OpenForReadOnly(options->rep, name, families, &handles, &db,
+                                               error_if_wal_file_exists)
+                  : shale::DB::Open(options->rep, name, families, &handles, &db);
   if (SaveError(errptr, s)) return nullptr;
   for (size_t i = 0; i < handles.size(); i++) column_family_handles[i] = Wrap(handles[i]);
   return new shale_t{std::move(db)};
@@ -125,6 +129,20 @@ shale_t* shale_open_for_read_only_column_families(
   return OpenFamilies(options, name, num_column_families, column_family_names,
                       column_family_options, column_family_handles, /*read_only=*/true,
                       error_if_wal_file_exists != 0, errptr);
+}
+
+shale_t* shale_open_as_secondary_column_families(
+    const shale_options_t* options, const char* name, const char* secondary_path,
+    int num_column_families, const char* const* column_family_names,
+    const shale_options_t* const* column_family_options,
+    shale_column_family_handle_t** column_family_handles, char** errptr) {
+  if (secondary_path == nullptr) {
+    SaveError(errptr, shale::Status::InvalidArgument("secondary_path", "NULL"));
+    return nullptr;
+  }
+  return OpenFamilies(options, name, num_column_families, column_family_names,
+                      column_family_options, column_family_handles, /*read_only=*/true,
+                      /*error_if_wal_file_exists=*/false, errptr, secondary_path);
 }
 
 char** shale_list_column_families(const shale_options_t* options, const char* name,

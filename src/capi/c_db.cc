@@ -31,6 +31,23 @@ shale_t* shale_open_for_read_only(const shale_options_t* options, const char* na
   return new shale_t{std::move(db)};
 }
 
+shale_t* shale_open_as_secondary(const shale_options_t* options, const char* name,
+                                 const char* secondary_path, char** errptr) {
+  if (secondary_path == nullptr) {
+    SaveError(errptr, shale::Status::InvalidArgument("secondary_path", "NULL"));
+    return nullptr;
+  }
+  std::unique_ptr<shale::DB> db;
+  if (SaveError(errptr, shale::DB::OpenAsSecondary(options->rep, name, secondary_path, &db))) {
+    return nullptr;
+  }
+  return new shale_t{std::move(db)};
+}
+
+void shale_try_catch_up_with_primary(shale_t* db, char** errptr) {
+  SaveError(errptr, db->rep->TryCatchUpWithPrimary());
+}
+
 void shale_close(shale_t* db) {
   if (db == nullptr) return;
   db->rep->Close().PermitUncheckedError();

@@ -11,7 +11,8 @@ CompactionIterator::CompactionIterator(InternalIterator* input, const Comparator
                                        std::vector<SequenceNumber> snapshots,
                                        const RangeTombstones* range_deletions, bool bottommost,
                                        const MergeOperator* merge_operator,
-                                       size_t max_merged_value_size)
+                                       size_t max_merged_value_size,
+                                       const CompactionFilter* filter, int filter_level)
     : input_(input),
       ucmp_(ucmp),
       snapshots_(std::move(snapshots)),
@@ -20,6 +21,8 @@ CompactionIterator::CompactionIterator(InternalIterator* input, const Comparator
       bottommost_(bottommost),
       merge_operator_(merge_operator),
       max_merged_value_size_(max_merged_value_size),
+      filter_(filter),
+      filter_level_(filter_level),
       first_stripe_(snapshots_.empty() ? kMaxSequenceNumber : snapshots_.front()) {}
 
 SequenceNumber CompactionIterator::StripeOf(SequenceNumber sequence) const {
@@ -30,7 +33,10 @@ SequenceNumber CompactionIterator::StripeOf(SequenceNumber sequence) const {
 void CompactionIterator::SeekToFirst() { FindNextKept(); }
 
 void CompactionIterator::Next() {
-  if (!merge_out_.empty()) {
+  if (filtered_) {
+    filtered_ = false;
+    input_->Next();
+  } else if (!merge_out_.empty()) {
     if (++merge_pos_ < merge_out_.size()) return;
     merge_out_.clear();  // the input is already past the merged entries
     merge_pos_ = 0;
@@ -50,10 +56,12 @@ void CompactionIterator::FindNextKept() {
       return;
     }
     const SequenceNumber stripe = StripeOf(parsed.sequence);
+    bool newest = false;
     if (!has_current_key_ || ucmp_->Compare(parsed.user_key, current_user_key_) != 0) {
       // The newest entry of a new user key.
       has_current_key_ = true;
       current_user_key_.assign(parsed.user_key);
+      newest = true;
     } else if (stripe == last_stripe_ && !keep_next_) {
       num_dropped_++;  // hidden by a newer entry that every reader of this stripe sees
       continue;
@@ -66,10 +74,32 @@ void CompactionIterator::FindNextKept() {
       num_dropped_++;
       continue;
     }
+    // The compaction filter sees the newest version of the key when it is a kept value (the
+    // header's invariant: once per user key, right here).
+    if (newest && filter_ != nullptr && parsed.type == kTypeValue) {
+      std::string new_value;
+      bool value_changed = false;
+      if (filter_->Filter(filter_level_, parsed.user_key, input_->value(), &new_value,
+                          &value_changed)) {
+        // Removed: a deletion at the same sequence, which hides the key's older versions and
+        // follows the deletion rules below.
+        num_filter_removed_++;
+        parsed.type = kTypeDeletion;
+        filtered_key_ = MakeInternalKey(parsed.user_key, parsed.sequence, kTypeDeletion);
+        filtered_value_.clear();
+        filtered_ = true;
+      } else if (value_changed) {
+        num_filter_changed_++;
+        filtered_key_.assign(input_->key());
+        filtered_value_ = std::move(new_value);
+        filtered_ = true;
+      }
+    }
     // A deletion nobody older can need: it goes, with what it hides (same stripe).
     if (bottommost_ && stripe == first_stripe_ &&
         (parsed.type == kTypeDeletion || parsed.type == kTypeSingleDeletion)) {
       num_dropped_++;
+      filtered_ = false;
       continue;
     }
     if (parsed.type == kTypeMerge) {

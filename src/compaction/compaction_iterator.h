@@ -27,6 +27,15 @@
 // A failing full merge, or an operand met without a merge operator, stops the iterator with
 // that error (the caller abandons its output; nothing is lost).
 //
+// Compaction filter (compactions only; flushes pass none): the newest entry of each user key,
+// when it is a value (kTypeValue) that the rules above keep, is given to the filter once.
+// Invariant: the filter sees at most one entry per user key, the first one FindNextKept keeps
+// for that key, and never a deletion, a merge operand or a merge result (RocksDB's rule). A
+// removal replaces the entry with a deletion at the same sequence number, which then follows
+// the deletion rules (the stripe rule drops the older versions of its stripe; at the
+// bottommost level, in the oldest stripe, the deletion goes too); a changed value replaces the
+// value at the same sequence. Snapshots do not stop the filter (RocksDB since 6.0).
+//
 // Range deletions themselves are not output here: the caller writes them (see
 // compaction_job.cc).
 //
@@ -45,6 +54,7 @@
 #include "base/internal_key.h"
 #include "base/range_tombstones.h"
 #include "shale/comparator.h"
+#include "shale/compaction_filter.h"
 #include "shale/limits.h"
 #include "shale/merge_operator.h"
 #include "shale/status.h"
@@ -60,21 +70,26 @@ class CompactionIterator {
   // `merge_operator` (may be null) combines merge operands. `max_merged_value_size`: the
   // largest value a merge may produce (see "Merges" above; the engine's kMaxValueSize, smaller
   // in tests).
+  // `filter` (may be null) is the compaction filter, called with `filter_level`; it must
+  // outlive the iterator.
   CompactionIterator(InternalIterator* input, const Comparator* ucmp,
                      std::vector<SequenceNumber> snapshots,
                      const RangeTombstones* range_deletions = nullptr, bool bottommost = false,
                      const MergeOperator* merge_operator = nullptr,
-                     size_t max_merged_value_size = kMaxValueSize);
+                     size_t max_merged_value_size = kMaxValueSize,
+                     const CompactionFilter* filter = nullptr, int filter_level = 0);
 
   // Moves to the first kept entry at or after the input's position.
   void SeekToFirst();
   bool Valid() const { return valid_; }
   void Next();
   std::string_view key() const {
+    if (filtered_) return filtered_key_;
     return merge_pos_ < merge_out_.size() ? std::string_view(merge_out_[merge_pos_].first)
                                           : input_->key();
   }
   std::string_view value() const {
+    if (filtered_) return filtered_value_;
     return merge_pos_ < merge_out_.size() ? std::string_view(merge_out_[merge_pos_].second)
                                           : input_->value();
   }
@@ -84,6 +99,9 @@ class CompactionIterator {
 
   // Entries dropped so far.
   uint64_t num_dropped() const { return num_dropped_; }
+  // Values the compaction filter removed (turned into deletions) and changed so far.
+  uint64_t num_filter_removed() const { return num_filter_removed_; }
+  uint64_t num_filter_changed() const { return num_filter_changed_; }
 
  private:
   // The stripe of `sequence`: the smallest snapshot >= sequence, or kMaxSequenceNumber.
@@ -107,6 +125,8 @@ class CompactionIterator {
   const bool bottommost_;
   const MergeOperator* const merge_operator_;
   const size_t max_merged_value_size_;
+  const CompactionFilter* const filter_;
+  const int filter_level_;
   // The stripe of the oldest snapshot (kMaxSequenceNumber without snapshots).
   const SequenceNumber first_stripe_;
 
@@ -124,6 +144,13 @@ class CompactionIterator {
   // merge_pos_ reaches the end, the input is already at the next unconsumed entry.
   std::vector<std::pair<std::string, std::string>> merge_out_;
   size_t merge_pos_ = 0;
+  // Set while the current entry is the input's entry as the compaction filter rewrote it
+  // (filtered_key_, filtered_value_); the input is still on the original entry.
+  bool filtered_ = false;
+  std::string filtered_key_;
+  std::string filtered_value_;
+  uint64_t num_filter_removed_ = 0;
+  uint64_t num_filter_changed_ = 0;
 };
 
 }  // namespace shale

@@ -22,6 +22,8 @@ struct CompactionJob::Subcompaction {
   Status status;
   uint64_t entries_read = 0;
   uint64_t entries_dropped = 0;
+  uint64_t filter_removed = 0;
+  uint64_t filter_changed = 0;
 };
 
 // Writes the output files of one subcompaction, one at a time.
@@ -339,8 +341,16 @@ void CompactionJob::RunSubcompaction(Subcompaction* sub) const {
     uint64_t* count_;
   };
   BoundedInput bounded(input.get(), ucmp, sub->end, &sub->entries_read);
+  // The filter: the family's shared one wins over the factory (RocksDB's precedence); a
+  // factory makes one per subcompaction, owned here.
+  std::unique_ptr<CompactionFilter> own_filter;
+  const CompactionFilter* filter = ctx_.compaction_filter;
+  if (filter == nullptr && ctx_.compaction_filter_factory != nullptr) {
+    own_filter = ctx_.compaction_filter_factory->CreateCompactionFilter(ctx_.filter_context);
+    filter = own_filter.get();
+  }
   CompactionIterator iter(&bounded, ucmp, ctx_.snapshots, tombstones_.get(), c_->bottommost,
-                          ctx_.merge_operator);
+                          ctx_.merge_operator, kMaxValueSize, filter, c_->start_level());
   OutputWriter writer(this, sub);
   Status s;
   uint64_t kept = 0;
@@ -369,6 +379,8 @@ void CompactionJob::RunSubcompaction(Subcompaction* sub) const {
   if (s.ok()) s = iter.status();
   if (s.ok()) s = writer.Finish();
   sub->entries_dropped = iter.num_dropped();
+  sub->filter_removed = iter.num_filter_removed();
+  sub->filter_changed = iter.num_filter_changed();
   sub->status = s;
 }
 
@@ -413,6 +425,8 @@ Status CompactionJob::Run() {
     if (s.ok() && !sub.status.ok()) s = sub.status;
     stats_.entries_read += sub.entries_read;
     stats_.entries_dropped += sub.entries_dropped;
+    stats_.filter_removed += sub.filter_removed;
+    stats_.filter_changed += sub.filter_changed;
   }
   for (Subcompaction& sub : subs) {
     if (!s.ok()) {

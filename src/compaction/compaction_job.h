@@ -37,6 +37,7 @@
 
 #include "cache/table_cache.h"
 #include "compaction/compaction.h"
+#include "shale/compaction_filter.h"
 #include "shale/file_system.h"
 #include "shale/merge_operator.h"
 #include "shale/status.h"
@@ -55,6 +56,12 @@ struct CompactionJobContext {
   std::vector<SequenceNumber> snapshots;
   // Combines merge operands (may be null).
   const MergeOperator* merge_operator = nullptr;
+  // The family's compaction filter (shale/compaction_filter.h; may be null; borrowed, used by
+  // every subcompaction at once). When null and compaction_filter_factory is set, each
+  // subcompaction makes its own filter with filter_context (called without the DB mutex).
+  const CompactionFilter* compaction_filter = nullptr;
+  std::shared_ptr<CompactionFilterFactory> compaction_filter_factory;
+  CompactionFilter::Context filter_context;
   // A fresh file number for an output, registered with the DB so the file is not mistaken for
   // an obsolete one. Thread-safe.
   std::function<uint64_t()> new_file_number;
@@ -70,6 +77,8 @@ struct CompactionJobStats {
   uint64_t bytes_written = 0;    // output file bytes
   uint64_t entries_read = 0;
   uint64_t entries_dropped = 0;
+  uint64_t filter_removed = 0;  // values the compaction filter removed
+  uint64_t filter_changed = 0;  // values the compaction filter changed
   uint64_t micros = 0;
   int subcompactions = 1;
 };

@@ -190,6 +190,12 @@ class DBImpl final : public DB {
                                         const CheckpointOptions& options)
       ABSL_LOCKS_EXCLUDED(mu_);
 
+  // ---- db_secondary.cc (what a secondary instance, db/db_secondary.h, needs of its DBs)
+  // Parses every table file of each family's current version into the table cache (opening
+  // its descriptor), so reads keep working after another instance deletes the files. The
+  // first error (e.g. a file already deleted) is returned.
+  [[nodiscard]] Status OpenTableFiles() ABSL_LOCKS_EXCLUDED(mu_);
+
  private:
   // CheckpointJobContext::capture_plan: at the write queue's front, flushes writes made
   // without the WAL, then captures the plan (CaptureCheckpointVersion) with the WAL being

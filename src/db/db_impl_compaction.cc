@@ -199,6 +199,13 @@ void DBImpl::BackgroundCompactionCall() {
   if (did_work) DeleteObsoleteFiles();
 }
 
+namespace {
+// The family has a compaction filter (a shared one or a factory).
+bool HasCompactionFilter(const Options& o) {
+  return o.compaction_filter != nullptr || o.compaction_filter_factory != nullptr;
+}
+}  // namespace
+
 Status DBImpl::RunCompactionLocked(ColumnFamilyData* cfd, Compaction* c,
                                    ProgressReporter* progress) {
   compactions_running_++;
@@ -217,6 +224,20 @@ Status DBImpl::RunCompactionLocked(ColumnFamilyData* cfd, Compaction* c,
     ctx.table_options = cfd->options.table_options;
     ctx.snapshots = snapshots_.All();
     ctx.merge_operator = cfd->merge_operator();
+    // The filter is called by the job, without the mutex. Full: every table file of the
+    // family is an input.
+    ctx.compaction_filter = cfd->options.compaction_filter;
+    if (ctx.compaction_filter == nullptr) {
+      ctx.compaction_filter_factory = cfd->options.compaction_filter_factory;
+    }
+    if (ctx.compaction_filter_factory != nullptr) {
+      const Version* v = c->input_version();
+      size_t files = 0;
+      for (int level = 0; level < v->num_levels(); level++) files += v->NumFiles(level);
+      ctx.filter_context.is_full_compaction = c->NumInputFiles() == files;
+      ctx.filter_context.is_manual_compaction = c->reason() == CompactionReason::kManual;
+      ctx.filter_context.column_family_id = cfd->id();
+    }
     ctx.shutting_down = &stop_compactions_;
     ctx.progress = progress;
     std::vector<uint64_t> numbers;
@@ -305,12 +326,15 @@ Status DBImpl::InstallCompactionLocked(ColumnFamilyData* cfd, Compaction* c,
       const CompactionJobStats& js = job->stats();
       info_log_->Log(
           "compaction [%s] (%s) done: %s, read %llu bytes, wrote %zu files %llu bytes, "
-          "%llu entries in, %llu dropped, %d subcompactions, %.3f s; %s",
+          "%llu entries in, %llu dropped, %llu removed and %llu changed by the compaction "
+          "filter, %d subcompactions, %.3f s; %s",
           cfd->name().c_str(), CompactionReasonName(c->reason()), c->InputSummary().c_str(),
           static_cast<unsigned long long>(js.bytes_read), job->outputs().size(),
           static_cast<unsigned long long>(js.bytes_written),
           static_cast<unsigned long long>(js.entries_read),
-          static_cast<unsigned long long>(js.entries_dropped), js.subcompactions, js.micros / 1e6,
+          static_cast<unsigned long long>(js.entries_dropped),
+          static_cast<unsigned long long>(js.filter_removed),
+          static_cast<unsigned long long>(js.filter_changed), js.subcompactions, js.micros / 1e6,
           summary.c_str());
     } else {
       info_log_->Log("compaction [%s] (%s): %s %s; %s", cfd->name().c_str(),
@@ -366,7 +390,10 @@ Status DBImpl::CompactRange(const CompactRangeOptions& options,
   if (options.exclusive_manual_compaction) exclusive_manual_compactions_++;
   const bool force = options.bottommost_level_compaction == BottommostLevelCompaction::kForce ||
                      options.bottommost_level_compaction ==
-                         BottommostLevelCompaction::kForceOptimized;
+                         BottommostLevelCompaction::kForceOptimized ||
+                     (options.bottommost_level_compaction ==
+                          BottommostLevelCompaction::kIfHaveCompactionFilter &&
+                      HasCompactionFilter(cfd->options));
   uint32_t subcompactions = options.max_subcompactions;
   if (subcompactions == 0) {
     const uint32_t cores = std::max(1u, std::thread::hardware_concurrency());

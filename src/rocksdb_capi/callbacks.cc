@@ -211,6 +211,15 @@ rocksdb_compactionfilterfactory_t::CreateCompactionFilter(
   return std::unique_ptr<rocksdb_compactionfilter_t>(create_(state_, &copy));
 }
 
+std::unique_ptr<shale::CompactionFilter>
+rocksdb_compactionfilterfactory_t::CreateCompactionFilter(
+    const shale::CompactionFilter::Context& context) {
+  rocksdb_compactionfiltercontext_t c;
+  c.is_full_compaction = context.is_full_compaction;
+  c.is_manual_compaction = context.is_manual_compaction;
+  return CreateCompactionFilter(c);
+}
+
 const char* rocksdb_compactionfilterfactory_t::Name() const { return name_(state_); }
 
 // ------------------------------------------------------------------------------ C functions

@@ -20,9 +20,10 @@
 // rocksdb_comparator_t and rocksdb_mergeoperator_t are ShaleDB's own interfaces
 // (shale::Comparator, shale::MergeOperator): the engine calls the client's callbacks through
 // them. A slice transform is called by the prefix_same_as_start iterators of the C API
-// (prefix_iterator.h); the engine has no prefix extractor. ShaleDB has no compaction filter yet,
-// so those objects only hold their callbacks (with the adapters a future engine hook would
-// call); the options group refuses them visibly (the open fails naming the option).
+// (prefix_iterator.h); the engine has no prefix extractor. rocksdb_compactionfilter_t and
+// rocksdb_compactionfilterfactory_t are shale::CompactionFilter / CompactionFilterFactory
+// (shale/compaction_filter.h): the options map them onto ColumnFamilyOptions::compaction_filter
+// and compaction_filter_factory, and compactions call the client's callbacks through them.
 //
 // Thread-safety: the engine calls comparators and merge operators from many threads at once; the
 // objects add no state of their own, so they are as thread-safe as the client's callbacks
@@ -39,6 +40,7 @@
 #include <vector>
 
 #include "rocksdb/c.h"
+#include "shale/compaction_filter.h"
 #include "shale/comparator.h"
 #include "shale/merge_operator.h"
 
@@ -162,10 +164,9 @@ struct rocksdb_slicetransform_t {
   const NameFn name_;
 };
 
-// A compaction filter made of C callbacks (rocksdb_compactionfilter_create). ShaleDB has no
-// compaction filter yet: the options refuse one at open; Filter is what the engine would call.
-// Invariant: filter and name are not null.
-struct rocksdb_compactionfilter_t {
+// A compaction filter made of C callbacks (rocksdb_compactionfilter_create); compactions call
+// Filter. Invariant: filter and name are not null.
+struct rocksdb_compactionfilter_t final : public shale::CompactionFilter {
   using FilterFn = unsigned char (*)(void*, int, const char*, size_t, const char*, size_t, char**,
                                      size_t*, unsigned char*);
   using NameFn = const char* (*)(void*);
@@ -175,17 +176,18 @@ struct rocksdb_compactionfilter_t {
   rocksdb_compactionfilter_t(const rocksdb_compactionfilter_t&) = delete;
   rocksdb_compactionfilter_t& operator=(const rocksdb_compactionfilter_t&) = delete;
   // Calls the client's destructor(state) (when it gave one).
-  ~rocksdb_compactionfilter_t();
+  ~rocksdb_compactionfilter_t() override;
 
   // RocksDB's CompactionFilter::Filter over the callback: true drops the entry; when the
   // callback sets value_changed, *new_value gets a copy of the bytes it returned (they stay
   // the client's) and *value_changed is set.
   bool Filter(int level, std::string_view key, std::string_view existing_value,
-              std::string* new_value, bool* value_changed) const;
-  const char* Name() const;
+              std::string* new_value, bool* value_changed) const override;
+  const char* Name() const override;
 
-  // rocksdb_compactionfilter_set_ignore_snapshots; RocksDB's C filters start with true (and
-  // RocksDB 7.8 accepts only true at compaction time).
+  // rocksdb_compactionfilter_set_ignore_snapshots; RocksDB's C filters start with true.
+  // Recorded only: the engine calls the filter whatever snapshots exist, as RocksDB since 6.0
+  // (which ignores the flag).
   bool ignore_snapshots = true;
 
  private:
@@ -201,9 +203,10 @@ struct rocksdb_compactionfiltercontext_t {
   bool is_manual_compaction = false;
 };
 
-// A compaction filter factory made of C callbacks (rocksdb_compactionfilterfactory_create).
+// A compaction filter factory made of C callbacks (rocksdb_compactionfilterfactory_create);
+// compactions call CreateCompactionFilter(const shale::CompactionFilter::Context&).
 // Invariant: create_compaction_filter and name are not null.
-struct rocksdb_compactionfilterfactory_t {
+struct rocksdb_compactionfilterfactory_t final : public shale::CompactionFilterFactory {
   using CreateFn = rocksdb_compactionfilter_t* (*)(void*, rocksdb_compactionfiltercontext_t*);
   using NameFn = const char* (*)(void*);
 
@@ -213,12 +216,15 @@ struct rocksdb_compactionfilterfactory_t {
   rocksdb_compactionfilterfactory_t(const rocksdb_compactionfilterfactory_t&) = delete;
   rocksdb_compactionfilterfactory_t& operator=(const rocksdb_compactionfilterfactory_t&) = delete;
   // Calls the client's destructor(state) (when it gave one).
-  ~rocksdb_compactionfilterfactory_t();
+  ~rocksdb_compactionfilterfactory_t() override;
 
   // The filter for one compaction (may be null: no filtering); the caller owns it.
   std::unique_ptr<rocksdb_compactionfilter_t> CreateCompactionFilter(
       const rocksdb_compactionfiltercontext_t& context) const;
-  const char* Name() const;
+  // The engine's entry: the same, with the engine's context.
+  std::unique_ptr<shale::CompactionFilter> CreateCompactionFilter(
+      const shale::CompactionFilter::Context& context) override;
+  const char* Name() const override;
 
  private:
   void* const state_;

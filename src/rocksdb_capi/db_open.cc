@@ -1,6 +1,7 @@
 // RocksDB's C API, db group: opening and closing a DB, destroying and repairing one, listing
 // its column families, and loading its latest OPTIONS file. Read-only opens are
-// DB::OpenForReadOnly. ShaleDB has no secondary, TTL or timestamp-trimming opens and no
+// DB::OpenForReadOnly, secondary opens DB::OpenAsSecondary (rocksdb_try_catch_up_with_primary
+// is DB::TryCatchUpWithPrimary). ShaleDB has no TTL or timestamp-trimming opens and no
 // repair: those fail with
 // "Not supported by ShaleDB: <function>" (a TTL open with ttl <= 0, which RocksDB treats as
 // "never expire", is a plain open).
@@ -97,11 +98,12 @@ rocksdb_t* NewDbHandle(std::unique_ptr<DB> db) {
   return handle;
 }
 
-// How a DB is opened: normally, or read-only (DB::OpenForReadOnly) with its
-// error_if_wal_file_exists.
+// How a DB is opened: normally, read-only (DB::OpenForReadOnly) with its
+// error_if_wal_file_exists, or as a secondary (DB::OpenAsSecondary) when secondary_path is set.
 struct OpenMode {
   bool read_only = false;
   bool error_if_wal_file_exists = false;
+  const char* secondary_path = nullptr;
 };
 
 rocksdb_t* OpenDefault(const rocksdb_options_t* options, const char* name, char** errptr,
@@ -111,8 +113,10 @@ rocksdb_t* OpenDefault(const rocksdb_options_t* options, const char* name, char*
   const Options opts = OptionsForOpen(options, name, &s);
   if (SaveError(errptr, s)) return nullptr;
   std::unique_ptr<DB> db;
-  s = mode.read_only ? DB::OpenForReadOnly(opts, name, &db, mode.error_if_wal_file_exists)
-                     : DB::Open(opts, name, &db);
+  s = mode.secondary_path != nullptr
+          ? DB::OpenAsSecondary(opts, name, mode.secondary_path, &db)
+      : mode.read_only ? DB::OpenForReadOnly(opts, name, &db, mode.error_if_wal_file_exists)
+                       : DB::Open(opts, name, &db);
   if (SaveError(errptr, RocksDbOpenError(name, s))) return nullptr;
   LogAcceptedKnobs(db.get(), options);
   rocksdb_t* handle = NewDbHandle(std::move(db));
@@ -153,11 +157,14 @@ rocksdb_t* OpenFamilies(const rocksdb_options_t* options, const char* name, int 
   }
   std::vector<ColumnFamilyHandle*> opened;
   std::unique_ptr<DB> db;
-  s = mode.read_only ? DB::OpenForReadOnly(static_cast<const DBOptions&>(db_options), name,
-                                           families, &opened, &db,
-                                           mode.error_if_wal_file_exists)
-                     : DB::Open(static_cast<const DBOptions&>(db_options), name, families,
-                                &opened, &db);
+  s = mode.secondary_path != nullptr
+          ? DB::OpenAsSecondary(static_cast<const DBOptions&>(db_options), name,
+                                mode.secondary_path, families, &opened, &db)
+      : mode.read_only ? DB::OpenForReadOnly(static_cast<const DBOptions&>(db_options), name,
+                                             families, &opened, &db,
+                                             mode.error_if_wal_file_exists)
+                       : DB::Open(static_cast<const DBOptions&>(db_options), name, families,
+                                  &opened, &db);
   if (SaveError(errptr, RocksDbOpenError(name, s))) return nullptr;
   LogAcceptedKnobs(db.get(), options);
   for (int i = 0; i < n; i++) {
@@ -210,11 +217,11 @@ rocksdb_t* rocksdb_open_for_read_only(const rocksdb_options_t* options, const ch
                               .error_if_wal_file_exists = error_if_wal_file_exist != 0});
 }
 
-rocksdb_t* rocksdb_open_as_secondary(const rocksdb_options_t*, const char*, const char*,
-                                     char** errptr) {
-  // not supported: secondary instances
-  NotSupported(errptr, "rocksdb_open_as_secondary");
-  return nullptr;
+rocksdb_t* rocksdb_open_as_secondary(const rocksdb_options_t* options, const char* name,
+                                     const char* secondary_path, char** errptr) {
+  if (IsNullArgument(secondary_path, "secondary_path", errptr)) return nullptr;
+  return OpenDefault(options, name, errptr, OpenMode{.read_only = true,
+                                                     .secondary_path = secondary_path});
 }
 
 rocksdb_t* rocksdb_open_column_families(const rocksdb_options_t* options, const char* name,
@@ -253,11 +260,15 @@ rocksdb_t* rocksdb_open_for_read_only_column_families(
 }
 
 rocksdb_t* rocksdb_open_as_secondary_column_families(
-    const rocksdb_options_t*, const char*, const char*, int, const char* const*,
-    const rocksdb_options_t* const*, rocksdb_column_family_handle_t**, char** errptr) {
-  // not supported: secondary instances
-  NotSupported(errptr, "rocksdb_open_as_secondary_column_families");
-  return nullptr;
+    const rocksdb_options_t* options, const char* name, const char* secondary_path,
+    int num_column_families, const char* const* column_family_names,
+    const rocksdb_options_t* const* column_family_options,
+    rocksdb_column_family_handle_t** column_family_handles, char** errptr) {
+  if (IsNullArgument(secondary_path, "secondary_path", errptr)) return nullptr;
+  // A subset of the DB's families may be named (as for a read-only open).
+  return OpenFamilies(options, name, num_column_families, column_family_names,
+                      column_family_options, column_family_handles, errptr,
+                      OpenMode{.read_only = true, .secondary_path = secondary_path});
 }
 
 rocksdb_t* rocksdb_open_and_trim_history(const rocksdb_options_t*, const char*, int,
@@ -269,10 +280,10 @@ rocksdb_t* rocksdb_open_and_trim_history(const rocksdb_options_t*, const char*, 
   return nullptr;
 }
 
-void rocksdb_try_catch_up_with_primary(rocksdb_t*, char** errptr) {
-  // not supported: secondary instances
-  // Only a secondary instance catches up, and ShaleDB opens none.
-  NotSupported(errptr, "rocksdb_try_catch_up_with_primary");
+void rocksdb_try_catch_up_with_primary(rocksdb_t* db, char** errptr) {
+  if (IsNullArgument(db, "db", errptr)) return;
+  // A primary or read-only DB: "Not implemented: Supported only by secondary instance".
+  SaveError(errptr, db->rep->TryCatchUpWithPrimary());
 }
 
 void rocksdb_close(rocksdb_t* db) { delete db; }

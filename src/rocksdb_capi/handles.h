@@ -72,8 +72,8 @@ struct rocksdb_column_family_handle_t {
 struct rocksdb_options_t {
   shale::Options rep;
   std::map<std::string, std::string> accepted_knobs;
-  // Settings ShaleDB cannot honour that could change what a read returns (a compaction filter,
-  // a table format other than block-based, ...): RocksDB option name ->
+  // Settings ShaleDB cannot honour that could change what a read returns (a table format
+  // other than block-based, ...): RocksDB option name ->
   // the C function that set it. CheckOptionsForOpen refuses the open while one is present.
   std::map<std::string, std::string> unsupported;
   // Objects RocksDB's C API hands to the options (ownership passes with the setter) that ShaleDB

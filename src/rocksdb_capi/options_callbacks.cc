@@ -1,7 +1,7 @@
 // The setters of rocksdb_options_t that take the C-callback objects of the table group
 // (rocksdb_capi/callbacks.h): comparator and merge operator, which ShaleDB has; the prefix
-// extractor, kept for the DB's iterators (prefix_iterator.h); compaction filters, which it does
-// not have (recorded; the open refuses them, see CheckOptionsForOpen).
+// extractor, kept for the DB's iterators (prefix_iterator.h); compaction filters and their
+// factories (ColumnFamilyOptions::compaction_filter / compaction_filter_factory).
 //
 // Ownership is RocksDB's:
 //   - the comparator is borrowed: the caller keeps it alive while any DB uses it and destroys it
@@ -17,10 +17,10 @@
 #include "rocksdb_capi/callbacks.h"
 #include "rocksdb_capi/handles.h"
 #include "rocksdb_capi/options_internal.h"
+#include "shale/compaction_filter.h"
 #include "shale/comparator.h"
 #include "shale/merge_operator.h"
 
-using shale::rocksdb_capi::SetUnsupported;
 
 extern "C" {
 
@@ -49,24 +49,26 @@ void rocksdb_options_set_prefix_extractor(rocksdb_options_t* opt,
       prefix_extractor, [](rocksdb_slicetransform_t* p) { rocksdb_slicetransform_destroy(p); });
 }
 
+// Borrowed (RocksDB's rule): the caller keeps the filter alive while any DB opened with these
+// options (or a copy) may compact, and destroys it with rocksdb_compactionfilter_destroy. NULL
+// removes it. Wins over a factory (shale/options.h).
 void rocksdb_options_set_compaction_filter(rocksdb_options_t* opt,
                                            rocksdb_compactionfilter_t* filter) {
-  SetUnsupported(opt, "compaction_filter", "rocksdb_options_set_compaction_filter",
-                 filter != nullptr);
+  opt->rep.compaction_filter = filter;
 }
 
+// Takes the factory (RocksDB's rule): destroyed with the last copy of the options, or of a DB
+// opened with them; NULL removes it.
 void rocksdb_options_set_compaction_filter_factory(rocksdb_options_t* opt,
                                                    rocksdb_compactionfilterfactory_t* factory) {
   if (factory == nullptr) {
-    SetUnsupported(opt, "compaction_filter_factory",
-                   "rocksdb_options_set_compaction_filter_factory", false);
+    opt->rep.compaction_filter_factory.reset();
     return;
   }
-  SetUnsupported(opt, "compaction_filter_factory",
-                 "rocksdb_options_set_compaction_filter_factory");
-  opt->owned["compaction_filter_factory"] = std::shared_ptr<void>(factory, [](void* p) {
-    rocksdb_compactionfilterfactory_destroy(static_cast<rocksdb_compactionfilterfactory_t*>(p));
-  });
+  opt->rep.compaction_filter_factory = std::shared_ptr<shale::CompactionFilterFactory>(
+      factory, [](shale::CompactionFilterFactory* p) {
+        rocksdb_compactionfilterfactory_destroy(static_cast<rocksdb_compactionfilterfactory_t*>(p));
+      });
 }
 
 }  // extern "C"

@@ -75,8 +75,8 @@ namespace shale::rocksdb_capi {
 
 // OK, or InvalidArgument naming the first setting of `options` that ShaleDB cannot honour and
 // that could change what a read returns: "<option> is not supported by ShaleDB (set by
-// <C function>)". Checks the recorded unsupported settings (compaction
-// filter, plain/cuckoo tables, info logger, db_paths), a wal_dir or db_log_dir other than
+// <C function>)". Checks the recorded unsupported settings (plain/cuckoo
+// tables, info logger, db_paths), a wal_dir or db_log_dir other than
 // `db_name` itself, and that every type of compression_per_level is one this build compresses
 // with. The options are not otherwise validated here: DB::Open does that with the mapped ones.
 Status CheckOptionsForOpen(const rocksdb_options_t* options, std::string_view db_name);

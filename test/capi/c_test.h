@@ -99,6 +99,8 @@ void TestMerge(void);
 void TestColumnFamilies(void);
 void TestReadOnly(void);
 void TestWalIterator(void);
+void TestCompactionFilter(void);
+void TestSecondary(void);
 
 /* What a shale_progress_callback saw (RecordProgress), checked by CheckProgressLog: at least
  * one report, done counts that never shrink, one final report and nothing after it, the

@@ -151,6 +151,8 @@ int main(int argc, char** argv) {
   TestColumnFamilies();
   TestReadOnly();
   TestWalIterator();
+  TestCompactionFilter();
+  TestSecondary();
 
   if (rmdir(dir) != 0) Fail(__FILE__, __LINE__, "work directory not empty at the end", dir);
   printf("c_test: all checks passed\n");

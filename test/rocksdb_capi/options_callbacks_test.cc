@@ -1,6 +1,6 @@
 // RocksDB's C API, options group: the setters that take C-callback objects
 // (src/rocksdb_capi/options_callbacks.cc). The comparator and merge operator reach the options a
-// DB opens with, and so does the prefix extractor; compaction filters fail the open; ownership is
+// DB opens with, and so do the prefix extractor and compaction filters; ownership is
 // RocksDB's (the comparator and compaction filter are borrowed, the merge operator, prefix
 // extractor and compaction filter factory pass to the options and die with their last copy).
 // The objects themselves are the table group's (rocksdb_comparator_create,
@@ -109,18 +109,18 @@ TEST(RocksdbCapiOptionsCallbacksTest, PrefixExtractorPassesToTheOptions) {
   rocksdb_options_destroy(o);
 }
 
-TEST(RocksdbCapiOptionsCallbacksTest, CompactionFiltersFailTheOpen) {
+TEST(RocksdbCapiOptionsCallbacksTest, CompactionFiltersReachTheOptions) {
   destroyed = 0;
   rocksdb_compactionfilter_t* filter =
       rocksdb_compactionfilter_create(nullptr, CountDestroy, KeepAll, FilterName);
   rocksdb_options_t* o = rocksdb_options_create();
   rocksdb_options_set_compaction_filter(o, filter);
-  Status s = CheckOptionsForOpen(o, "/db");
-  EXPECT_NE(s.ToString().find("compaction_filter is not supported by ShaleDB"),
-            std::string::npos)
-      << s.ToString();
-  rocksdb_options_set_compaction_filter(o, nullptr);
   EXPECT_OK(CheckOptionsForOpen(o, "/db"));
+  Options mapped = ShaleOptionsFor(o);
+  ASSERT_NE(mapped.compaction_filter, nullptr);
+  EXPECT_STREQ(mapped.compaction_filter->Name(), "test.filter");
+  rocksdb_options_set_compaction_filter(o, nullptr);
+  EXPECT_EQ(ShaleOptionsFor(o).compaction_filter, nullptr);
   rocksdb_options_set_compaction_filter(o, filter);
   rocksdb_options_destroy(o);
   EXPECT_EQ(destroyed, 0);  // borrowed
@@ -131,12 +131,16 @@ TEST(RocksdbCapiOptionsCallbacksTest, CompactionFiltersFailTheOpen) {
       rocksdb_compactionfilterfactory_create(nullptr, CountDestroy, NoFilter, FilterName);
   o = rocksdb_options_create();
   rocksdb_options_set_compaction_filter_factory(o, factory);
-  s = CheckOptionsForOpen(o, "/db");
-  EXPECT_NE(s.ToString().find("compaction_filter_factory is not supported by ShaleDB"),
-            std::string::npos)
-      << s.ToString();
+  EXPECT_OK(CheckOptionsForOpen(o, "/db"));
+  mapped = ShaleOptionsFor(o);
+  ASSERT_NE(mapped.compaction_filter_factory, nullptr);
+  EXPECT_STREQ(mapped.compaction_filter_factory->Name(), "test.filter");
+  rocksdb_options_t* copy = rocksdb_options_create_copy(o);
   rocksdb_options_destroy(o);
-  EXPECT_EQ(destroyed, 2);  // owned by the options
+  EXPECT_EQ(destroyed, 1);  // the copy and `mapped` still hold it
+  rocksdb_options_destroy(copy);
+  mapped = Options();
+  EXPECT_EQ(destroyed, 2);  // owned by the options: gone with the last holder
 }
 
 TEST(RocksdbCapiOptionsCallbacksTest, CuckooTableFailsTheOpen) {

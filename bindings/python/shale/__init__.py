@@ -7,9 +7,9 @@
 
 See DB, WriteBatch, Iterator and Snapshot; ColumnFamily, the handle of a column family (DB(path,
 column_families=[...]), DB.create_column_family, a cf= keyword on every call); Cache, a block cache
-DBs can share; MergeOperator, for merge operators written in Python; for bulk loads, BulkLoader
-(pairs in any order), and SstFileWriter with DB.ingest_external_file (table files built elsewhere,
-e.g. by a Spark job). Long operations (compact_range, ingest_external_file, create_checkpoint, a
+DBs can share; MergeOperator and CompactionFilter, for merge operators and compaction filters
+written in Python; for bulk loads, BulkLoader (pairs in any order), and SstFileWriter with
+DB.ingest_external_file (table files built elsewhere, e.g. by a Spark job). Long operations (compact_range, ingest_external_file, create_checkpoint, a
 BulkLoader's finish) report their progress to a `progress=` callback as shale.Progress. The library
 is found through the environment variable SHALE_LIBRARY or the in-tree build (see shale._library);
 it is loaded on first use.
@@ -18,6 +18,7 @@ it is loaded on first use.
 from ._bulk_loader import BulkLoader
 from ._cache import Cache
 from ._column_family import DEFAULT_COLUMN_FAMILY_NAME, ColumnFamily, list_column_families
+from ._compaction_filter import CompactionFilter
 from ._batch import WriteBatch
 from ._db import DB, Snapshot, destroy_db
 from ._errors import (CorruptionError, Error, InvalidArgumentError, IOError,
@@ -41,7 +42,7 @@ MAX_TABLE_BLOCK_SIZE = 256 << 20
 __all__ = [
     "DB", "Iterator", "Snapshot", "WriteBatch", "WalIterator", "destroy_db", "SstFileWriter", "SstFileInfo",
     "ColumnFamily", "list_column_families", "DEFAULT_COLUMN_FAMILY_NAME",
-    "BulkLoader", "Cache", "MergeOperator", "Progress", "ProgressCallback",
+    "BulkLoader", "Cache", "MergeOperator", "CompactionFilter", "Progress", "ProgressCallback",
     "Error", "InvalidArgumentError", "IOError", "CorruptionError", "NotSupportedError",
     "LibraryNotFoundError",
     "MAX_KEY_SIZE", "MAX_VALUE_SIZE", "MAX_WRITE_BATCH_SIZE", "MAX_TABLE_BLOCK_SIZE",

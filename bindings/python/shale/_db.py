@@ -8,13 +8,14 @@ import weakref
 from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional,
                     Sequence, Tuple, TypeVar, Union, overload)
 
-from . import _errors, _external, _library, _merge, _options, _progress
+from . import _compaction_filter, _errors, _external, _library, _merge, _options, _progress
 from ._batch import WriteBatch
 from ._cache import Cache
 from ._column_family import (DEFAULT_COLUMN_FAMILY_NAME, ColumnFamily, ColumnFamilyLike,
                              list_column_families)
 from ._iterator import Iterator
 from ._library import BytesLike
+from ._compaction_filter import CompactionFilter
 from ._merge import MergeOperator
 from ._progress import ProgressCallback
 from ._wal_iterator import WalIterator
@@ -131,7 +132,9 @@ class DB:
          preset, so N wins over its 6);
       5. enable_statistics=True: the DB counts tickers and histograms; read them with
          statistics();
-      6. a MergeOperator given as merge_operator.
+      6. a MergeOperator given as merge_operator;
+      7. compaction_filter=shale.CompactionFilter(...): a compaction filter written in Python
+         (for the DB's families too), used until the DB is closed.
     So DB(p, prepare_for_bulk_load=True, write_buffer_size="64M") keeps the preset except its
     write buffer size.
 
@@ -155,6 +158,14 @@ class DB:
     error_if_wal_file_exists=True (with read_only) raises CorruptionError when a WAL holds
     writes instead of replaying it.
 
+    Secondary: secondary_path=... opens an existing DB as a secondary instance (RocksDB's
+    OpenAsSecondary): as read_only (no LOCK, no file of the DB changes, a subset of the
+    families may be named), but db.try_catch_up_with_primary() brings it up to the state the
+    primary (another DB object or process writing the DB) has at that moment; iterators and
+    snapshots taken before keep their view. secondary_path is the secondary's own directory
+    (created if missing), where its info LOG goes. Writes raise NotSupportedError ("Not
+    supported operation in secondary mode.").
+
     Keys and values are bytes. Errors raise shale.Error (or a subclass) with the engine's
     message. Use it as a context manager, or call close(); closing also closes the DB's
     iterators and releases its snapshots and column family handles. Methods may be called from
@@ -169,9 +180,13 @@ class DB:
                  optimize_for_point_lookup: Optional[int] = None,
                  increase_parallelism: Optional[int] = None, enable_statistics: bool = False,
                  read_only: bool = False, error_if_wal_file_exists: bool = False,
+                 compaction_filter: Optional[CompactionFilter] = None,
+                 secondary_path: Optional[PathLike] = None,
                  **options: _options.OptionValue) -> None:
         self._lib = _library.lib()
         self._handle: Optional[int] = None
+        # The C compaction filter the options borrow (c.h): destroyed after the DB is closed.
+        self._compaction_filter: Optional[int] = None
         # The options the DB was opened with, kept while statistics are enabled: the C ABI
         # reads the statistics through them (shale_options_statistics_get_string).
         self._options: Optional[int] = None
@@ -191,18 +206,30 @@ class DB:
             del options["merge_operator"]
         else:
             merge_operator = None
+        if compaction_filter is not None:
+            _errors.need("shale_compactionfilter_create", "DB(compaction_filter=...)")
+            self._compaction_filter = _compaction_filter.create(self._lib, compaction_filter)
         prepare = _Prepare(block_cache, prepare_for_bulk_load, optimize_for_point_lookup,
-                           increase_parallelism, enable_statistics, merge_operator)
+                           increase_parallelism, enable_statistics, merge_operator,
+                           self._compaction_filter)
         # What a family's options start from: the DB's (create_column_family and
         # column_families={name: {...}} apply theirs on top).
         self._family_base = (dict(options), block_cache, prepare_for_bulk_load,
                              optimize_for_point_lookup, increase_parallelism, merge_operator)
         if error_if_wal_file_exists and not read_only:
             raise ValueError("shale: error_if_wal_file_exists applies only with read_only=True")
+        if secondary_path is not None and read_only:
+            raise ValueError("shale: read_only and secondary_path exclude each other")
+        secondary = None if secondary_path is None else os.fsencode(secondary_path)
         families = None if column_families is None else _family_list(column_families)
         handle = _options.new_options(self._lib, options, prepare if prepare.needed() else None)
         try:
-            if families is None and read_only:
+            if families is None and secondary is not None:
+                open_secondary = _errors.need("shale_open_as_secondary",
+                                              "DB(secondary_path=...)")
+                self._handle = _errors.call(open_secondary, handle, os.fsencode(path),
+                                            secondary)
+            elif families is None and read_only:
                 open_ro = _errors.need("shale_open_for_read_only", "DB(read_only=True)")
                 self._handle = _errors.call(open_ro, handle, os.fsencode(path),
                                             1 if error_if_wal_file_exists else 0)
@@ -210,12 +237,16 @@ class DB:
                 self._handle = _errors.call(self._lib.shale_open, handle, os.fsencode(path))
             else:
                 self._handle = self._open_families(handle, families, read_only,
-                                                   error_if_wal_file_exists)
+                                                   error_if_wal_file_exists, secondary)
         finally:
             if enable_statistics and self._handle:
                 self._options = handle
             else:
                 self._lib.shale_options_destroy(handle)
+            if not self._handle:
+                self._destroy_compaction_filter()
+        if self._compaction_filter is not None:
+            _merge.track(self)
         if merge_operator is not None or any(
                 isinstance(o.get("merge_operator"), MergeOperator) for _, o in families or []):
             _merge.track(self)
@@ -232,17 +263,26 @@ class DB:
             merge_operator = own
         elif "merge_operator" in options:
             merge_operator = None  # a built-in's name (or None) replaces the DB's operator
-        prepare = _Prepare(block_cache, bulk, point_lookup, parallelism, False, merge_operator)
+        prepare = _Prepare(block_cache, bulk, point_lookup, parallelism, False, merge_operator,
+                           self._compaction_filter)
         return _options.new_options(self._lib, merged, prepare if prepare.needed() else None)
 
     def _open_families(self, db_options: int,
                        families: List[Tuple[str, Mapping[str, _options.OptionValue]]],
-                       read_only: bool = False, error_if_wal_file_exists: bool = False) -> int:
-        """shale_open_column_families (or, read_only, shale_open_for_read_only_column_families)
-        with `families`; records their handles. Returns the DB's handle."""
-        # The read-only function takes error_if_wal_file_exists before the errptr.
+                       read_only: bool = False, error_if_wal_file_exists: bool = False,
+                       secondary: Optional[bytes] = None) -> int:
+        """shale_open_column_families (or, read_only, shale_open_for_read_only_column_families;
+        with `secondary`, shale_open_as_secondary_column_families) with `families`; records
+        their handles. Returns the DB's handle."""
+        # The read-only function takes error_if_wal_file_exists before the errptr; the
+        # secondary one takes the secondary path after the DB's.
         extra: Tuple[int, ...] = ()
-        if read_only:
+        leading: Tuple[bytes, ...] = ()
+        if secondary is not None:
+            open_cf = _errors.need("shale_open_as_secondary_column_families",
+                                   "DB(secondary_path=..., column_families=...)")
+            leading = (secondary,)
+        elif read_only:
             open_cf = _errors.need("shale_open_for_read_only_column_families",
                                    "DB(read_only=True, column_families=...)")
             extra = (1 if error_if_wal_file_exists else 0,)
@@ -256,8 +296,9 @@ class DB:
             names = (ctypes.c_char_p * count)(*[name.encode("utf-8", "surrogateescape")
                                                 for name, _ in families])
             handles = (ctypes.c_void_p * count)()
-            db = _errors.call(open_cf, db_options, os.fsencode(self.path), count, names,
-                              (ctypes.c_void_p * count)(*option_handles), handles, *extra)
+            db = _errors.call(open_cf, db_options, os.fsencode(self.path), *leading, count,
+                              names, (ctypes.c_void_p * count)(*option_handles), handles,
+                              *extra)
         finally:
             for option_handle in option_handles:
                 self._lib.shale_options_destroy(option_handle)
@@ -613,6 +654,14 @@ class DB:
 
     # ------------------------------------------------------------ Maintenance
 
+    def try_catch_up_with_primary(self) -> None:
+        """A secondary instance (DB(path, secondary_path=...)) reads what the primary wrote
+        since its open or last catch-up: reads started afterwards see the primary's state as of
+        this call. On any other DB it raises NotSupportedError."""
+        catch_up = _errors.need("shale_try_catch_up_with_primary",
+                                "DB.try_catch_up_with_primary()")
+        _errors.call(catch_up, self._checked_handle())
+
     def flush(self, wait: bool = True, *,
               cf: Union[None, ColumnFamilyLike, Sequence[Optional[ColumnFamilyLike]]] = None
               ) -> None:
@@ -950,6 +999,14 @@ class DB:
         self._dropped.clear()
         handle, self._handle = self._handle, None
         self._lib.shale_close(handle)
+        self._destroy_compaction_filter()
+
+    def _destroy_compaction_filter(self) -> None:
+        """Destroys the C compaction filter once the DB that borrowed it is closed."""
+        compaction_filter = getattr(self, "_compaction_filter", None)
+        self._compaction_filter = None
+        if compaction_filter:
+            self._lib.shale_compactionfilter_destroy(compaction_filter)
 
     def __enter__(self) -> DB:
         return self
@@ -977,7 +1034,8 @@ class _Prepare:
 
     def __init__(self, block_cache: Optional[Cache], prepare_for_bulk_load: bool,
                  optimize_for_point_lookup: Optional[int], increase_parallelism: Optional[int],
-                 enable_statistics: bool, merge_operator: Optional[MergeOperator]) -> None:
+                 enable_statistics: bool, merge_operator: Optional[MergeOperator],
+                 compaction_filter: Optional[int] = None) -> None:
         if block_cache is not None and not isinstance(block_cache, Cache):
             raise TypeError(f"shale: block_cache must be a shale.Cache, not "
                             f"{type(block_cache).__name__} (a capacity goes in "
@@ -998,12 +1056,13 @@ class _Prepare:
         self.increase_parallelism = increase_parallelism
         self.enable_statistics = bool(enable_statistics)
         self.merge_operator = merge_operator
+        self.compaction_filter = compaction_filter  # a C handle the options borrow
 
     def needed(self) -> bool:
         return (self.block_cache is not None or self.prepare_for_bulk_load
                 or self.optimize_for_point_lookup is not None
                 or self.increase_parallelism is not None or self.enable_statistics
-                or self.merge_operator is not None)
+                or self.merge_operator is not None or self.compaction_filter is not None)
 
     def __call__(self, options: int) -> None:
         lib = _library.lib()
@@ -1031,6 +1090,8 @@ class _Prepare:
         if self.merge_operator is not None:
             _errors.need("shale_mergeoperator_create", "a shale.MergeOperator")
             _merge.set_on_options(lib, options, self.merge_operator)
+        if self.compaction_filter is not None:
+            lib.shale_options_set_compaction_filter(options, self.compaction_filter)
 
 
 def _count(value: int, what: str, minimum: int) -> int:

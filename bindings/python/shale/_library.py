@@ -91,6 +91,10 @@ PARTIAL_MERGE_FN = ctypes.CFUNCTYPE(_void_p, _void_p, _void_p, _size, _void_p_ar
                                     _size_array, _int, ctypes.POINTER(_uchar), _size_array)
 DELETE_VALUE_FN = ctypes.CFUNCTYPE(None, _void_p, _void_p, _size)
 NAME_FN = ctypes.CFUNCTYPE(_void_p, _void_p)
+# shale_compactionfilter_create's filter callback (c.h): state, level, key, key length, value,
+# value length, &new_value, &new_value_length, &value_changed; returns non-zero to remove.
+COMPACTION_FILTER_FN = ctypes.CFUNCTYPE(_uchar, _void_p, _int, _void_p, _size, _void_p, _size,
+                                        _void_p_array, _size_array, ctypes.POINTER(_uchar))
 # shale_progress_callback(void* arg, const shale_progress_t* progress), read with the
 # shale_progress_* getters (shale/_progress.py).
 PROGRESS_FN = ctypes.CFUNCTYPE(None, _void_p, _void_p)
@@ -250,6 +254,11 @@ _OPTIONAL_PROTOTYPES: _Prototypes = {
                                              PARTIAL_MERGE_FN, DELETE_VALUE_FN, NAME_FN]),
     "shale_mergeoperator_destroy": (None, [_handle]),
     "shale_options_set_merge_operator": (None, [_handle, _handle]),
+    # Compaction filters with Python callbacks (shale.CompactionFilter).
+    "shale_compactionfilter_create": (_handle, [ctypes.c_void_p, DESTRUCTOR_FN,
+                                                COMPACTION_FILTER_FN, NAME_FN]),
+    "shale_compactionfilter_destroy": (None, [_handle]),
+    "shale_options_set_compaction_filter": (None, [_handle, _handle]),
     # Progress reports of long operations (shale.Progress, the progress= keywords).
     "shale_progress_operation": (_bytes, [_handle]),
     "shale_progress_stage": (_bytes, [_handle]),
@@ -288,6 +297,12 @@ _OPTIONAL_PROTOTYPES: _Prototypes = {
     "shale_open_for_read_only_column_families": (_handle, [_handle, _bytes, _int, _bytes_array,
                                                            _void_p_array, _void_p_array,
                                                            _uchar, _errptr]),
+    # Secondary instances (DB(path, secondary_path=...), db.try_catch_up_with_primary()).
+    "shale_open_as_secondary": (_handle, [_handle, _bytes, _bytes, _errptr]),
+    "shale_open_as_secondary_column_families": (_handle, [_handle, _bytes, _bytes, _int,
+                                                          _bytes_array, _void_p_array,
+                                                          _void_p_array, _errptr]),
+    "shale_try_catch_up_with_primary": (None, [_handle, _errptr]),
     "shale_list_column_families": (_void_p_array, [_handle, _bytes, _size_array, _errptr]),
     "shale_list_column_families_destroy": (None, [_void_p_array, _size]),
     "shale_create_column_family": (_handle, [_handle, _handle, _bytes, _errptr]),
