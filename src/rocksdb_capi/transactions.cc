@@ -425,11 +425,13 @@ rocksdb_checkpoint_t* rocksdb_optimistictransactiondb_checkpoint_object_create(
 
 char* rocksdb_optimistictransactiondb_property_value(
     rocksdb_optimistictransactiondb_t*, const char*) {
+  // not supported: Optimistic transactions
   return nullptr;
 }
 
 int rocksdb_optimistictransactiondb_property_int(
     rocksdb_optimistictransactiondb_t*, const char*, uint64_t*) {
+  // not supported: Optimistic transactions
   return -1;
 }
 
