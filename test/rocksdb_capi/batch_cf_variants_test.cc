@@ -14,7 +14,6 @@
 //   the knobs accepted without effect) and transaction option objects; the transaction
 //   functions that can only fail (no transaction DB can be opened here) fail visibly.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <cstdint>
@@ -432,8 +431,8 @@ class RocksdbCapiBackupOptionsTest : public RocksdbCapiVariantsTest {
     ASSERT_EQ(TakeError(&err), std::nullopt);
     if (after_backup) after_backup();
     Close();
-    rocksdb_backup_engine_restore_db_from_latest_backup(be, Path().c_str(), Path().c_str(),
-                                                        restore, &err);
+    rocksdb_backup_engine_restore_db_from_latest_backup(be, Path().c_str(), Path().c_str(), restore,
+                                                        &err);
     ASSERT_EQ(TakeError(&err), std::nullopt);
     rocksdb_backup_engine_close(be);
     rocksdb_env_destroy(env);
@@ -462,9 +461,9 @@ TEST_F(RocksdbCapiBackupOptionsTest, GettersReadBackWhatWasSet) {
   rocksdb_backup_engine_options_set_max_valid_backups_to_open(o, 3);
   EXPECT_EQ(rocksdb_backup_engine_options_get_max_valid_backups_to_open(o), 3);
   // RocksDB 7.8's default: kUseDbSessionId | kFlagIncludeFileSize.
-  EXPECT_EQ(static_cast<unsigned>(
-                rocksdb_backup_engine_options_get_share_files_with_checksum_naming(o)),
-            0x80000002u);
+  EXPECT_EQ(
+      static_cast<unsigned>(rocksdb_backup_engine_options_get_share_files_with_checksum_naming(o)),
+      0x80000002u);
   rocksdb_backup_engine_options_set_share_files_with_checksum_naming(o, 0x2);
   EXPECT_EQ(rocksdb_backup_engine_options_get_share_files_with_checksum_naming(o), 0x2);
   rocksdb_backup_engine_options_destroy(o);

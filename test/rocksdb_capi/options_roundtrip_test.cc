@@ -44,46 +44,76 @@ std::vector<RoundTrip> Rows() {
   return {
       {"WAL_size_limit_MB",
        [](rocksdb_options_t* o) { rocksdb_options_set_WAL_size_limit_MB(o, uint64_t{128}); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_WAL_size_limit_MB(o) == uint64_t{128}; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_WAL_size_limit_MB(o) == uint64_t{128};
+       }},
       {"WAL_ttl_seconds",
        [](rocksdb_options_t* o) { rocksdb_options_set_WAL_ttl_seconds(o, uint64_t{60}); },
        [](rocksdb_options_t* o) { return rocksdb_options_get_WAL_ttl_seconds(o) == uint64_t{60}; }},
       {"access_hint_on_compaction_start",
        [](rocksdb_options_t* o) { rocksdb_options_set_access_hint_on_compaction_start(o, 2); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_access_hint_on_compaction_start(o) == 2; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_access_hint_on_compaction_start(o) == 2;
+       }},
       {"advise_random_on_open",
        [](rocksdb_options_t* o) { rocksdb_options_set_advise_random_on_open(o, 0); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_advise_random_on_open(o) == static_cast<unsigned char>(0); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_advise_random_on_open(o) == static_cast<unsigned char>(0);
+       }},
       {"allow_concurrent_memtable_write",
        [](rocksdb_options_t* o) { rocksdb_options_set_allow_concurrent_memtable_write(o, 0); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_allow_concurrent_memtable_write(o) == static_cast<unsigned char>(0); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_allow_concurrent_memtable_write(o) ==
+                static_cast<unsigned char>(0);
+       }},
       {"allow_ingest_behind",
        [](rocksdb_options_t* o) { rocksdb_options_set_allow_ingest_behind(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_allow_ingest_behind(o) == static_cast<unsigned char>(1); }},
-      {"allow_mmap_reads",
-       [](rocksdb_options_t* o) { rocksdb_options_set_allow_mmap_reads(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_allow_mmap_reads(o) == static_cast<unsigned char>(1); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_allow_ingest_behind(o) == static_cast<unsigned char>(1);
+       }},
+      {"allow_mmap_reads", [](rocksdb_options_t* o) { rocksdb_options_set_allow_mmap_reads(o, 1); },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_allow_mmap_reads(o) == static_cast<unsigned char>(1);
+       }},
       {"allow_mmap_writes",
        [](rocksdb_options_t* o) { rocksdb_options_set_allow_mmap_writes(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_allow_mmap_writes(o) == static_cast<unsigned char>(1); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_allow_mmap_writes(o) == static_cast<unsigned char>(1);
+       }},
       {"arena_block_size",
        [](rocksdb_options_t* o) { rocksdb_options_set_arena_block_size(o, size_t{1} << 20); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_arena_block_size(o) == size_t{1} << 20; }},
-      {"atomic_flush",
-       [](rocksdb_options_t* o) { rocksdb_options_set_atomic_flush(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_atomic_flush(o) == static_cast<unsigned char>(1); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_arena_block_size(o) == size_t{1} << 20;
+       }},
+      {"atomic_flush", [](rocksdb_options_t* o) { rocksdb_options_set_atomic_flush(o, 1); },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_atomic_flush(o) == static_cast<unsigned char>(1);
+       }},
       {"avoid_unnecessary_blocking_io",
        [](rocksdb_options_t* o) { rocksdb_options_set_avoid_unnecessary_blocking_io(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_avoid_unnecessary_blocking_io(o) == static_cast<unsigned char>(1); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_avoid_unnecessary_blocking_io(o) ==
+                static_cast<unsigned char>(1);
+       }},
       {"blob_compaction_readahead_size",
-       [](rocksdb_options_t* o) { rocksdb_options_set_blob_compaction_readahead_size(o, uint64_t{1} << 20); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_blob_compaction_readahead_size(o) == uint64_t{1} << 20; }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_blob_compaction_readahead_size(o, uint64_t{1} << 20);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_blob_compaction_readahead_size(o) == uint64_t{1} << 20;
+       }},
       {"blob_compression_type",
-       [](rocksdb_options_t* o) { rocksdb_options_set_blob_compression_type(o, rocksdb_zstd_compression); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_blob_compression_type(o) == rocksdb_zstd_compression; }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_blob_compression_type(o, rocksdb_zstd_compression);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_blob_compression_type(o) == rocksdb_zstd_compression;
+       }},
       {"blob_file_size",
        [](rocksdb_options_t* o) { rocksdb_options_set_blob_file_size(o, uint64_t{64} << 20); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_blob_file_size(o) == uint64_t{64} << 20; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_blob_file_size(o) == uint64_t{64} << 20;
+       }},
       {"blob_file_starting_level",
        [](rocksdb_options_t* o) { rocksdb_options_set_blob_file_starting_level(o, 2); },
        [](rocksdb_options_t* o) { return rocksdb_options_get_blob_file_starting_level(o) == 2; }},
@@ -93,162 +123,282 @@ std::vector<RoundTrip> Rows() {
       {"blob_gc_force_threshold",
        [](rocksdb_options_t* o) { rocksdb_options_set_blob_gc_force_threshold(o, 0.75); },
        [](rocksdb_options_t* o) { return rocksdb_options_get_blob_gc_force_threshold(o) == 0.75; }},
-      {"bloom_locality",
-       [](rocksdb_options_t* o) { rocksdb_options_set_bloom_locality(o, 1u); },
+      {"bloom_locality", [](rocksdb_options_t* o) { rocksdb_options_set_bloom_locality(o, 1u); },
        [](rocksdb_options_t* o) { return rocksdb_options_get_bloom_locality(o) == 1u; }},
       {"bytes_per_sync",
        [](rocksdb_options_t* o) { rocksdb_options_set_bytes_per_sync(o, uint64_t{1} << 20); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_bytes_per_sync(o) == uint64_t{1} << 20; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_bytes_per_sync(o) == uint64_t{1} << 20;
+       }},
       {"compression_options_max_dict_buffer_bytes",
-       [](rocksdb_options_t* o) { rocksdb_options_set_compression_options_max_dict_buffer_bytes(o, uint64_t{1} << 20); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_compression_options_max_dict_buffer_bytes(o) == uint64_t{1} << 20; }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_compression_options_max_dict_buffer_bytes(o, uint64_t{1} << 20);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_compression_options_max_dict_buffer_bytes(o) == uint64_t{1}
+                                                                                        << 20;
+       }},
       {"compression_options_parallel_threads",
        [](rocksdb_options_t* o) { rocksdb_options_set_compression_options_parallel_threads(o, 4); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_compression_options_parallel_threads(o) == 4; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_compression_options_parallel_threads(o) == 4;
+       }},
       {"compression_options_use_zstd_dict_trainer",
-       [](rocksdb_options_t* o) { rocksdb_options_set_compression_options_use_zstd_dict_trainer(o, 0); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_compression_options_use_zstd_dict_trainer(o) == static_cast<unsigned char>(0); }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_compression_options_use_zstd_dict_trainer(o, 0);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_compression_options_use_zstd_dict_trainer(o) ==
+                static_cast<unsigned char>(0);
+       }},
       {"compression_options_zstd_max_train_bytes",
-       [](rocksdb_options_t* o) { rocksdb_options_set_compression_options_zstd_max_train_bytes(o, 1 << 20); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_compression_options_zstd_max_train_bytes(o) == 1 << 20; }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_compression_options_zstd_max_train_bytes(o, 1 << 20);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_compression_options_zstd_max_train_bytes(o) == 1 << 20;
+       }},
       {"db_write_buffer_size",
        [](rocksdb_options_t* o) { rocksdb_options_set_db_write_buffer_size(o, size_t{512} << 20); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_db_write_buffer_size(o) == size_t{512} << 20; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_db_write_buffer_size(o) == size_t{512} << 20;
+       }},
       {"delete_obsolete_files_period_micros",
-       [](rocksdb_options_t* o) { rocksdb_options_set_delete_obsolete_files_period_micros(o, uint64_t{1000000}); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_delete_obsolete_files_period_micros(o) == uint64_t{1000000}; }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_delete_obsolete_files_period_micros(o, uint64_t{1000000});
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_delete_obsolete_files_period_micros(o) == uint64_t{1000000};
+       }},
       {"disable_auto_compactions",
        [](rocksdb_options_t* o) { rocksdb_options_set_disable_auto_compactions(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_disable_auto_compactions(o) == static_cast<unsigned char>(1); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_disable_auto_compactions(o) == static_cast<unsigned char>(1);
+       }},
       {"enable_blob_files",
        [](rocksdb_options_t* o) { rocksdb_options_set_enable_blob_files(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_enable_blob_files(o) == static_cast<unsigned char>(1); }},
-      {"enable_blob_gc",
-       [](rocksdb_options_t* o) { rocksdb_options_set_enable_blob_gc(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_enable_blob_gc(o) == static_cast<unsigned char>(1); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_enable_blob_files(o) == static_cast<unsigned char>(1);
+       }},
+      {"enable_blob_gc", [](rocksdb_options_t* o) { rocksdb_options_set_enable_blob_gc(o, 1); },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_enable_blob_gc(o) == static_cast<unsigned char>(1);
+       }},
       {"enable_pipelined_write",
        [](rocksdb_options_t* o) { rocksdb_options_set_enable_pipelined_write(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_enable_pipelined_write(o) == static_cast<unsigned char>(1); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_enable_pipelined_write(o) == static_cast<unsigned char>(1);
+       }},
       {"enable_write_thread_adaptive_yield",
        [](rocksdb_options_t* o) { rocksdb_options_set_enable_write_thread_adaptive_yield(o, 0); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_enable_write_thread_adaptive_yield(o) == static_cast<unsigned char>(0); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_enable_write_thread_adaptive_yield(o) ==
+                static_cast<unsigned char>(0);
+       }},
       {"experimental_mempurge_threshold",
        [](rocksdb_options_t* o) { rocksdb_options_set_experimental_mempurge_threshold(o, 1.5); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_experimental_mempurge_threshold(o) == 1.5; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_experimental_mempurge_threshold(o) == 1.5;
+       }},
       {"hard_pending_compaction_bytes_limit",
-       [](rocksdb_options_t* o) { rocksdb_options_set_hard_pending_compaction_bytes_limit(o, size_t{2} << 30); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_hard_pending_compaction_bytes_limit(o) == size_t{2} << 30; }},
-      {"info_log_level",
-       [](rocksdb_options_t* o) { rocksdb_options_set_info_log_level(o, 3); },
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_hard_pending_compaction_bytes_limit(o, size_t{2} << 30);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_hard_pending_compaction_bytes_limit(o) == size_t{2} << 30;
+       }},
+      {"info_log_level", [](rocksdb_options_t* o) { rocksdb_options_set_info_log_level(o, 3); },
        [](rocksdb_options_t* o) { return rocksdb_options_get_info_log_level(o) == 3; }},
       {"inplace_update_num_locks",
        [](rocksdb_options_t* o) { rocksdb_options_set_inplace_update_num_locks(o, size_t{100}); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_inplace_update_num_locks(o) == size_t{100}; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_inplace_update_num_locks(o) == size_t{100};
+       }},
       {"inplace_update_support",
        [](rocksdb_options_t* o) { rocksdb_options_set_inplace_update_support(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_inplace_update_support(o) == static_cast<unsigned char>(1); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_inplace_update_support(o) == static_cast<unsigned char>(1);
+       }},
       {"is_fd_close_on_exec",
        [](rocksdb_options_t* o) { rocksdb_options_set_is_fd_close_on_exec(o, 0); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_is_fd_close_on_exec(o) == static_cast<unsigned char>(0); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_is_fd_close_on_exec(o) == static_cast<unsigned char>(0);
+       }},
       {"keep_log_file_num",
        [](rocksdb_options_t* o) { rocksdb_options_set_keep_log_file_num(o, size_t{10}); },
        [](rocksdb_options_t* o) { return rocksdb_options_get_keep_log_file_num(o) == size_t{10}; }},
       {"level0_file_num_compaction_trigger",
        [](rocksdb_options_t* o) { rocksdb_options_set_level0_file_num_compaction_trigger(o, 8); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_level0_file_num_compaction_trigger(o) == 8; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_level0_file_num_compaction_trigger(o) == 8;
+       }},
       {"level0_slowdown_writes_trigger",
        [](rocksdb_options_t* o) { rocksdb_options_set_level0_slowdown_writes_trigger(o, 30); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_level0_slowdown_writes_trigger(o) == 30; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_level0_slowdown_writes_trigger(o) == 30;
+       }},
       {"level0_stop_writes_trigger",
        [](rocksdb_options_t* o) { rocksdb_options_set_level0_stop_writes_trigger(o, 50); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_level0_stop_writes_trigger(o) == 50; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_level0_stop_writes_trigger(o) == 50;
+       }},
       {"level_compaction_dynamic_level_bytes",
        [](rocksdb_options_t* o) { rocksdb_options_set_level_compaction_dynamic_level_bytes(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_level_compaction_dynamic_level_bytes(o) == static_cast<unsigned char>(1); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_level_compaction_dynamic_level_bytes(o) ==
+                static_cast<unsigned char>(1);
+       }},
       {"log_file_time_to_roll",
        [](rocksdb_options_t* o) { rocksdb_options_set_log_file_time_to_roll(o, size_t{3600}); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_log_file_time_to_roll(o) == size_t{3600}; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_log_file_time_to_roll(o) == size_t{3600};
+       }},
       {"manifest_preallocation_size",
-       [](rocksdb_options_t* o) { rocksdb_options_set_manifest_preallocation_size(o, size_t{1} << 20); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_manifest_preallocation_size(o) == size_t{1} << 20; }},
-      {"manual_wal_flush",
-       [](rocksdb_options_t* o) { rocksdb_options_set_manual_wal_flush(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_manual_wal_flush(o) == static_cast<unsigned char>(1); }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_manifest_preallocation_size(o, size_t{1} << 20);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_manifest_preallocation_size(o) == size_t{1} << 20;
+       }},
+      {"manual_wal_flush", [](rocksdb_options_t* o) { rocksdb_options_set_manual_wal_flush(o, 1); },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_manual_wal_flush(o) == static_cast<unsigned char>(1);
+       }},
       {"max_bytes_for_level_base",
-       [](rocksdb_options_t* o) { rocksdb_options_set_max_bytes_for_level_base(o, uint64_t{512} << 20); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_max_bytes_for_level_base(o) == uint64_t{512} << 20; }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_max_bytes_for_level_base(o, uint64_t{512} << 20);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_max_bytes_for_level_base(o) == uint64_t{512} << 20;
+       }},
       {"max_bytes_for_level_multiplier",
        [](rocksdb_options_t* o) { rocksdb_options_set_max_bytes_for_level_multiplier(o, 8.5); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_max_bytes_for_level_multiplier(o) == 8.5; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_max_bytes_for_level_multiplier(o) == 8.5;
+       }},
       {"max_compaction_bytes",
        [](rocksdb_options_t* o) { rocksdb_options_set_max_compaction_bytes(o, uint64_t{1} << 30); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_max_compaction_bytes(o) == uint64_t{1} << 30; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_max_compaction_bytes(o) == uint64_t{1} << 30;
+       }},
       {"max_file_opening_threads",
        [](rocksdb_options_t* o) { rocksdb_options_set_max_file_opening_threads(o, 4); },
        [](rocksdb_options_t* o) { return rocksdb_options_get_max_file_opening_threads(o) == 4; }},
       {"max_log_file_size",
        [](rocksdb_options_t* o) { rocksdb_options_set_max_log_file_size(o, size_t{1} << 20); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_max_log_file_size(o) == size_t{1} << 20; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_max_log_file_size(o) == size_t{1} << 20;
+       }},
       {"max_manifest_file_size",
-       [](rocksdb_options_t* o) { rocksdb_options_set_max_manifest_file_size(o, size_t{64} << 20); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_max_manifest_file_size(o) == size_t{64} << 20; }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_max_manifest_file_size(o, size_t{64} << 20);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_max_manifest_file_size(o) == size_t{64} << 20;
+       }},
       {"max_sequential_skip_in_iterations",
-       [](rocksdb_options_t* o) { rocksdb_options_set_max_sequential_skip_in_iterations(o, uint64_t{16}); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_max_sequential_skip_in_iterations(o) == uint64_t{16}; }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_max_sequential_skip_in_iterations(o, uint64_t{16});
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_max_sequential_skip_in_iterations(o) == uint64_t{16};
+       }},
       {"max_subcompactions",
        [](rocksdb_options_t* o) { rocksdb_options_set_max_subcompactions(o, 4u); },
        [](rocksdb_options_t* o) { return rocksdb_options_get_max_subcompactions(o) == 4u; }},
       {"max_successive_merges",
        [](rocksdb_options_t* o) { rocksdb_options_set_max_successive_merges(o, size_t{16}); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_max_successive_merges(o) == size_t{16}; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_max_successive_merges(o) == size_t{16};
+       }},
       {"max_total_wal_size",
        [](rocksdb_options_t* o) { rocksdb_options_set_max_total_wal_size(o, uint64_t{1} << 30); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_max_total_wal_size(o) == uint64_t{1} << 30; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_max_total_wal_size(o) == uint64_t{1} << 30;
+       }},
       {"max_write_buffer_number",
        [](rocksdb_options_t* o) { rocksdb_options_set_max_write_buffer_number(o, 5); },
        [](rocksdb_options_t* o) { return rocksdb_options_get_max_write_buffer_number(o) == 5; }},
       {"max_write_buffer_number_to_maintain",
        [](rocksdb_options_t* o) { rocksdb_options_set_max_write_buffer_number_to_maintain(o, 3); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_max_write_buffer_number_to_maintain(o) == 3; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_max_write_buffer_number_to_maintain(o) == 3;
+       }},
       {"max_write_buffer_size_to_maintain",
-       [](rocksdb_options_t* o) { rocksdb_options_set_max_write_buffer_size_to_maintain(o, int64_t{1} << 30); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_max_write_buffer_size_to_maintain(o) == int64_t{1} << 30; }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_max_write_buffer_size_to_maintain(o, int64_t{1} << 30);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_max_write_buffer_size_to_maintain(o) == int64_t{1} << 30;
+       }},
       {"memtable_huge_page_size",
-       [](rocksdb_options_t* o) { rocksdb_options_set_memtable_huge_page_size(o, size_t{2} << 20); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_memtable_huge_page_size(o) == size_t{2} << 20; }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_memtable_huge_page_size(o, size_t{2} << 20);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_memtable_huge_page_size(o) == size_t{2} << 20;
+       }},
       {"memtable_prefix_bloom_size_ratio",
        [](rocksdb_options_t* o) { rocksdb_options_set_memtable_prefix_bloom_size_ratio(o, 0.1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_memtable_prefix_bloom_size_ratio(o) == 0.1; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_memtable_prefix_bloom_size_ratio(o) == 0.1;
+       }},
       {"min_blob_size",
        [](rocksdb_options_t* o) { rocksdb_options_set_min_blob_size(o, uint64_t{4096}); },
        [](rocksdb_options_t* o) { return rocksdb_options_get_min_blob_size(o) == uint64_t{4096}; }},
       {"min_write_buffer_number_to_merge",
        [](rocksdb_options_t* o) { rocksdb_options_set_min_write_buffer_number_to_merge(o, 2); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_min_write_buffer_number_to_merge(o) == 2; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_min_write_buffer_number_to_merge(o) == 2;
+       }},
       {"optimize_filters_for_hits",
        [](rocksdb_options_t* o) { rocksdb_options_set_optimize_filters_for_hits(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_optimize_filters_for_hits(o) == static_cast<unsigned char>(1); }},
-      {"paranoid_checks",
-       [](rocksdb_options_t* o) { rocksdb_options_set_paranoid_checks(o, 0); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_paranoid_checks(o) == static_cast<unsigned char>(0); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_optimize_filters_for_hits(o) == static_cast<unsigned char>(1);
+       }},
+      {"paranoid_checks", [](rocksdb_options_t* o) { rocksdb_options_set_paranoid_checks(o, 0); },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_paranoid_checks(o) == static_cast<unsigned char>(0);
+       }},
       {"prepopulate_blob_cache",
-       [](rocksdb_options_t* o) { rocksdb_options_set_prepopulate_blob_cache(o, rocksdb_prepopulate_blob_flush_only); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_prepopulate_blob_cache(o) == rocksdb_prepopulate_blob_flush_only; }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_prepopulate_blob_cache(o, rocksdb_prepopulate_blob_flush_only);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_prepopulate_blob_cache(o) ==
+                rocksdb_prepopulate_blob_flush_only;
+       }},
       {"recycle_log_file_num",
        [](rocksdb_options_t* o) { rocksdb_options_set_recycle_log_file_num(o, size_t{4}); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_recycle_log_file_num(o) == size_t{4}; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_recycle_log_file_num(o) == size_t{4};
+       }},
       {"report_bg_io_stats",
        [](rocksdb_options_t* o) { rocksdb_options_set_report_bg_io_stats(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_report_bg_io_stats(o) == static_cast<unsigned char>(1); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_report_bg_io_stats(o) == static_cast<unsigned char>(1);
+       }},
       {"skip_checking_sst_file_sizes_on_db_open",
-       [](rocksdb_options_t* o) { rocksdb_options_set_skip_checking_sst_file_sizes_on_db_open(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_skip_checking_sst_file_sizes_on_db_open(o) == static_cast<unsigned char>(1); }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_skip_checking_sst_file_sizes_on_db_open(o, 1);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_skip_checking_sst_file_sizes_on_db_open(o) ==
+                static_cast<unsigned char>(1);
+       }},
       {"skip_stats_update_on_db_open",
        [](rocksdb_options_t* o) { rocksdb_options_set_skip_stats_update_on_db_open(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_skip_stats_update_on_db_open(o) == static_cast<unsigned char>(1); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_skip_stats_update_on_db_open(o) ==
+                static_cast<unsigned char>(1);
+       }},
       {"soft_pending_compaction_bytes_limit",
-       [](rocksdb_options_t* o) { rocksdb_options_set_soft_pending_compaction_bytes_limit(o, size_t{1} << 30); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_soft_pending_compaction_bytes_limit(o) == size_t{1} << 30; }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_soft_pending_compaction_bytes_limit(o, size_t{1} << 30);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_soft_pending_compaction_bytes_limit(o) == size_t{1} << 30;
+       }},
       {"stats_dump_period_sec",
        [](rocksdb_options_t* o) { rocksdb_options_set_stats_dump_period_sec(o, 60u); },
        [](rocksdb_options_t* o) { return rocksdb_options_get_stats_dump_period_sec(o) == 60u; }},
@@ -256,32 +406,55 @@ std::vector<RoundTrip> Rows() {
        [](rocksdb_options_t* o) { rocksdb_options_set_stats_persist_period_sec(o, 30u); },
        [](rocksdb_options_t* o) { return rocksdb_options_get_stats_persist_period_sec(o) == 30u; }},
       {"target_file_size_base",
-       [](rocksdb_options_t* o) { rocksdb_options_set_target_file_size_base(o, uint64_t{32} << 20); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_target_file_size_base(o) == uint64_t{32} << 20; }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_target_file_size_base(o, uint64_t{32} << 20);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_target_file_size_base(o) == uint64_t{32} << 20;
+       }},
       {"target_file_size_multiplier",
        [](rocksdb_options_t* o) { rocksdb_options_set_target_file_size_multiplier(o, 2); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_target_file_size_multiplier(o) == 2; }},
-      {"unordered_write",
-       [](rocksdb_options_t* o) { rocksdb_options_set_unordered_write(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_unordered_write(o) == static_cast<unsigned char>(1); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_target_file_size_multiplier(o) == 2;
+       }},
+      {"unordered_write", [](rocksdb_options_t* o) { rocksdb_options_set_unordered_write(o, 1); },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_unordered_write(o) == static_cast<unsigned char>(1);
+       }},
       {"use_adaptive_mutex",
        [](rocksdb_options_t* o) { rocksdb_options_set_use_adaptive_mutex(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_use_adaptive_mutex(o) == static_cast<unsigned char>(1); }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_use_adaptive_mutex(o) == static_cast<unsigned char>(1);
+       }},
       {"use_direct_io_for_flush_and_compaction",
-       [](rocksdb_options_t* o) { rocksdb_options_set_use_direct_io_for_flush_and_compaction(o, 1); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_use_direct_io_for_flush_and_compaction(o) == static_cast<unsigned char>(1); }},
-      {"use_fsync",
-       [](rocksdb_options_t* o) { rocksdb_options_set_use_fsync(o, 1); },
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_use_direct_io_for_flush_and_compaction(o, 1);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_use_direct_io_for_flush_and_compaction(o) ==
+                static_cast<unsigned char>(1);
+       }},
+      {"use_fsync", [](rocksdb_options_t* o) { rocksdb_options_set_use_fsync(o, 1); },
        [](rocksdb_options_t* o) { return rocksdb_options_get_use_fsync(o) == 1; }},
       {"wal_bytes_per_sync",
        [](rocksdb_options_t* o) { rocksdb_options_set_wal_bytes_per_sync(o, uint64_t{512} << 10); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_wal_bytes_per_sync(o) == uint64_t{512} << 10; }},
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_wal_bytes_per_sync(o) == uint64_t{512} << 10;
+       }},
       {"wal_compression",
-       [](rocksdb_options_t* o) { rocksdb_options_set_wal_compression(o, rocksdb_zstd_compression); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_wal_compression(o) == rocksdb_zstd_compression; }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_wal_compression(o, rocksdb_zstd_compression);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_wal_compression(o) == rocksdb_zstd_compression;
+       }},
       {"writable_file_max_buffer_size",
-       [](rocksdb_options_t* o) { rocksdb_options_set_writable_file_max_buffer_size(o, uint64_t{4} << 20); },
-       [](rocksdb_options_t* o) { return rocksdb_options_get_writable_file_max_buffer_size(o) == uint64_t{4} << 20; }},
+       [](rocksdb_options_t* o) {
+         rocksdb_options_set_writable_file_max_buffer_size(o, uint64_t{4} << 20);
+       },
+       [](rocksdb_options_t* o) {
+         return rocksdb_options_get_writable_file_max_buffer_size(o) == uint64_t{4} << 20;
+       }},
   };
 }
 
@@ -463,33 +636,63 @@ TEST_F(RocksdbCapiOptionsEffect, KnobsAcceptedWithoutEffectOpenAndAreNamedInTheL
   Close();
 
   const std::string log = ReadFile(Path() + "/LOG");
-  for (const char* entry : {
-           "info_log_level=3", "max_log_file_size=1048576", "log_file_time_to_roll=3600",
-           "keep_log_file_num=10", "skip_stats_update_on_db_open=true",
-           "stats_persist_period_sec=30", "report_bg_io_stats=true",
-           "max_file_opening_threads=4", "allow_mmap_reads=true", "allow_mmap_writes=true",
-           "use_direct_io_for_flush_and_compaction=true", "is_fd_close_on_exec=false",
-           "advise_random_on_open=false", "access_hint_on_compaction_start=2",
-           "use_adaptive_mutex=true", "bytes_per_sync=1048576",
-           "writable_file_max_buffer_size=4194304", "avoid_unnecessary_blocking_io=true",
-           "manifest_preallocation_size=1048576", "delete_obsolete_files_period_micros=1000000",
-           "recycle_log_file_num=4", "WAL_ttl_seconds=60", "WAL_size_limit_MB=128",
-           "wal_bytes_per_sync=524288", "manual_wal_flush=true", "wal_compression=7",
-           "min_write_buffer_number_to_merge=2", "max_write_buffer_number_to_maintain=3",
-           "max_write_buffer_size_to_maintain=1073741824", "arena_block_size=1048576",
-           "max_sequential_skip_in_iterations=16", "memtable_prefix_bloom_size_ratio=0.25",
-           "memtable_huge_page_size=2097152", "bloom_locality=1", "inplace_update_support=true",
-           "inplace_update_num_locks=100", "experimental_mempurge_threshold=1.5",
-           "enable_pipelined_write=true", "unordered_write=true",
-           "allow_concurrent_memtable_write=false", "enable_write_thread_adaptive_yield=false",
-           "optimize_filters_for_hits=true", "max_compaction_bytes=1073741824",
-           "compression_opts.zstd_max_train_bytes=1048576",
-           "compression_opts.use_zstd_dict_trainer=false", "compression_opts.parallel_threads=4",
-           "compression_opts.max_dict_buffer_bytes=1048576", "enable_blob_files=true",
-           "min_blob_size=4096", "blob_file_size=67108864", "blob_compression_type=7",
-           "enable_blob_gc=true", "blob_gc_age_cutoff=0.5", "blob_gc_force_threshold=0.75",
-           "blob_compaction_readahead_size=1048576", "blob_file_starting_level=2",
-           "prepopulate_blob_cache=1"}) {
+  for (const char* entry : {"info_log_level=3",
+                            "max_log_file_size=1048576",
+                            "log_file_time_to_roll=3600",
+                            "keep_log_file_num=10",
+                            "skip_stats_update_on_db_open=true",
+                            "stats_persist_period_sec=30",
+                            "report_bg_io_stats=true",
+                            "max_file_opening_threads=4",
+                            "allow_mmap_reads=true",
+                            "allow_mmap_writes=true",
+                            "use_direct_io_for_flush_and_compaction=true",
+                            "is_fd_close_on_exec=false",
+                            "advise_random_on_open=false",
+                            "access_hint_on_compaction_start=2",
+                            "use_adaptive_mutex=true",
+                            "bytes_per_sync=1048576",
+                            "writable_file_max_buffer_size=4194304",
+                            "avoid_unnecessary_blocking_io=true",
+                            "manifest_preallocation_size=1048576",
+                            "delete_obsolete_files_period_micros=1000000",
+                            "recycle_log_file_num=4",
+                            "WAL_ttl_seconds=60",
+                            "WAL_size_limit_MB=128",
+                            "wal_bytes_per_sync=524288",
+                            "manual_wal_flush=true",
+                            "wal_compression=7",
+                            "min_write_buffer_number_to_merge=2",
+                            "max_write_buffer_number_to_maintain=3",
+                            "max_write_buffer_size_to_maintain=1073741824",
+                            "arena_block_size=1048576",
+                            "max_sequential_skip_in_iterations=16",
+                            "memtable_prefix_bloom_size_ratio=0.25",
+                            "memtable_huge_page_size=2097152",
+                            "bloom_locality=1",
+                            "inplace_update_support=true",
+                            "inplace_update_num_locks=100",
+                            "experimental_mempurge_threshold=1.5",
+                            "enable_pipelined_write=true",
+                            "unordered_write=true",
+                            "allow_concurrent_memtable_write=false",
+                            "enable_write_thread_adaptive_yield=false",
+                            "optimize_filters_for_hits=true",
+                            "max_compaction_bytes=1073741824",
+                            "compression_opts.zstd_max_train_bytes=1048576",
+                            "compression_opts.use_zstd_dict_trainer=false",
+                            "compression_opts.parallel_threads=4",
+                            "compression_opts.max_dict_buffer_bytes=1048576",
+                            "enable_blob_files=true",
+                            "min_blob_size=4096",
+                            "blob_file_size=67108864",
+                            "blob_compression_type=7",
+                            "enable_blob_gc=true",
+                            "blob_gc_age_cutoff=0.5",
+                            "blob_gc_force_threshold=0.75",
+                            "blob_compaction_readahead_size=1048576",
+                            "blob_file_starting_level=2",
+                            "prepopulate_blob_cache=1"}) {
     EXPECT_NE(log.find(std::string("RocksDB option ") + entry + " accepted without effect"),
               std::string::npos)
         << entry << " is not in the LOG";
