@@ -6,8 +6,8 @@
 //   values); delete_range(v)_cf removes the range, WriteBatchWithIndex's range deletions are
 //   refused without a record (RocksDB 7.8's WriteBatchWithIndex::DeleteRange is NotSupported);
 // - rocksdb_sstfilewriter_merge: an operand in an ingested file combines with the DB's value
-//   through the DB's merge operator; a merge into a writer not opened, or out of order, fails
-//   through errptr;
+//   through the DB's merge operator; a merge into a writer not opened fails through errptr; a
+//   key out of order is refused with RocksDB's error and the writer goes on;
 // - rocksdb_cancel_all_background_work, then reads and close; memory consumers with a cache;
 //   rocksdb_create_dir_if_missing;
 // - backup engine options (backup_dir, sync, backup_log_files with restore's keep_log_files,
@@ -306,18 +306,6 @@ TEST_F(RocksdbCapiVariantsTest, SstFileWriterMergeCombinesWithTheDbsMergeOperato
   ASSERT_EQ(TakeError(&err), std::nullopt);
   rocksdb_sstfilewriter_destroy(writer);
 
-  // Keys must ascend (RocksDB's "REQUIRES"): a merge of an earlier key is refused through errptr.
-  // (ShaleDB's writer then gives the file up, and its finish fails too.)
-  rocksdb_sstfilewriter_t* unordered = rocksdb_sstfilewriter_create(env_opts, options_);
-  rocksdb_sstfilewriter_open(unordered, dir_.Sub("unordered.sst").c_str(), &err);
-  ASSERT_EQ(TakeError(&err), std::nullopt);
-  rocksdb_sstfilewriter_merge(unordered, "b", 1, three.data(), three.size(), &err);
-  ASSERT_EQ(TakeError(&err), std::nullopt);
-  rocksdb_sstfilewriter_merge(unordered, "a", 1, three.data(), three.size(), &err);
-  const std::optional<std::string> error = TakeError(&err);
-  ASSERT_TRUE(error.has_value());
-  EXPECT_EQ(error->rfind("Invalid argument: ", 0), 0u) << *error;
-  rocksdb_sstfilewriter_destroy(unordered);
   rocksdb_envoptions_destroy(env_opts);
 
   rocksdb_ingestexternalfileoptions_t* ingest = rocksdb_ingestexternalfileoptions_create();
@@ -330,6 +318,40 @@ TEST_F(RocksdbCapiVariantsTest, SstFileWriterMergeCombinesWithTheDbsMergeOperato
   // And after a compaction folded them.
   rocksdb_compact_range_cf(db_, default_, nullptr, 0, nullptr, 0);
   EXPECT_EQ(AsU64(Get(db_, default_, "counter")), 8u);
+}
+
+// A key that does not come after the last one is refused with RocksDB's InvalidArgument, and,
+// as in RocksDB, nothing else happens: the writer goes on and its file holds the keys it took.
+TEST_F(RocksdbCapiVariantsTest, SstFileWriterRefusesAKeyOutOfOrderAndGoesOn) {
+  const std::string sst = dir_.Sub("ordered.sst");
+  rocksdb_envoptions_t* env_opts = rocksdb_envoptions_create();
+  rocksdb_sstfilewriter_t* writer = rocksdb_sstfilewriter_create(env_opts, options_);
+  char* err = nullptr;
+  rocksdb_sstfilewriter_open(writer, sst.c_str(), &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  const std::string three = U64(3);
+  rocksdb_sstfilewriter_merge(writer, "b", 1, three.data(), three.size(), &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  const std::string kRefused = "Invalid argument: Keys must be added in strict ascending order.";
+  rocksdb_sstfilewriter_merge(writer, "a", 1, three.data(), three.size(), &err);
+  EXPECT_EQ(TakeError(&err), kRefused);
+  rocksdb_sstfilewriter_put(writer, "b", 1, "dup", 3, &err);
+  EXPECT_EQ(TakeError(&err), kRefused);
+  rocksdb_sstfilewriter_delete(writer, "a", 1, &err);
+  EXPECT_EQ(TakeError(&err), kRefused);
+  rocksdb_sstfilewriter_add(writer, "c", 1, "C", 1, &err);
+  EXPECT_EQ(TakeError(&err), std::nullopt);
+  rocksdb_sstfilewriter_finish(writer, &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  rocksdb_sstfilewriter_destroy(writer);
+  rocksdb_envoptions_destroy(env_opts);
+
+  rocksdb_ingestexternalfileoptions_t* ingest = rocksdb_ingestexternalfileoptions_create();
+  const char* files[] = {sst.c_str()};
+  rocksdb_ingest_external_file_cf(db_, two_, files, 1, ingest, &err);
+  ASSERT_EQ(TakeError(&err), std::nullopt);
+  rocksdb_ingestexternalfileoptions_destroy(ingest);
+  EXPECT_EQ(Contents(two_), (std::vector<std::string>{"b=" + U64(3), "c=C"}));
 }
 
 // --- rocksdb_cancel_all_background_work ---
