@@ -247,6 +247,7 @@ size_t rocksdb_options_get_max_manifest_file_size(rocksdb_options_t* opt) {
 // RocksDB takes an int and treats any non-zero value as true. ShaleDB refuses use_fsync at open
 // (not supported yet), visibly.
 void rocksdb_options_set_use_fsync(rocksdb_options_t* opt, int use_fsync) {
+  // not supported: use_fsync (refused at open)
   opt->rep.use_fsync = use_fsync != 0;
 }
 int rocksdb_options_get_use_fsync(rocksdb_options_t* opt) { return opt->rep.use_fsync ? 1 : 0; }
