@@ -1,0 +1,671 @@
+// RepairDB (shale/db.h): rebuilds a DB's MANIFEST and CURRENT from the tables and WALs in its
+// directory. The Repairer below does one repair; the public functions make one and run it.
+//
+// Steps (each logged to the info LOG):
+//  1. take the LOCK; list the directory;
+//  2. read every old MANIFEST as far as it decodes, for hints only (HintsFromManifests);
+//  3. open and verify every table; note the bad ones (moved to lost/ in step 5);
+//  4. replay the WALs into per-family memtables and write those as new tables;
+//  5. move the bad tables to lost/; write the new MANIFEST (every table at level 0), sync it,
+//     switch CURRENT; delete the old MANIFESTs; move the replayed WALs to lost/;
+//  6. release the LOCK; compact every family whose level 0 breaks the read invariant (below).
+//
+// The read invariant of level 0 (kept by step 6): Version::Get searches level-0 tables
+// newest first, by largest sequence number, and stops at the first table holding the key; so
+// for any two level-0 tables of a family whose user-key ranges overlap, every entry of the one
+// searched first must be newer than every entry of the other: their sequence ranges must not
+// interleave (one's smallest sequence above the other's largest). Flushes keep this; tables
+// gathered from several old levels may not (an L2 table holding x@500 and z@950 beside an L1
+// table holding x@800). NeedsCompaction finds such a pair; a full manual compaction of the
+// family merges every level-0 table by internal key, which does not depend on their order.
+//
+// Thread-safety: a Repairer is used by one thread; the LOCK keeps other processes (and DBs of
+// this process) out of the directory while it changes files.
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/filename.h"
+#include "base/internal_key.h"
+#include "compaction/build_table.h"
+#include "db/info_log.h"
+#include "db/write_batch_internal.h"
+#include "memtable/memtable.h"
+#include "shale/db.h"
+#include "table/table_reader.h"
+#include "version/version_edit.h"
+#include "version/version_set.h"
+#include "wal/log_reader.h"
+#include "wal/log_writer.h"
+
+namespace shale {
+namespace {
+
+constexpr uint32_t kDefaultFamilyId = VersionSet::kDefaultColumnFamilyId;
+
+// Logs the damage a log reader skips (WALs and old MANIFESTs).
+class LoggingReporter final : public log::Reader::Reporter {
+ public:
+  LoggingReporter(InfoLog* log, std::string path) : log_(log), path_(std::move(path)) {}
+  void Corruption(size_t bytes, const Status& reason) override {
+    log_->Log("repair: %s: %zu bytes skipped: %s", path_.c_str(), bytes,
+              reason.ToString().c_str());
+  }
+  void TornTail(size_t bytes, const Status& reason) override {
+    log_->Log("repair: %s: torn tail of %zu bytes dropped: %s", path_.c_str(), bytes,
+              reason.ToString().c_str());
+  }
+
+ private:
+  InfoLog* const log_;
+  const std::string path_;
+};
+
+// What the old MANIFESTs say, as far as they decode. Never trusted for correctness: used to
+// name families, to skip dropped ones, to place tables without a family property, to give an
+// ingested table its global sequence number, and to skip WAL records already flushed.
+struct ManifestHints {
+  std::map<uint32_t, std::string> families;  // live families by id (default included)
+  std::set<uint32_t> dropped;                // ids dropped
+  std::map<uint32_t, uint64_t> log_numbers;  // per family: WALs below hold nothing unflushed
+  struct TableHint {
+    uint32_t family = kDefaultFamilyId;
+    SequenceNumber global_seqno = 0;
+  };
+  std::map<uint64_t, TableHint> tables;  // by file number, as last added
+  SequenceNumber last_sequence = 0;
+  uint32_t max_column_family = 0;
+  std::string comparator;  // empty: none read
+};
+
+// One table found in the directory, and what repair learned of it.
+struct FoundTable {
+  uint64_t number = 0;
+  FileMetaData meta;
+  uint32_t family = kDefaultFamilyId;
+  bool bad = false;  // failed to open or verify: moved to lost/
+};
+
+// One column family of the repaired DB.
+struct RepairFamily {
+  std::string name;
+  ColumnFamilyOptions options;
+  std::vector<const FoundTable*> tables;
+  MemTable* mem = nullptr;  // WAL replay's memtable (referenced), or null
+};
+
+class Repairer {
+ public:
+  Repairer(std::string dbname, const DBOptions& db_options,
+           const std::vector<ColumnFamilyDescriptor>& descriptors,
+           const ColumnFamilyOptions& unknown_cf_options)
+      : dbname_(std::move(dbname)),
+        db_options_(db_options),
+        descriptors_(descriptors),
+        unknown_cf_options_(unknown_cf_options),
+        fs_holder_(db_options.file_system != nullptr ? db_options.file_system
+                                                     : FileSystem::Default()),
+        fs_(fs_holder_.get()),
+        icmp_(DefaultOptions().comparator) {}
+
+  ~Repairer() {
+    for (auto& [id, family] : families_) {
+      if (family.mem != nullptr) family.mem->Unref();
+    }
+    if (lock_ != nullptr) fs_->UnlockFile(std::move(lock_)).PermitUncheckedError();
+  }
+
+  Status Run();
+
+ private:
+  // The default family's options (the comparator every family shares).
+  ColumnFamilyOptions DefaultOptions() const {
+    for (const ColumnFamilyDescriptor& d : descriptors_) {
+      if (d.name == kDefaultColumnFamilyName) return d.options;
+    }
+    return unknown_cf_options_;
+  }
+  const ColumnFamilyOptions& OptionsFor(const std::string& name) const {
+    for (const ColumnFamilyDescriptor& d : descriptors_) {
+      if (d.name == name) return d.options;
+    }
+    return unknown_cf_options_;
+  }
+  uint64_t NewFileNumber() { return next_file_number_++; }
+
+  void ReadManifestHints();
+  void ReadOneManifest(uint64_t number);
+  Status ScanTable(uint64_t number, FoundTable* table);
+  Status ResolveFamilies();
+  Status ReplayWals();
+  Status ReplayWal(uint64_t number);
+  Status FlushMemTable(uint32_t id, RepairFamily* family);
+  Status MoveToLost(const std::string& file);
+  Status WriteManifest();
+  bool NeedsCompaction(const RepairFamily& family) const;
+  Status CompactFamilies(const std::vector<std::string>& names);
+
+  const std::string dbname_;
+  const DBOptions db_options_;
+  const std::vector<ColumnFamilyDescriptor> descriptors_;
+  const ColumnFamilyOptions unknown_cf_options_;
+  const std::shared_ptr<FileSystem> fs_holder_;
+  FileSystem* const fs_;
+  const InternalKeyComparator icmp_;
+
+  std::unique_ptr<FileLock> lock_;
+  std::unique_ptr<InfoLog> log_;
+  std::vector<uint64_t> table_numbers_;
+  std::vector<uint64_t> wal_numbers_;
+  std::vector<uint64_t> manifest_numbers_;
+  uint64_t next_file_number_ = 1;
+  SequenceNumber max_sequence_ = 0;
+  ManifestHints hints_;
+  bool have_hints_ = false;
+  // Every table, old and new, by file number (FoundTable addresses stay put in a std::map).
+  std::map<uint64_t, FoundTable> tables_;
+  // The repaired DB's families by id. Invariant (after ResolveFamilies): holds id 0, named
+  // "default"; names are unique.
+  std::map<uint32_t, RepairFamily> families_;
+  uint32_t max_column_family_ = 0;
+  // The family names the tables' properties give, by id.
+  std::map<uint32_t, std::string> property_names_;
+};
+
+Status Repairer::Run() {
+  if (dbname_.empty()) return Status::InvalidArgument("RepairDB: empty DB name");
+  std::vector<std::string> children;
+  Status s = fs_->GetChildren(dbname_, &children);
+  if (!s.ok()) return Status::NotFound("RepairDB " + dbname_ + ": no such DB directory", s.ToString());
+  s = fs_->LockFile(LockFileName(dbname_), &lock_);
+  if (!s.ok()) {
+    return Status::IOError("RepairDB " + dbname_ + ": the DB is open (its LOCK is held)",
+                           s.ToString());
+  }
+  s = InfoLog::Open(fs_, dbname_, &log_);
+  if (!s.ok()) return s;
+  log_->Log("repair of %s started", dbname_.c_str());
+  for (const std::string& child : children) {
+    uint64_t number = 0;
+    FileType type;
+    if (!ParseFileName(child, &number, &type)) continue;
+    if (type != FileType::kInfoLogFile) next_file_number_ = std::max(next_file_number_, number + 1);
+    if (type == FileType::kTableFile) table_numbers_.push_back(number);
+    if (type == FileType::kWalFile) wal_numbers_.push_back(number);
+    if (type == FileType::kDescriptorFile) manifest_numbers_.push_back(number);
+    if (type == FileType::kTempFile) fs_->DeleteFile(dbname_ + "/" + child).PermitUncheckedError();
+  }
+  std::sort(table_numbers_.begin(), table_numbers_.end());
+  std::sort(wal_numbers_.begin(), wal_numbers_.end());
+  std::sort(manifest_numbers_.begin(), manifest_numbers_.end());
+  ReadManifestHints();
+  if (have_hints_ && !hints_.comparator.empty() &&
+      hints_.comparator != icmp_.user_comparator()->Name()) {
+    return Status::InvalidArgument("RepairDB " + dbname_ + ": the DB was created with comparator " +
+                                   hints_.comparator + ", repaired with " +
+                                   icmp_.user_comparator()->Name());
+  }
+  for (uint64_t number : table_numbers_) {
+    FoundTable& table = tables_[number];
+    table.number = number;
+    s = ScanTable(number, &table);
+    if (s.IsInvalidArgument()) return s;  // another comparator: change nothing
+    if (!s.ok()) {
+      table.bad = true;
+      log_->Log("repair: table #%llu cannot be used, moved to lost/: %s",
+                static_cast<unsigned long long>(number), s.ToString().c_str());
+    }
+  }
+  s = ResolveFamilies();
+  if (s.ok()) s = ReplayWals();
+  if (!s.ok()) return s;
+  for (auto& [number, table] : tables_) {
+    if (table.bad) {
+      s = MoveToLost(TableFileName(dbname_, number).substr(dbname_.size() + 1));
+      if (!s.ok()) return s;
+      continue;
+    }
+    auto it = families_.find(table.family);
+    if (it == families_.end()) continue;  // a dropped family's: not in the new MANIFEST
+    it->second.tables.push_back(&table);
+  }
+  s = WriteManifest();
+  if (!s.ok()) return s;
+  std::vector<std::string> to_compact;
+  for (const auto& [id, family] : families_) {
+    log_->Log("repair: column family \"%s\" (id %u): %zu tables", family.name.c_str(), id,
+              family.tables.size());
+    if (NeedsCompaction(family)) to_compact.push_back(family.name);
+  }
+  fs_->UnlockFile(std::move(lock_)).PermitUncheckedError();
+  lock_.reset();
+  if (!to_compact.empty()) s = CompactFamilies(to_compact);
+  log_->Log("repair of %s %s", dbname_.c_str(), s.ok() ? "done" : s.ToString().c_str());
+  return s;
+}
+
+void Repairer::ReadManifestHints() {
+  hints_.families[kDefaultFamilyId] = kDefaultColumnFamilyName;
+  for (uint64_t number : manifest_numbers_) ReadOneManifest(number);
+}
+
+void Repairer::ReadOneManifest(uint64_t number) {
+  const std::string path = DescriptorFileName(dbname_, number);
+  std::unique_ptr<SequentialFile> file;
+  if (!fs_->NewSequentialFile(path, &file).ok()) return;
+  LoggingReporter reporter(log_.get(), path);
+  log::Reader reader(file.get(), &reporter, /*checksum=*/true, 0,
+                     log::WalRecoveryMode::kSkipAnyCorruptedRecords, path);
+  std::string_view record;
+  std::string scratch;
+  uint64_t edits = 0;
+  while (reader.ReadRecord(&record, &scratch)) {
+    VersionEdit edit;
+    if (!edit.DecodeFrom(record).ok()) {
+      log_->Log("repair: %s: an undecodable record skipped", path.c_str());
+      continue;
+    }
+    edits++;
+    have_hints_ = true;
+    const uint32_t id = edit.column_family();
+    if (edit.has_comparator()) hints_.comparator = edit.comparator();
+    if (edit.has_last_sequence()) {
+      hints_.last_sequence = std::max(hints_.last_sequence, edit.last_sequence());
+    }
+    if (edit.has_max_column_family()) {
+      hints_.max_column_family = std::max(hints_.max_column_family, edit.max_column_family());
+    }
+    if (edit.is_column_family_add()) {
+      hints_.families[id] = edit.column_family_name();
+      hints_.max_column_family = std::max(hints_.max_column_family, id);
+    }
+    if (edit.is_column_family_drop() && id != kDefaultFamilyId) {
+      hints_.families.erase(id);
+      hints_.dropped.insert(id);
+    }
+    if (edit.has_log_number()) {
+      uint64_t& log_number = hints_.log_numbers[id];
+      log_number = std::max(log_number, edit.log_number());
+    }
+    for (const auto& [level, f] : edit.new_files()) {
+      hints_.tables[f.number] = ManifestHints::TableHint{id, f.global_seqno};
+    }
+  }
+  log_->Log("repair: %s: %llu edits read as hints", path.c_str(),
+            static_cast<unsigned long long>(edits));
+}
+
+Status Repairer::ScanTable(uint64_t number, FoundTable* table) {
+  const std::string path = TableFileName(dbname_, number);
+  uint64_t size = 0;
+  Status s = fs_->GetFileSize(path, &size);
+  std::unique_ptr<RandomAccessFile> file;
+  if (s.ok()) s = fs_->NewRandomAccessFile(path, &file);
+  if (!s.ok()) return Status::Corruption(path, s.ToString());
+  const auto hint = hints_.tables.find(number);
+  TableReaderOptions ropts;
+  ropts.use_filter = false;
+  if (hint != hints_.tables.end()) ropts.global_seqno = hint->second.global_seqno;
+  std::unique_ptr<TableReader> reader;
+  s = TableReader::Open(ropts, std::move(file), size, path, number, &icmp_, nullptr, &reader);
+  if (s.IsInvalidArgument()) return s;
+  if (s.ok()) s = reader->VerifyChecksums();
+  if (!s.ok()) return Status::Corruption(path, s.ToString());
+  FileMetaData& meta = table->meta;
+  meta.number = number;
+  meta.file_size = size;
+  meta.global_seqno = ropts.global_seqno;
+  TableReadOptions read;
+  read.fill_cache = false;
+  std::unique_ptr<InternalIterator> it = reader->NewIterator(read);
+  std::string previous;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    if (!previous.empty() && icmp_.Compare(previous, it->key()) >= 0) {
+      return Status::Corruption(path, "keys out of order");
+    }
+    previous.assign(it->key());
+    meta.UpdateBoundaries(it->key(), ExtractSequence(it->key()));
+  }
+  if (!it->status().ok()) return Status::Corruption(path, it->status().ToString());
+  it.reset();
+  std::unique_ptr<InternalIterator> dels = reader->NewRangeTombstoneIterator();
+  for (dels->SeekToFirst(); dels->Valid(); dels->Next()) {
+    // As BuildTable does: the table covers [start, end).
+    const std::string_view start = dels->key();
+    if (icmp_.user_comparator()->Compare(ExtractUserKey(start), dels->value()) >= 0) continue;
+    const SequenceNumber seq = ExtractSequence(start);
+    const std::string end = MakeInternalKey(dels->value(), kMaxSequenceNumber, kTypeRangeDeletion);
+    if (meta.smallest.empty() || icmp_.Compare(start, meta.smallest) < 0) meta.smallest = start;
+    if (meta.largest.empty() || icmp_.Compare(end, meta.largest) > 0) meta.largest = end;
+    meta.smallest_seqno = std::min(meta.smallest_seqno, seq);
+    meta.largest_seqno = std::max(meta.largest_seqno, seq);
+  }
+  if (!dels->status().ok()) return Status::Corruption(path, dels->status().ToString());
+  if (meta.smallest.empty()) return Status::Corruption(path, "no entries");
+  const TableProperties& props = reader->properties();
+  meta.num_entries = props.num_entries;
+  meta.num_deletions = props.num_deletions;
+  meta.num_range_deletions = props.num_range_deletions;
+  meta.raw_key_size = props.raw_key_size;
+  meta.raw_value_size = props.raw_value_size;
+  meta.creation_time = props.creation_time;
+  max_sequence_ = std::max(max_sequence_, meta.largest_seqno);
+  // The family: the table's own property, else the old MANIFEST's word, else "default".
+  if (props.has_column_family() && props.column_family_id < TableProperties::kUnknownColumnFamilyId) {
+    table->family = static_cast<uint32_t>(props.column_family_id);
+    property_names_[table->family] = props.column_family_name;
+  } else if (hint != hints_.tables.end()) {
+    table->family = hint->second.family;
+  } else {
+    table->family = kDefaultFamilyId;
+    log_->Log("repair: table #%llu names no column family and no MANIFEST lists it: put in "
+              "\"default\"",
+              static_cast<unsigned long long>(number));
+  }
+  return Status::OK();
+}
+
+Status Repairer::ResolveFamilies() {
+  // Candidates: the old MANIFEST's live families, then those only the tables name (unless the
+  // MANIFEST says they were dropped).
+  std::map<uint32_t, std::string> names = hints_.families;
+  for (const auto& [id, name] : property_names_) {
+    if (hints_.dropped.count(id) > 0 || names.count(id) > 0) continue;
+    names[id] = name;
+  }
+  names[kDefaultFamilyId] = kDefaultColumnFamilyName;
+  // Names are unique among live families and ids never reused: of two ids with one name, the
+  // lower was dropped before the higher was created.
+  std::map<std::string, uint32_t> by_name;
+  for (const auto& [id, name] : names) {
+    auto [it, inserted] = by_name.emplace(name, id);
+    if (!inserted) {
+      log_->Log("repair: column family id %u shares the name \"%s\" with newer id %u: taken "
+                "as dropped",
+                it->second, name.c_str(), id);
+      it->second = id;
+    }
+  }
+  max_column_family_ = hints_.max_column_family;
+  for (const auto& [name, id] : by_name) {
+    RepairFamily& family = families_[id];
+    family.name = name;
+    family.options = OptionsFor(name);
+    max_column_family_ = std::max(max_column_family_, id);
+  }
+  for (const ColumnFamilyDescriptor& d : descriptors_) {
+    if (d.name.empty()) return Status::InvalidArgument("RepairDB: a column family has no name");
+    if (by_name.count(d.name) > 0) continue;
+    const uint32_t id = ++max_column_family_;
+    RepairFamily& family = families_[id];
+    family.name = d.name;
+    family.options = d.options;
+    by_name.emplace(d.name, id);
+    log_->Log("repair: column family \"%s\" is not in the DB: created empty (id %u)",
+              d.name.c_str(), id);
+  }
+  for (const auto& [number, table] : tables_) {
+    if (!table.bad && families_.count(table.family) == 0) {
+      log_->Log("repair: table #%llu belongs to column family id %u, which was dropped: left "
+                "out",
+                static_cast<unsigned long long>(number), table.family);
+    }
+  }
+  return Status::OK();
+}
+
+Status Repairer::ReplayWals() {
+  for (uint64_t number : wal_numbers_) {
+    Status s = ReplayWal(number);
+    if (!s.ok()) return s;
+  }
+  for (auto& [id, family] : families_) {
+    Status s = FlushMemTable(id, &family);
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+Status Repairer::ReplayWal(uint64_t number) {
+  const std::string path = WalFileName(dbname_, number);
+  std::unique_ptr<SequentialFile> file;
+  Status s = fs_->NewSequentialFile(path, &file);
+  if (!s.ok()) {
+    log_->Log("repair: %s cannot be read, skipped: %s", path.c_str(), s.ToString().c_str());
+    return Status::OK();
+  }
+  LoggingReporter reporter(log_.get(), path);
+  // The most tolerant mode: every record that decodes is kept.
+  log::Reader reader(file.get(), &reporter, /*checksum=*/true, 0,
+                     log::WalRecoveryMode::kSkipAnyCorruptedRecords, path);
+  std::string_view record;
+  std::string scratch;
+  uint64_t records = 0;
+  uint64_t skipped = 0;
+  while (reader.ReadRecord(&record, &scratch)) {
+    WriteBatch batch;
+    if (record.size() < WriteBatchInternal::kHeader ||
+        !WriteBatchInternal::SetContents(&batch, record).ok()) {
+      skipped++;
+      continue;
+    }
+    // A family's records go to its memtable unless it was dropped, is unknown, or the old
+    // MANIFEST says its tables already hold this WAL.
+    auto mem_for = [&](uint32_t id) -> MemTable* {
+      auto it = families_.find(id);
+      if (it == families_.end()) return nullptr;
+      auto log_number = hints_.log_numbers.find(id);
+      if (log_number != hints_.log_numbers.end() && number < log_number->second) return nullptr;
+      RepairFamily& family = it->second;
+      if (family.mem == nullptr) {
+        family.mem = new MemTable(icmp_);
+        family.mem->Ref();
+      }
+      return family.mem;
+    };
+    s = WriteBatchInternal::InsertInto(
+        batch, mem_for, /*skip_families_without_memtable=*/true,
+        [](uint32_t, SequenceNumber, std::string_view, std::string_view, std::string*) {
+          return false;
+        });
+    if (!s.ok()) {
+      log_->Log("repair: %s: a bad batch skipped: %s", path.c_str(), s.ToString().c_str());
+      skipped++;
+      continue;
+    }
+    records++;
+    if (WriteBatchInternal::Count(batch) > 0) {
+      max_sequence_ = std::max(max_sequence_, WriteBatchInternal::Sequence(batch) +
+                                                  WriteBatchInternal::Count(batch) - 1);
+    }
+    for (auto& [id, family] : families_) {
+      if (family.mem != nullptr &&
+          family.mem->ApproximateMemoryUsage() >= family.options.write_buffer_size) {
+        s = FlushMemTable(id, &family);
+        if (!s.ok()) return s;
+      }
+    }
+  }
+  log_->Log("repair: %s: %llu records replayed, %llu skipped", path.c_str(),
+            static_cast<unsigned long long>(records), static_cast<unsigned long long>(skipped));
+  return Status::OK();
+}
+
+Status Repairer::FlushMemTable(uint32_t id, RepairFamily* family) {
+  if (family->mem == nullptr) return Status::OK();
+  MemTable* mem = family->mem;
+  family->mem = nullptr;
+  Status s;
+  if (mem->num_entries() > 0) {
+    FoundTable table;
+    table.number = NewFileNumber();
+    table.family = id;
+    table.meta.number = table.number;
+    BuildTableOptions bopts;
+    bopts.table_options = family->options.table_options;
+    bopts.compression = family->options.compression;
+    bopts.compression_level = family->options.compression_level;
+    bopts.merge_operator = family->options.merge_operator.get();
+    bopts.column_family_id = id;
+    bopts.column_family_name = family->name;
+    std::unique_ptr<InternalIterator> points = mem->NewIterator();
+    std::unique_ptr<InternalIterator> range_dels;
+    if (mem->num_range_deletes() > 0) range_dels = mem->NewRangeTombstoneIterator();
+    s = BuildTable(dbname_, fs_, icmp_, bopts, points.get(), range_dels.get(), &table.meta);
+    if (s.ok() && table.meta.file_size > 0) {
+      log_->Log("repair: column family \"%s\": %llu WAL entries -> table #%llu",
+                family->name.c_str(), static_cast<unsigned long long>(mem->num_entries()),
+                static_cast<unsigned long long>(table.number));
+      tables_[table.number] = std::move(table);
+    }
+  }
+  mem->Unref();
+  return s;
+}
+
+Status Repairer::MoveToLost(const std::string& file) {
+  const std::string lost = dbname_ + "/lost";
+  Status s = fs_->CreateDirIfMissing(lost);
+  if (s.ok()) s = fs_->RenameFile(dbname_ + "/" + file, lost + "/" + file);
+  if (!s.ok()) return Status::IOError("RepairDB: moving " + file + " to " + lost, s.ToString());
+  log_->Log("repair: %s moved to lost/", file.c_str());
+  return Status::OK();
+}
+
+Status Repairer::WriteManifest() {
+  const uint64_t manifest_number = NewFileNumber();
+  // Above every old WAL: the new MANIFEST needs none of them.
+  const uint64_t log_number = NewFileNumber();
+  const SequenceNumber last_sequence = std::max(max_sequence_, hints_.last_sequence);
+  std::vector<std::string> records;
+  for (const auto& [id, family] : families_) {
+    VersionEdit edit;
+    edit.SetColumnFamily(id);
+    if (id == kDefaultFamilyId) {
+      edit.SetComparatorName(icmp_.user_comparator()->Name());
+      edit.SetPrevLogNumber(0);
+      edit.SetNextFile(next_file_number_);
+      edit.SetLastSequence(last_sequence);
+      if (max_column_family_ > 0) edit.SetMaxColumnFamily(max_column_family_);
+    } else {
+      edit.AddColumnFamily(family.name);
+    }
+    edit.SetLogNumber(log_number);
+    for (const FoundTable* table : family.tables) edit.AddFile(0, table->meta);
+    edit.EncodeTo(&records.emplace_back());
+  }
+  const std::string path = DescriptorFileName(dbname_, manifest_number);
+  std::unique_ptr<WritableFile> file;
+  Status s = fs_->NewWritableFile(path, &file);
+  if (!s.ok()) return s;
+  log::Writer writer(std::move(file));
+  for (const std::string& record : records) {
+    if (s.ok()) s = writer.AddRecord(record);
+  }
+  if (s.ok()) s = writer.Sync();
+  Status close = writer.Close();
+  if (s.ok()) s = close;
+  bool renamed = false;
+  if (s.ok()) s = VersionSet::SetCurrentFile(fs_, dbname_, manifest_number, &renamed);
+  if (!s.ok()) {
+    if (!renamed) fs_->DeleteFile(path).PermitUncheckedError();
+    return s;
+  }
+  log_->Log("repair: wrote %s: %zu column families, last sequence %llu", path.c_str(),
+            families_.size(), static_cast<unsigned long long>(last_sequence));
+  // CURRENT names the new MANIFEST: the old ones, and the WALs replayed, are not needed.
+  for (uint64_t number : manifest_numbers_) {
+    fs_->DeleteFile(DescriptorFileName(dbname_, number)).PermitUncheckedError();
+  }
+  for (uint64_t number : wal_numbers_) {
+    s = MoveToLost(WalFileName(dbname_, number).substr(dbname_.size() + 1));
+    if (!s.ok()) return s;
+  }
+  return fs_->SyncDir(dbname_);
+}
+
+bool Repairer::NeedsCompaction(const RepairFamily& family) const {
+  // See the read invariant of level 0 in the header comment.
+  std::vector<const FileMetaData*> files;
+  for (const FoundTable* table : family.tables) files.push_back(&table->meta);
+  const Comparator* ucmp = icmp_.user_comparator();
+  std::sort(files.begin(), files.end(), [&](const FileMetaData* a, const FileMetaData* b) {
+    return icmp_.Compare(a->smallest, b->smallest) < 0;
+  });
+  for (size_t i = 0; i < files.size(); i++) {
+    for (size_t j = i + 1; j < files.size(); j++) {
+      // Sorted by smallest key: once j starts past i's end, so do the rest.
+      if (ucmp->Compare(ExtractUserKey(files[j]->smallest), ExtractUserKey(files[i]->largest)) >
+          0) {
+        break;
+      }
+      if (files[i]->smallest_seqno <= files[j]->largest_seqno &&
+          files[j]->smallest_seqno <= files[i]->largest_seqno) {
+        log_->Log("repair: column family \"%s\": tables #%llu and #%llu overlap with "
+                  "interleaved sequence numbers: compacting the family",
+                  family.name.c_str(), static_cast<unsigned long long>(files[i]->number),
+                  static_cast<unsigned long long>(files[j]->number));
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+Status Repairer::CompactFamilies(const std::vector<std::string>& names) {
+  // Opened as the user would, but without automatic compactions (one could pick a subset of
+  // level 0 by the order the invariant does not yet hold for) and without compaction filters
+  // (a repair must not drop data).
+  DBOptions db_options = db_options_;
+  db_options.create_if_missing = false;
+  db_options.error_if_exists = false;
+  std::vector<ColumnFamilyDescriptor> descriptors;
+  for (const auto& [id, family] : families_) {
+    ColumnFamilyOptions options = family.options;
+    options.disable_auto_compactions = true;
+    options.compaction_filter = nullptr;
+    options.compaction_filter_factory = nullptr;
+    descriptors.emplace_back(family.name, options);
+  }
+  std::vector<ColumnFamilyHandle*> handles;
+  std::unique_ptr<DB> db;
+  Status s = DB::Open(db_options, dbname_, descriptors, &handles, &db);
+  if (!s.ok()) {
+    return Status(s.code(), s.subcode(),
+                  "RepairDB " + dbname_ + ": reopening to compact overlapping tables",
+                  s.ToString());
+  }
+  for (ColumnFamilyHandle* handle : handles) {
+    if (!s.ok()) break;
+    if (std::find(names.begin(), names.end(), handle->GetName()) == names.end()) continue;
+    CompactRangeOptions copts;
+    copts.bottommost_level_compaction = BottommostLevelCompaction::kForce;
+    s = db->CompactRange(copts, handle, nullptr, nullptr);
+    log_->Log("repair: compacted column family \"%s\": %s", handle->GetName().c_str(),
+              s.ToString().c_str());
+  }
+  for (ColumnFamilyHandle* handle : handles) db->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+  Status close = db->Close();
+  if (s.ok()) s = close;
+  return s;
+}
+
+}  // namespace
+
+Status RepairDB(const std::string& name, const DBOptions& db_options,
+                const std::vector<ColumnFamilyDescriptor>& column_families,
+                const ColumnFamilyOptions& unknown_cf_options) {
+  Repairer repairer(name, db_options, column_families, unknown_cf_options);
+  return repairer.Run();
+}
+
+Status RepairDB(const std::string& name, const Options& options) {
+  const ColumnFamilyOptions& cf_options = options;
+  return RepairDB(name, static_cast<const DBOptions&>(options),
+                  {ColumnFamilyDescriptor(kDefaultColumnFamilyName, cf_options)}, cf_options);
+}
+
+}  // namespace shale
