@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -145,7 +146,9 @@ TEST_P(DBRepairModelTest, RepairedDbMatchesModel) {
   options_.level0_file_num_compaction_trigger = 3;
   options_.write_buffer_size = 64 << 10;
   constexpr int kKeys = 300;
-  for (uint64_t seed = 1; seed <= 3; seed++) {
+  // Two seeds per damage (SHALE_STRESS=1: twenty).
+  const uint64_t seeds = std::getenv("SHALE_STRESS") != nullptr ? 20 : 2;
+  for (uint64_t seed = 1; seed <= seeds; seed++) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     Close();
     ASSERT_OK(DestroyDB(dir_, options_));
