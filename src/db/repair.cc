@@ -647,7 +647,19 @@ Status Repairer::CompactFamilies(const std::vector<std::string>& names) {
     log_->Log("repair: compacted column family \"%s\": %s", handle->GetName().c_str(),
               s.ToString().c_str());
   }
-  for (ColumnFamilyHandle* handle : handles) db->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+  // The OPTIONS file this open wrote says disable_auto_compactions=true: put back each family's
+  // own setting, so the latest OPTIONS file (read by tools and LoadLatestOptions) is the user's.
+  for (ColumnFamilyHandle* handle : handles) {
+    if (!s.ok()) break;
+    for (const auto& [id, family] : families_) {
+      if (family.name != handle->GetName()) continue;
+      s = db->SetOptions(handle, {{"disable_auto_compactions",
+                                   family.options.disable_auto_compactions ? "true" : "false"}});
+    }
+  }
+  for (ColumnFamilyHandle* handle : handles) {
+    db->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+  }
   Status close = db->Close();
   if (s.ok()) s = close;
   return s;

@@ -287,6 +287,25 @@ TEST_F(DBRepairTest, OverlappingTablesFromDifferentLevelsReadNewest) {
               {MakeInternalKey("z", 950, kTypeValue), "z"}});
   WriteTable(dir_, 7, {{MakeInternalKey("x", 800, kTypeValue), "new"}});
   ASSERT_OK(RepairDB(dir_, options_));
+  // The compaction's open left the user's options in the latest OPTIONS file (which tools
+  // and LoadLatestOptions read before any other open).
+  std::string latest;
+  uint64_t latest_number = 0;
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    uint64_t number;
+    FileType type;
+    if (ParseFileName(entry.path().filename().string(), &number, &type) &&
+        type == FileType::kOptionsFile && number >= latest_number) {
+      latest_number = number;
+      latest = entry.path().string();
+    }
+  }
+  ASSERT_FALSE(latest.empty());
+  DBOptions loaded_db_options;
+  std::vector<ColumnFamilyDescriptor> loaded;
+  ASSERT_OK(LoadOptionsFromFile(FileSystem::Default().get(), latest, &loaded_db_options, &loaded));
+  ASSERT_EQ(loaded.size(), 1u);
+  EXPECT_FALSE(loaded[0].options.disable_auto_compactions);
   std::unique_ptr<DB> db;
   ASSERT_OK(DB::Open(options_, dir_, &db));
   std::string value;
