@@ -60,8 +60,9 @@ void shale_destroy_db(const shale_options_t* options, const char* name, char** e
 
 void shale_repair_db(const shale_options_t* options, const char* name, char** errptr) {
   if (options == nullptr || name == nullptr) {
-    SaveError(errptr, shale::Status::InvalidArgument(
-                          "shale_repair_db: ", options == nullptr ? "options is NULL" : "name is NULL"));
+    SaveError(errptr,
+              shale::Status::InvalidArgument(
+                  "shale_repair_db", options == nullptr ? "options is NULL" : "name is NULL"));
     return;
   }
   SaveError(errptr, shale::RepairDB(name, options->rep));

@@ -21,6 +21,7 @@
 #include "base/internal_key.h"
 #include "gtest/gtest.h"
 #include "shale/compaction_filter.h"
+#include "shale/comparator.h"
 #include "shale/db.h"
 #include "table/table_builder.h"
 #include "table/table_reader.h"
@@ -392,6 +393,37 @@ TEST_F(DBRepairTest, CorruptTableMovedToLostRestRecovered) {
   CheckFamily(0, model, 200);
 }
 
+// Reverse byte order: a comparator other than the DB's.
+class ReverseComparator final : public Comparator {
+ public:
+  int Compare(std::string_view a, std::string_view b) const override { return b.compare(a); }
+  const char* Name() const override { return "test.Reverse"; }
+  void FindShortestSeparator(std::string*, std::string_view) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+};
+
+// Repairing with another comparator than the DB's changes nothing (it must not take every
+// table for damaged and move it to lost/).
+TEST_F(DBRepairTest, AnotherComparatorChangesNothing) {
+  fs::create_directories(dir_);
+  WriteTable(dir_, 5, {{MakeInternalKey("x", 5, kTypeValue), "v"}});
+  Options reverse = options_;
+  static const ReverseComparator reverse_comparator;
+  reverse.comparator = &reverse_comparator;
+  Status s = RepairDB(dir_, reverse);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("comparator"), std::string::npos) << s.ToString();
+  EXPECT_TRUE(fs::exists(TableFileName(dir_, 5)));
+  EXPECT_FALSE(fs::exists(dir_ + "/lost"));
+  EXPECT_FALSE(fs::exists(CurrentFileName(dir_)));
+  ASSERT_OK(RepairDB(dir_, options_));
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(options_, dir_, &db));
+  std::string value;
+  ASSERT_OK(db->Get(ReadOptions(), "x", &value));
+  EXPECT_EQ(value, "v");
+}
+
 TEST_F(DBRepairTest, MissingDirectoryIsAnErrorAndNothingIsCreated) {
   const std::string missing = dir_ + "/nothing_here";
   Status s = RepairDB(missing, options_);
@@ -428,7 +460,9 @@ TEST_F(DBRepairTest, HealthyDbUnchanged) {
     ASSERT_OK(db_->Delete(WriteOptions(), handles_[round % 2], Key(round * 3)));
     models[round % 2].erase(Key(round * 3));
     ASSERT_OK(db_->Flush(FlushOptions(), handles_[round % 2]));
-    if (round == 1) ASSERT_OK(db_->CompactRange(CompactRangeOptions(), handles_[0], nullptr, nullptr));
+    if (round == 1) {
+      ASSERT_OK(db_->CompactRange(CompactRangeOptions(), handles_[0], nullptr, nullptr));
+    }
   }
   ASSERT_OK(db_->Put(WriteOptions(), handles_[1], "tail", "t"));
   models[1]["tail"] = "t";
