@@ -663,10 +663,12 @@ SHALE_EXPORT Status DestroyDB(const std::string& name, const Options& options);
 //    "default" (logged);
 //  - writes a new MANIFEST with every family found (and every one of `column_families`), its
 //    last sequence the largest one found, syncs it, switches CURRENT to it atomically, deletes
-//    the old MANIFESTs and moves the WALs it replayed to "<name>/lost/";
-//  - when tables of a family overlap in keys with interleaved sequence ranges (tables from
-//    different old levels), opens the DB and compacts that family fully, so that reads find
-//    the newest entry of each key.
+//    the old MANIFESTs (and the merged tables, below) and moves the WALs it replayed to
+//    "<name>/lost/";
+//  - merges (by internal key, into one table, before the new MANIFEST is written) every group
+//    of a family's tables that overlap in keys with interleaved sequence ranges (tables from
+//    different old levels, or a WAL's rewrite beside a table that held the same entries), so
+//    that reads find the newest entry of each key in level 0.
 // What cannot come back: writes in a lost or damaged table (unless still in a WAL), WAL records
 // past damage that the reader cannot resynchronise over, writes of a family that only a WAL
 // holds when neither a table nor the old MANIFEST names the family, and (without a readable

@@ -1,23 +1,24 @@
 // RepairDB (shale/db.h): rebuilds a DB's MANIFEST and CURRENT from the tables and WALs in its
 // directory. The Repairer below does one repair; the public functions make one and run it.
 //
-// Steps (each logged to the info LOG):
+// Steps (each logged to the info LOG), all under the directory's LOCK:
 //  1. take the LOCK; list the directory;
-//  2. read every old MANIFEST as far as it decodes, for hints only (HintsFromManifests);
+//  2. read every old MANIFEST as far as it decodes, for hints only (ReadManifestHints);
 //  3. open and verify every table; note the bad ones (moved to lost/ in step 5);
 //  4. replay the WALs into per-family memtables and write those as new tables;
-//  5. move the bad tables to lost/; write the new MANIFEST (every table at level 0), sync it,
-//     switch CURRENT; delete the old MANIFESTs; move the replayed WALs to lost/;
-//  6. release the LOCK; compact every family whose level 0 breaks the read invariant (below).
+//  5. move the bad tables to lost/; merge, per family, the tables that break the read invariant
+//     (below) into one table each; write the new MANIFEST (every table at level 0), sync it,
+//     switch CURRENT; delete the old MANIFESTs and the merged tables; move the WALs to lost/.
 //
-// The read invariant of level 0 (kept by step 6): Version::Get searches level-0 tables
-// newest first, by largest sequence number, and stops at the first table holding the key; so
-// for any two level-0 tables of a family whose user-key ranges overlap, every entry of the one
-// searched first must be newer than every entry of the other: their sequence ranges must not
-// interleave (one's smallest sequence above the other's largest). Flushes keep this; tables
-// gathered from several old levels may not (an L2 table holding x@500 and z@950 beside an L1
-// table holding x@800). NeedsCompaction finds such a pair; a full manual compaction of the
-// family merges every level-0 table by internal key, which does not depend on their order.
+// The read invariant of level 0 (kept by MergeInterleaved): Version::Get searches level-0
+// tables newest first, by largest sequence number, and stops at the first table holding the
+// key; so for any two level-0 tables of a family whose user-key ranges overlap, every entry of
+// the one searched first must be newer than every entry of the other: their sequence ranges
+// must not intersect (one's smallest sequence above the other's largest). Flushes keep this;
+// tables gathered from several old levels may not (an L2 table holding x@500 and z@950 beside
+// an L1 table holding x@800), nor a table rewritten from a WAL beside the table that already
+// held the same entries. MergeInterleaved merges every group of such tables by internal key
+// (which does not depend on their order) into one table, repeating until no pair is left.
 //
 // Thread-safety: a Repairer is used by one thread; the LOCK keeps other processes (and DBs of
 // this process) out of the directory while it changes files.
@@ -33,6 +34,7 @@
 #include "compaction/build_table.h"
 #include "db/info_log.h"
 #include "db/write_batch_internal.h"
+#include "iterator/merging_iterator.h"
 #include "memtable/memtable.h"
 #include "shale/db.h"
 #include "table/table_reader.h"
@@ -147,8 +149,11 @@ class Repairer {
   Status FlushMemTable(uint32_t id, RepairFamily* family);
   Status MoveToLost(const std::string& file);
   Status WriteManifest();
-  bool NeedsCompaction(const RepairFamily& family) const;
-  Status CompactFamilies(const std::vector<std::string>& names);
+  // Two tables that break the read invariant of level 0 (see the header comment).
+  static bool Interleaved(const Comparator* ucmp, const FileMetaData& a, const FileMetaData& b);
+  Status MergeInterleaved(uint32_t id, RepairFamily* family);
+  Status MergeTables(uint32_t id, RepairFamily* family, const std::vector<const FoundTable*>& in,
+                     const FoundTable** out);
 
   const std::string dbname_;
   const DBOptions db_options_;
@@ -175,6 +180,8 @@ class Repairer {
   uint32_t max_column_family_ = 0;
   // The family names the tables' properties give, by id.
   std::map<uint32_t, std::string> property_names_;
+  // Tables merged into others: deleted once the new MANIFEST is in place.
+  std::vector<uint64_t> merged_away_;
 };
 
 Status Repairer::Run() {
@@ -237,17 +244,13 @@ Status Repairer::Run() {
     if (it == families_.end()) continue;  // a dropped family's: not in the new MANIFEST
     it->second.tables.push_back(&table);
   }
-  s = WriteManifest();
-  if (!s.ok()) return s;
-  std::vector<std::string> to_compact;
-  for (const auto& [id, family] : families_) {
+  for (auto& [id, family] : families_) {
+    s = MergeInterleaved(id, &family);
+    if (!s.ok()) return s;
     log_->Log("repair: column family \"%s\" (id %u): %zu tables", family.name.c_str(), id,
               family.tables.size());
-    if (NeedsCompaction(family)) to_compact.push_back(family.name);
   }
-  fs_->UnlockFile(std::move(lock_)).PermitUncheckedError();
-  lock_.reset();
-  if (!to_compact.empty()) s = CompactFamilies(to_compact);
+  s = WriteManifest();
   log_->Log("repair of %s %s", dbname_.c_str(), s.ok() ? "done" : s.ToString().c_str());
   return s;
 }
@@ -586,6 +589,9 @@ Status Repairer::WriteManifest() {
   for (uint64_t number : manifest_numbers_) {
     fs_->DeleteFile(DescriptorFileName(dbname_, number)).PermitUncheckedError();
   }
+  for (uint64_t number : merged_away_) {
+    fs_->DeleteFile(TableFileName(dbname_, number)).PermitUncheckedError();
+  }
   for (uint64_t number : wal_numbers_) {
     s = MoveToLost(WalFileName(dbname_, number).substr(dbname_.size() + 1));
     if (!s.ok()) return s;
@@ -593,85 +599,143 @@ Status Repairer::WriteManifest() {
   return fs_->SyncDir(dbname_);
 }
 
-bool Repairer::NeedsCompaction(const RepairFamily& family) const {
-  // See the read invariant of level 0 in the header comment.
-  std::vector<const FileMetaData*> files;
-  for (const FoundTable* table : family.tables) files.push_back(&table->meta);
-  const Comparator* ucmp = icmp_.user_comparator();
-  std::sort(files.begin(), files.end(), [&](const FileMetaData* a, const FileMetaData* b) {
-    return icmp_.Compare(a->smallest, b->smallest) < 0;
-  });
-  for (size_t i = 0; i < files.size(); i++) {
-    for (size_t j = i + 1; j < files.size(); j++) {
-      // Sorted by smallest key: once j starts past i's end, so do the rest.
-      if (ucmp->Compare(ExtractUserKey(files[j]->smallest), ExtractUserKey(files[i]->largest)) >
-          0) {
-        break;
-      }
-      if (files[i]->smallest_seqno <= files[j]->largest_seqno &&
-          files[j]->smallest_seqno <= files[i]->largest_seqno) {
-        log_->Log("repair: column family \"%s\": tables #%llu and #%llu overlap with "
-                  "interleaved sequence numbers: compacting the family",
-                  family.name.c_str(), static_cast<unsigned long long>(files[i]->number),
-                  static_cast<unsigned long long>(files[j]->number));
-        return true;
-      }
-    }
-  }
-  return false;
+bool Repairer::Interleaved(const Comparator* ucmp, const FileMetaData& a,
+                           const FileMetaData& b) {
+  const bool keys_overlap =
+      ucmp->Compare(ExtractUserKey(a.smallest), ExtractUserKey(b.largest)) <= 0 &&
+      ucmp->Compare(ExtractUserKey(b.smallest), ExtractUserKey(a.largest)) <= 0;
+  return keys_overlap && a.smallest_seqno <= b.largest_seqno &&
+         b.smallest_seqno <= a.largest_seqno;
 }
 
-// Known gap: the LOCK is released before DB::Open takes it again (an open in this process
-// cannot share the repair's lock). A DB opened by someone else in that window makes this open
-// fail (the repair returns the error) and reads, until a compaction, what the tables give.
-Status Repairer::CompactFamilies(const std::vector<std::string>& names) {
-  // Opened as the user would, but without automatic compactions (one could pick a subset of
-  // level 0 by the order the invariant does not yet hold for) and without compaction filters
-  // (a repair must not drop data).
-  DBOptions db_options = db_options_;
-  db_options.create_if_missing = false;
-  db_options.error_if_exists = false;
-  std::vector<ColumnFamilyDescriptor> descriptors;
-  for (const auto& [id, family] : families_) {
-    ColumnFamilyOptions options = family.options;
-    options.disable_auto_compactions = true;
-    options.compaction_filter = nullptr;
-    options.compaction_filter_factory = nullptr;
-    descriptors.emplace_back(family.name, options);
-  }
-  std::vector<ColumnFamilyHandle*> handles;
-  std::unique_ptr<DB> db;
-  Status s = DB::Open(db_options, dbname_, descriptors, &handles, &db);
-  if (!s.ok()) {
-    return Status(s.code(), s.subcode(),
-                  "RepairDB " + dbname_ + ": reopening to compact overlapping tables",
-                  s.ToString());
-  }
-  for (ColumnFamilyHandle* handle : handles) {
-    if (!s.ok()) break;
-    if (std::find(names.begin(), names.end(), handle->GetName()) == names.end()) continue;
-    CompactRangeOptions copts;
-    copts.bottommost_level_compaction = BottommostLevelCompaction::kForce;
-    s = db->CompactRange(copts, handle, nullptr, nullptr);
-    log_->Log("repair: compacted column family \"%s\": %s", handle->GetName().c_str(),
-              s.ToString().c_str());
-  }
-  // The OPTIONS file this open wrote says disable_auto_compactions=true: put back each family's
-  // own setting, so the latest OPTIONS file (read by tools and LoadLatestOptions) is the user's.
-  for (ColumnFamilyHandle* handle : handles) {
-    if (!s.ok()) break;
-    for (const auto& [id, family] : families_) {
-      if (family.name != handle->GetName()) continue;
-      s = db->SetOptions(handle, {{"disable_auto_compactions",
-                                   family.options.disable_auto_compactions ? "true" : "false"}});
+Status Repairer::MergeInterleaved(uint32_t id, RepairFamily* family) {
+  const Comparator* ucmp = icmp_.user_comparator();
+  for (;;) {
+    // The groups of the relation's transitive closure (union-find over the family's tables).
+    std::vector<const FoundTable*>& tables = family->tables;
+    std::vector<size_t> parent(tables.size());
+    for (size_t i = 0; i < parent.size(); i++) parent[i] = i;
+    auto root = [&](size_t i) {
+      while (parent[i] != i) i = parent[i] = parent[parent[i]];
+      return i;
+    };
+    bool any = false;
+    for (size_t i = 0; i < tables.size(); i++) {
+      for (size_t j = i + 1; j < tables.size(); j++) {
+        if (Interleaved(ucmp, tables[i]->meta, tables[j]->meta)) {
+          parent[root(i)] = root(j);
+          any = true;
+        }
+      }
     }
+    // Invariant holds: no pair left.
+    if (!any) return Status::OK();
+    std::map<size_t, std::vector<const FoundTable*>> groups;
+    for (size_t i = 0; i < tables.size(); i++) groups[root(i)].push_back(tables[i]);
+    std::vector<const FoundTable*> kept;
+    for (auto& [r, group] : groups) {
+      if (group.size() == 1) {
+        kept.push_back(group[0]);
+        continue;
+      }
+      const FoundTable* merged = nullptr;
+      Status s = MergeTables(id, family, group, &merged);
+      if (!s.ok()) return s;
+      if (merged != nullptr) kept.push_back(merged);
+    }
+    // A merged table spans its group's key and sequence ranges: it may now interleave with
+    // another table, so look again (each round has fewer tables: this ends).
+    tables = std::move(kept);
   }
-  for (ColumnFamilyHandle* handle : handles) {
-    db->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+}
+
+// Forward and backward over `input`, showing one entry of each run of equal internal keys:
+// a table rewritten from a WAL may repeat entries of a table that already held them, and a
+// merge operand must not count twice. Thread-safety: one thread at a time.
+class SkipRepeatsIterator final : public InternalIterator {
+ public:
+  explicit SkipRepeatsIterator(std::unique_ptr<InternalIterator> input)
+      : input_(std::move(input)) {}
+  bool Valid() const override { return input_->Valid(); }
+  void SeekToFirst() override { input_->SeekToFirst(); }
+  void SeekToLast() override { input_->SeekToLast(); }
+  void Seek(std::string_view target) override { input_->Seek(target); }
+  void SeekForPrev(std::string_view target) override { input_->SeekForPrev(target); }
+  void Next() override {
+    const std::string current(input_->key());
+    do {
+      input_->Next();
+    } while (input_->Valid() && input_->key() == current);
   }
-  Status close = db->Close();
-  if (s.ok()) s = close;
-  return s;
+  void Prev() override {
+    const std::string current(input_->key());
+    do {
+      input_->Prev();
+    } while (input_->Valid() && input_->key() == current);
+  }
+  std::string_view key() const override { return input_->key(); }
+  std::string_view value() const override { return input_->value(); }
+  Status status() const override { return input_->status(); }
+
+ private:
+  const std::unique_ptr<InternalIterator> input_;
+};
+
+Status Repairer::MergeTables(uint32_t id, RepairFamily* family,
+                             const std::vector<const FoundTable*>& in, const FoundTable** out) {
+  *out = nullptr;
+  std::vector<std::unique_ptr<TableReader>> readers;
+  std::vector<std::unique_ptr<InternalIterator>> points;
+  std::vector<std::unique_ptr<InternalIterator>> dels;
+  TableReadOptions read;
+  read.fill_cache = false;
+  for (const FoundTable* table : in) {
+    const std::string path = TableFileName(dbname_, table->number);
+    std::unique_ptr<RandomAccessFile> file;
+    Status s = fs_->NewRandomAccessFile(path, &file);
+    TableReaderOptions ropts;
+    ropts.use_filter = false;
+    ropts.global_seqno = table->meta.global_seqno;
+    std::unique_ptr<TableReader> reader;
+    if (s.ok()) {
+      s = TableReader::Open(ropts, std::move(file), table->meta.file_size, path, table->number,
+                            &icmp_, nullptr, &reader);
+    }
+    if (!s.ok()) return s;
+    points.push_back(reader->NewIterator(read));
+    dels.push_back(reader->NewRangeTombstoneIterator());
+    readers.push_back(std::move(reader));
+  }
+  std::unique_ptr<InternalIterator> merged_points = std::make_unique<SkipRepeatsIterator>(
+      NewMergingIterator(&icmp_, std::move(points)));
+  std::unique_ptr<InternalIterator> merged_dels = NewMergingIterator(&icmp_, std::move(dels));
+  FoundTable table;
+  table.number = NewFileNumber();
+  table.family = id;
+  table.meta.number = table.number;
+  BuildTableOptions bopts;
+  bopts.table_options = family->options.table_options;
+  bopts.compression = family->options.compression;
+  bopts.compression_level = family->options.compression_level;
+  bopts.merge_operator = family->options.merge_operator.get();
+  bopts.column_family_id = id;
+  bopts.column_family_name = family->name;
+  Status s = BuildTable(dbname_, fs_, icmp_, bopts, merged_points.get(), merged_dels.get(),
+                        &table.meta);
+  if (!s.ok()) return s;
+  std::string numbers;
+  for (const FoundTable* t : in) {
+    merged_away_.push_back(t->number);
+    numbers += " #" + std::to_string(t->number);
+  }
+  log_->Log("repair: column family \"%s\": tables%s overlap with interleaved sequence "
+            "numbers: merged into table #%llu",
+            family->name.c_str(), numbers.c_str(),
+            static_cast<unsigned long long>(table.number));
+  if (table.meta.file_size == 0) return Status::OK();  // nothing left (all hidden)
+  auto [it, inserted] = tables_.emplace(table.number, std::move(table));
+  *out = &it->second;
+  return Status::OK();
 }
 
 }  // namespace
