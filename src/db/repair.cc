@@ -37,6 +37,7 @@
 #include "iterator/merging_iterator.h"
 #include "memtable/memtable.h"
 #include "shale/db.h"
+#include "table/table_builder.h"
 #include "table/table_reader.h"
 #include "version/version_edit.h"
 #include "version/version_set.h"
@@ -146,7 +147,16 @@ class Repairer {
   Status ResolveFamilies();
   Status ReplayWals();
   Status ReplayWal(uint64_t number);
+  // Writes the family's WAL memtable as a new table, and drops it.
   Status FlushMemTable(uint32_t id, RepairFamily* family);
+  // Writes every entry of `mem` as it is (no version dropped, no merge operands combined: an
+  // entry repeated from an existing table must stay identical so MergeTables keeps it once)
+  // to the table meta->number, filling in *meta.
+  Status WriteRawTable(const MemTable& mem, uint32_t id, const RepairFamily& family,
+                       FileMetaData* meta);
+  // Widens *meta to take in the range deletion [start, end_user_key).
+  void AddRangeDeletionBounds(std::string_view start, std::string_view end_user_key,
+                              FileMetaData* meta) const;
   Status MoveToLost(const std::string& file);
   Status WriteManifest();
   // Two tables that break the read invariant of level 0 (see the header comment).
@@ -306,6 +316,20 @@ void Repairer::ReadOneManifest(uint64_t number) {
             static_cast<unsigned long long>(edits));
 }
 
+void Repairer::AddRangeDeletionBounds(std::string_view start, std::string_view end_user_key,
+                                      FileMetaData* meta) const {
+  // As BuildTable does: the table covers [start, end); its largest key is the end key with the
+  // largest trailer, which sorts before every real entry of the end key.
+  const SequenceNumber seq = ExtractSequence(start);
+  const std::string end = MakeInternalKey(end_user_key, kMaxSequenceNumber, kTypeRangeDeletion);
+  if (meta->smallest.empty() || icmp_.Compare(start, meta->smallest) < 0) {
+    meta->smallest.assign(start);
+  }
+  if (meta->largest.empty() || icmp_.Compare(end, meta->largest) > 0) meta->largest = end;
+  meta->smallest_seqno = std::min(meta->smallest_seqno, seq);
+  meta->largest_seqno = std::max(meta->largest_seqno, seq);
+}
+
 Status Repairer::ScanTable(uint64_t number, FoundTable* table) {
   const std::string path = TableFileName(dbname_, number);
   uint64_t size = 0;
@@ -341,15 +365,9 @@ Status Repairer::ScanTable(uint64_t number, FoundTable* table) {
   it.reset();
   std::unique_ptr<InternalIterator> dels = reader->NewRangeTombstoneIterator();
   for (dels->SeekToFirst(); dels->Valid(); dels->Next()) {
-    // As BuildTable does: the table covers [start, end).
     const std::string_view start = dels->key();
     if (icmp_.user_comparator()->Compare(ExtractUserKey(start), dels->value()) >= 0) continue;
-    const SequenceNumber seq = ExtractSequence(start);
-    const std::string end = MakeInternalKey(dels->value(), kMaxSequenceNumber, kTypeRangeDeletion);
-    if (meta.smallest.empty() || icmp_.Compare(start, meta.smallest) < 0) meta.smallest = start;
-    if (meta.largest.empty() || icmp_.Compare(end, meta.largest) > 0) meta.largest = end;
-    meta.smallest_seqno = std::min(meta.smallest_seqno, seq);
-    meta.largest_seqno = std::max(meta.largest_seqno, seq);
+    AddRangeDeletionBounds(start, dels->value(), &meta);
   }
   if (!dels->status().ok()) return Status::Corruption(path, dels->status().ToString());
   if (meta.smallest.empty()) return Status::Corruption(path, "no entries");
@@ -513,18 +531,8 @@ Status Repairer::FlushMemTable(uint32_t id, RepairFamily* family) {
     table.number = NewFileNumber();
     table.family = id;
     table.meta.number = table.number;
-    BuildTableOptions bopts;
-    bopts.table_options = family->options.table_options;
-    bopts.compression = family->options.compression;
-    bopts.compression_level = family->options.compression_level;
-    bopts.merge_operator = family->options.merge_operator.get();
-    bopts.column_family_id = id;
-    bopts.column_family_name = family->name;
-    std::unique_ptr<InternalIterator> points = mem->NewIterator();
-    std::unique_ptr<InternalIterator> range_dels;
-    if (mem->num_range_deletes() > 0) range_dels = mem->NewRangeTombstoneIterator();
-    s = BuildTable(dbname_, fs_, icmp_, bopts, points.get(), range_dels.get(), &table.meta);
-    if (s.ok() && table.meta.file_size > 0) {
+    s = WriteRawTable(*mem, id, *family, &table.meta);
+    if (s.ok()) {
       log_->Log("repair: column family \"%s\": %llu WAL entries -> table #%llu",
                 family->name.c_str(), static_cast<unsigned long long>(mem->num_entries()),
                 static_cast<unsigned long long>(table.number));
@@ -533,6 +541,58 @@ Status Repairer::FlushMemTable(uint32_t id, RepairFamily* family) {
   }
   mem->Unref();
   return s;
+}
+
+Status Repairer::WriteRawTable(const MemTable& mem, uint32_t id, const RepairFamily& family,
+                               FileMetaData* meta) {
+  const std::string path = TableFileName(dbname_, meta->number);
+  std::unique_ptr<WritableFile> file;
+  Status s = fs_->NewWritableFile(path, &file);
+  if (!s.ok()) return s;
+  TableBuilder builder(family.options.table_options, family.options.compression,
+                       family.options.compression_level, &icmp_, file.get(), path);
+  builder.SetColumnFamily(id, family.name);
+  std::unique_ptr<InternalIterator> points = mem.NewIterator();
+  for (points->SeekToFirst(); points->Valid(); points->Next()) {
+    builder.Add(points->key(), points->value());
+    meta->UpdateBoundaries(points->key(), ExtractSequence(points->key()));
+  }
+  s = points->status();
+  if (s.ok() && mem.num_range_deletes() > 0) {
+    std::unique_ptr<InternalIterator> dels = mem.NewRangeTombstoneIterator();
+    for (dels->SeekToFirst(); dels->Valid(); dels->Next()) {
+      const std::string_view start = dels->key();
+      // An empty range deletes nothing (and would make the largest key smaller than the
+      // smallest): left out, as BuildTable does.
+      if (icmp_.user_comparator()->Compare(ExtractUserKey(start), dels->value()) >= 0) continue;
+      builder.Add(start, dels->value());
+      AddRangeDeletionBounds(start, dels->value(), meta);
+    }
+    s = dels->status();
+  }
+  const bool empty = builder.NumEntries() == 0;
+  if (s.ok() && !empty) {
+    s = builder.Finish();
+  } else {
+    builder.Abandon();
+  }
+  if (s.ok() && !empty) s = file->Sync();
+  Status close = file->Close();
+  if (s.ok()) s = close;
+  if (s.ok() && !empty) s = fs_->SyncDir(dbname_);
+  if (!s.ok() || empty) {
+    fs_->DeleteFile(path).PermitUncheckedError();
+    return s.ok() ? Status::Corruption(path, "no entries to write") : s;
+  }
+  const TableProperties& props = builder.properties();
+  meta->file_size = builder.FileSize();
+  meta->num_entries = props.num_entries;
+  meta->num_deletions = props.num_deletions;
+  meta->num_range_deletions = props.num_range_deletions;
+  meta->raw_key_size = props.raw_key_size;
+  meta->raw_value_size = props.raw_value_size;
+  meta->creation_time = props.creation_time;
+  return Status::OK();
 }
 
 Status Repairer::MoveToLost(const std::string& file) {

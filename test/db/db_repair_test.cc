@@ -23,6 +23,7 @@
 #include "shale/compaction_filter.h"
 #include "shale/comparator.h"
 #include "shale/db.h"
+#include "shale/merge_operator.h"
 #include "table/table_builder.h"
 #include "table/table_reader.h"
 #include "testutil/scoped_dir_removal.h"
@@ -343,6 +344,32 @@ TEST_F(DBRepairTest, WriteRemovedByCompactionStaysGone) {
   EXPECT_TRUE(db_->Get(ReadOptions(), handles_[0], "x", &value).IsNotFound()) << value;
   ASSERT_OK(db_->Get(ReadOptions(), handles_[0], "y", &value));
   EXPECT_EQ(value, "2");
+  ASSERT_OK(db_->Get(ReadOptions(), handles_[1], "keep", &value));
+  EXPECT_EQ(value, "alive");
+}
+
+// Without any MANIFEST, a WAL that another family keeps alive is replayed whole, so the
+// rewritten table repeats the merge operand a flush already wrote: the repair keeps it once.
+TEST_F(DBRepairTest, RepeatedMergeOperandCountsOnce) {
+  families_ = {kDefaultColumnFamilyName, "idle"};
+  options_.merge_operator = NewStringAppendOperator(",");
+  Open();
+  ASSERT_OK(db_->Put(WriteOptions(), handles_[1], "keep", "alive"));  // never flushed
+  ASSERT_OK(db_->Merge(WriteOptions(), handles_[0], "x", "a"));
+  ASSERT_OK(db_->Flush(FlushOptions(), handles_[0]));
+  ASSERT_OK(db_->Merge(WriteOptions(), handles_[0], "x", "b"));
+  Close();
+  fs::remove(CurrentFileName(dir_));
+  for (uint64_t n : FilesOfType(FileType::kDescriptorFile)) fs::remove(DescriptorFileName(dir_, n));
+  ASSERT_OK(Repair());
+  Open();
+  std::string value;
+  ASSERT_OK(db_->Get(ReadOptions(), handles_[0], "x", &value));
+  EXPECT_EQ(value, "a,b");
+  std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions(), handles_[0]);
+  it->SeekToFirst();
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->value(), "a,b");
   ASSERT_OK(db_->Get(ReadOptions(), handles_[1], "keep", &value));
   EXPECT_EQ(value, "alive");
 }
