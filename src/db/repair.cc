@@ -79,6 +79,10 @@ struct ManifestHints {
     SequenceNumber global_seqno = 0;
   };
   std::map<uint64_t, TableHint> tables;  // by file number, as last added
+  // Tables a MANIFEST edit deleted and none added again: obsolete (a compaction's inputs whose
+  // files were not yet deleted). File numbers are never reused, so this stays true whatever
+  // the MANIFEST says later. Kept, they could bring back data the compaction removed.
+  std::set<uint64_t> obsolete;
   SequenceNumber last_sequence = 0;
   uint32_t max_column_family = 0;
   std::string comparator;  // empty: none read
@@ -190,6 +194,8 @@ class Repairer {
   uint32_t max_column_family_ = 0;
   // The family names the tables' properties give, by id.
   std::map<uint32_t, std::string> property_names_;
+  // Tables an old MANIFEST says are obsolete: moved to lost/, never used.
+  std::vector<uint64_t> obsolete_tables_;
   // Tables merged into others: deleted once the new MANIFEST is in place.
   std::vector<uint64_t> merged_away_;
 };
@@ -230,6 +236,13 @@ Status Repairer::Run() {
                                    icmp_.user_comparator()->Name());
   }
   for (uint64_t number : table_numbers_) {
+    if (hints_.obsolete.count(number) > 0) {
+      // Its data is in the compaction's outputs (or was removed by it): moved aside.
+      obsolete_tables_.push_back(number);
+      log_->Log("repair: table #%llu is obsolete (an old MANIFEST deleted it): moved to lost/",
+                static_cast<unsigned long long>(number));
+      continue;
+    }
     FoundTable& table = tables_[number];
     table.number = number;
     s = ScanTable(number, &table);
@@ -244,6 +257,10 @@ Status Repairer::Run() {
   s = ResolveFamilies();
   if (s.ok()) s = ReplayWals();
   if (!s.ok()) return s;
+  for (uint64_t number : obsolete_tables_) {
+    s = MoveToLost(TableFileName(dbname_, number).substr(dbname_.size() + 1));
+    if (!s.ok()) return s;
+  }
   for (auto& [number, table] : tables_) {
     if (table.bad) {
       s = MoveToLost(TableFileName(dbname_, number).substr(dbname_.size() + 1));
@@ -308,8 +325,11 @@ void Repairer::ReadOneManifest(uint64_t number) {
       uint64_t& log_number = hints_.log_numbers[id];
       log_number = std::max(log_number, edit.log_number());
     }
+    // As VersionBuilder applies an edit: its deletions, then its additions (a move is both).
+    for (const auto& [level, number] : edit.deleted_files()) hints_.obsolete.insert(number);
     for (const auto& [level, f] : edit.new_files()) {
       hints_.tables[f.number] = ManifestHints::TableHint{id, f.global_seqno};
+      hints_.obsolete.erase(f.number);
     }
   }
   log_->Log("repair: %s: %llu edits read as hints", path.c_str(),
