@@ -655,8 +655,10 @@ SHALE_EXPORT Status DestroyDB(const std::string& name, const Options& options);
 //    a missing directory is NotFound and nothing is created; an empty name InvalidArgument;
 //  - replays every WAL it may hold unflushed writes of a family (damaged records skipped,
 //    as WALRecoveryMode::kSkipAnyCorruptedRecords) and writes them as tables;
-//  - opens and verifies every table file; one that fails is moved to "<name>/lost/" and the
-//    info LOG says why (a table written with another comparator fails the repair instead,
+//  - moves to "<name>/lost/", unused, every table an old MANIFEST deleted (a compaction's
+//    obsolete inputs);
+//  - opens and verifies every other table file; one that fails is moved to "<name>/lost/" and
+//    the info LOG says why (a table written with another comparator fails the repair instead,
 //    changing nothing); each table's key, sequence range and size come from its contents;
 //  - puts every table in level 0 of its column family: the family its properties name
 //    (flush and compaction record it), else the one the old MANIFEST lists it in, else
@@ -673,8 +675,8 @@ SHALE_EXPORT Status DestroyDB(const std::string& name, const Options& options);
 // past damage that the reader cannot resynchronise over, writes of a family that only a WAL
 // holds when neither a table nor the old MANIFEST names the family, and (without a readable
 // old MANIFEST) an ingested table's global sequence number: its entries then read as the
-// oldest. Data that a compaction had already removed may come back if its old table or WAL
-// is still in the directory.
+// oldest. Without a readable old MANIFEST, data that a compaction had already removed may come
+// back if its obsolete input tables or a WAL holding it are still in the directory.
 // `options` give the options of every family (RocksDB's C rocksdb_repair_db does the same).
 SHALE_EXPORT Status RepairDB(const std::string& name, const Options& options);
 // As above, each family with its descriptor's options (matched by name); a family found in
