@@ -144,6 +144,11 @@ class Repairer {
     return unknown_cf_options_;
   }
   uint64_t NewFileNumber() { return next_file_number_++; }
+  // The bytes a family's WAL memtable holds before it is written as a table: its
+  // write_buffer_size, raised to 64 KiB as an open raises it.
+  static size_t FlushThreshold(const RepairFamily& family) {
+    return std::max<size_t>(family.options.write_buffer_size, size_t{64} << 10);
+  }
 
   void ReadManifestHints();
   void ReadOneManifest(uint64_t number);
@@ -508,7 +513,12 @@ Status Repairer::ReplayWal(uint64_t number) {
       if (log_number != hints_.log_numbers.end() && number < log_number->second) return nullptr;
       RepairFamily& family = it->second;
       if (family.mem == nullptr) {
-        family.mem = new MemTable(icmp_);
+        // Arena blocks of 1/8 of the write buffer, as the DB's memtables have: one default
+        // 1 MiB block would count as a full small buffer, a table per record.
+        MemTable::Options mopts;
+        mopts.arena_block_size =
+            std::clamp<size_t>(FlushThreshold(family) / 8, 4096, Arena::kDefaultBlockSize);
+        family.mem = new MemTable(icmp_, mopts);
         family.mem->Ref();
       }
       return family.mem;
@@ -530,7 +540,7 @@ Status Repairer::ReplayWal(uint64_t number) {
     }
     for (auto& [id, family] : families_) {
       if (family.mem != nullptr &&
-          family.mem->ApproximateMemoryUsage() >= family.options.write_buffer_size) {
+          family.mem->ApproximateMemoryUsage() >= FlushThreshold(family)) {
         s = FlushMemTable(id, &family);
         if (!s.ok()) return s;
       }

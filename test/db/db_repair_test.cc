@@ -521,6 +521,22 @@ TEST_F(DBRepairTest, AnotherComparatorChangesNothing) {
   EXPECT_EQ(value, "v");
 }
 
+// The WAL's writes become one table (they fit one write buffer), not one table per record.
+TEST_F(DBRepairTest, WalWritesBecomeOneTable) {
+  options_.write_buffer_size = 64 << 10;
+  Open();
+  for (int i = 0; i < 50; i++) ASSERT_OK(db_->Put(WriteOptions(), Key(i), "v"));
+  Close();
+  ASSERT_TRUE(FilesOfType(FileType::kTableFile).empty());
+  fs::remove(CurrentFileName(dir_));
+  ASSERT_OK(Repair());
+  EXPECT_EQ(FilesOfType(FileType::kTableFile).size(), 1u);
+  Open();
+  Model model;
+  for (int i = 0; i < 50; i++) model[Key(i)] = "v";
+  CheckFamily(0, model, 60);
+}
+
 TEST_F(DBRepairTest, MissingDirectoryIsAnErrorAndNothingIsCreated) {
   const std::string missing = dir_ + "/nothing_here";
   Status s = RepairDB(missing, options_);
