@@ -156,6 +156,12 @@ extern SHALE_LIBRARY_API void shale_close(shale_t* db);
 /* Deletes the DB in `name` (fails while it is open). */
 extern SHALE_LIBRARY_API void shale_destroy_db(const shale_options_t* options, const char* name,
                                                char** errptr);
+/* Rebuilds the MANIFEST and CURRENT of the DB in `name` from its tables and WALs (RepairDB in
+ * shale/db.h says what comes back and what cannot); `options` apply to every column family
+ * found. Fails while the DB is open (its LOCK is held), for a missing directory (nothing is
+ * created), and for a NULL `options` or `name` (InvalidArgument). */
+extern SHALE_LIBRARY_API void shale_repair_db(const shale_options_t* options, const char* name,
+                                              char** errptr);
 /* Frees a buffer returned by this API (values, properties, error messages). */
 extern SHALE_LIBRARY_API void shale_free(void* ptr);
 

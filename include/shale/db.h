@@ -646,6 +646,46 @@ class SHALE_EXPORT DB {
 // Fails (IOError) while another DB holds the directory's LOCK. OK if nothing is there.
 SHALE_EXPORT Status DestroyDB(const std::string& name, const Options& options);
 
+// Rebuilds the MANIFEST and CURRENT of the DB in directory `name` from the files it holds,
+// when they are lost or damaged (RocksDB's RepairDB). The old MANIFEST and CURRENT are not
+// trusted: a readable old MANIFEST is used only as a hint (family names and ids, dropped
+// families, which family and global sequence number an ingested table has, which WALs it
+// already flushed). Repair:
+//  - takes the directory's LOCK: IOError while a DB (in this or another process) holds it;
+//    a missing directory is NotFound and nothing is created; an empty name InvalidArgument;
+//  - replays every WAL it may hold unflushed writes of a family (damaged records skipped,
+//    as WALRecoveryMode::kSkipAnyCorruptedRecords) and writes them as tables;
+//  - moves to "<name>/lost/", unused, every table an old MANIFEST deleted (a compaction's
+//    obsolete inputs);
+//  - opens and verifies every other table file; one that fails is moved to "<name>/lost/" and
+//    the info LOG says why (a table written with another comparator fails the repair instead,
+//    changing nothing); each table's key, sequence range and size come from its contents;
+//  - puts every table in level 0 of its column family: the family its properties name
+//    (flush and compaction record it), else the one the old MANIFEST lists it in, else
+//    "default" (logged);
+//  - writes a new MANIFEST with every family found (and every one of `column_families`), its
+//    last sequence the largest one found, syncs it, switches CURRENT to it atomically, deletes
+//    the old MANIFESTs (and the merged tables, below) and moves the WALs it replayed to
+//    "<name>/lost/";
+//  - merges (by internal key, into one table, before the new MANIFEST is written) every group
+//    of a family's tables that overlap in keys with interleaved sequence ranges (tables from
+//    different old levels, or a WAL's rewrite beside a table that held the same entries), so
+//    that reads find the newest entry of each key in level 0.
+// What cannot come back: writes in a lost or damaged table (unless still in a WAL), WAL records
+// past damage that the reader cannot resynchronise over, writes of a family that only a WAL
+// holds when neither a table nor the old MANIFEST names the family, and (without a readable
+// old MANIFEST) an ingested table's global sequence number: its entries then read as the
+// oldest. Without a readable old MANIFEST, data that a compaction had already removed may come
+// back if its obsolete input tables or a WAL holding it are still in the directory.
+// `options` give the options of every family (RocksDB's C rocksdb_repair_db does the same).
+SHALE_EXPORT Status RepairDB(const std::string& name, const Options& options);
+// As above, each family with its descriptor's options (matched by name); a family found in
+// the DB but not in `column_families` gets `unknown_cf_options`. Families named in
+// `column_families` but absent from the DB are created empty.
+SHALE_EXPORT Status RepairDB(const std::string& name, const DBOptions& db_options,
+                             const std::vector<ColumnFamilyDescriptor>& column_families,
+                             const ColumnFamilyOptions& unknown_cf_options);
+
 }  // namespace shale
 
 #endif  // SHALE_DB_H_

@@ -104,6 +104,8 @@ Status DBImpl::FlushLocked(const std::vector<ColumnFamilyData*>& families,
     bopts.compression_level = cf_options.compression_level;
     bopts.snapshots = snapshots_.All();
     bopts.merge_operator = p.cfd->merge_operator();
+    bopts.column_family_id = p.cfd->id();
+    bopts.column_family_name = p.cfd->name();
     mu_.Unlock();
     std::unique_ptr<InternalIterator> points = p.imm.mem->NewIterator();
     std::unique_ptr<InternalIterator> range_dels;

@@ -639,6 +639,8 @@ Status DBImpl::FlushRecoveredMemTable(ColumnFamilyData* cfd, MemTable* mem, Vers
   bopts.compression = cf_options.compression;
   bopts.compression_level = cf_options.compression_level;
   bopts.merge_operator = cfd->merge_operator();
+  bopts.column_family_id = cfd->id();
+  bopts.column_family_name = cfd->name();
   std::unique_ptr<InternalIterator> points = mem->NewIterator();
   std::unique_ptr<InternalIterator> range_dels;
   if (mem->num_range_deletes() > 0) range_dels = mem->NewRangeTombstoneIterator();

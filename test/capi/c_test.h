@@ -101,6 +101,7 @@ void TestReadOnly(void);
 void TestWalIterator(void);
 void TestCompactionFilter(void);
 void TestSecondary(void);
+void TestRepair(void);
 
 /* What a shale_progress_callback saw (RecordProgress), checked by CheckProgressLog: at least
  * one report, done counts that never shrink, one final report and nothing after it, the

@@ -153,6 +153,7 @@ int main(int argc, char** argv) {
   TestWalIterator();
   TestCompactionFilter();
   TestSecondary();
+  TestRepair();
 
   if (rmdir(dir) != 0) Fail(__FILE__, __LINE__, "work directory not empty at the end", dir);
   printf("c_test: all checks passed\n");
