@@ -6,19 +6,20 @@ reopen either way."""
 
 import glob
 import os
+from typing import Any, Dict
 
 import pytest
 
 import shale
 
 
-def wal_bytes(path):
+def wal_bytes(path: str) -> int:
     return sum(os.path.getsize(name) for name in glob.glob(os.path.join(path, "*.log")))
 
 
 @pytest.mark.parametrize("how", ["default", "keyword", "set_db_options"])
-def test_close_flushes_unless_asked_not_to(db_path, how):
-    keywords = {"avoid_flush_during_shutdown": True} if how == "keyword" else {}
+def test_close_flushes_unless_asked_not_to(db_path: str, how: str) -> None:
+    keywords: Dict[str, Any] = {"avoid_flush_during_shutdown": True} if how == "keyword" else {}
     with shale.DB(db_path, create_if_missing=True, **keywords) as db:
         db.put(b"k", b"v")
         if how == "set_db_options":
@@ -31,7 +32,7 @@ def test_close_flushes_unless_asked_not_to(db_path, how):
         assert db.get(b"k") == b"v"
 
 
-def test_the_option_reaches_the_options_file(db_path):
+def test_the_option_reaches_the_options_file(db_path: str) -> None:
     with shale.DB(db_path, create_if_missing=True, avoid_flush_during_shutdown=True):
         pass
     [options_file] = sorted(glob.glob(os.path.join(db_path, "OPTIONS-*")))[-1:]
