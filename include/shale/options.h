@@ -159,9 +159,10 @@ struct SHALE_EXPORT DBOptions {
   // the memtables hold at most 256 MiB together (a few hundred milliseconds of writing), and
   // past that leaves the logged writes in the WAL, so Close stays prompt. true: Close leaves
   // logged writes in the WAL (the next open replays them). Either way, writes made with
-  // WriteOptions::disableWAL are flushed by Close, whatever their size: they are never lost. A
-  // DB opened read-only or as a secondary never flushes. A flush that fails at Close leaves
-  // every write in the WAL and Close returns the error.
+  // WriteOptions::disableWAL are flushed by Close, whatever their size (unless the DB is
+  // already stopped by a background error, which Close returns). A DB opened read-only or as a
+  // secondary never flushes. A flush that fails at Close leaves every logged write in the WAL,
+  // and Close returns the error.
   // RocksDB has the same name and default with another meaning: there false flushes only when
   // some writes were made without the WAL (logged writes always stay in the WAL), and true
   // skips even that flush, losing those writes. Default: false.
