@@ -202,6 +202,15 @@ extern SHALE_LIBRARY_API void shale_options_set_atomic_flush(shale_options_t* op
                                                              unsigned char v);
 extern SHALE_LIBRARY_API unsigned char shale_options_get_atomic_flush(
     const shale_options_t* options);
+/* Options::avoid_flush_during_shutdown (shale/options.h), RocksDB's name. 0 (the default):
+ * shale_close flushes the memtables (while they hold at most 256 MiB) so that the next open
+ * replays no WAL; non-zero: shale_close leaves logged writes in the WAL. Writes made without
+ * the WAL are flushed either way. The getter returns what the setter (or
+ * shale_get_options_from_string) stored. Changeable on an open DB with shale_set_db_options. */
+extern SHALE_LIBRARY_API void shale_options_set_avoid_flush_during_shutdown(
+    shale_options_t* options, unsigned char v);
+extern SHALE_LIBRARY_API unsigned char shale_options_get_avoid_flush_during_shutdown(
+    const shale_options_t* options);
 /* The compaction knobs are in the Compaction section below. */
 
 /* The presets of Options (shale/options.h). prepare_for_bulk_load turns automatic compaction

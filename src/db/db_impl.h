@@ -522,6 +522,10 @@ class DBImpl final : public DB {
   // background job). Releases and re-takes mu_ (SwitchMemTable, FlushLocked, and to
   // release what each flush replaced).
   [[nodiscard]] Status FlushAllForCloseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Close flushes the memtables of logged writes while they hold at most this many bytes
+  // together (see CloseImpl and DBOptions::avoid_flush_during_shutdown): a few hundred
+  // milliseconds of writing at disk speed.
+  static constexpr size_t kCloseFlushBytes = size_t{256} << 20;
   std::string StatsString(const ColumnFamilyData& cfd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string LevelStatsString(const ColumnFamilyData& cfd) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -83,6 +83,7 @@ void TestOptionSetters(void);
 void TestTableOptions(void);
 void TestOptionsFromString(void);
 void TestColumnFamilyDBOptions(void);
+void TestAvoidFlushDuringShutdown(void);
 void TestWritesAndReads(void);
 void TestWriteBatch(void);
 void TestModel(void);

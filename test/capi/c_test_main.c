@@ -135,6 +135,7 @@ int main(int argc, char** argv) {
   TestTableOptions();
   TestOptionsFromString();
   TestColumnFamilyDBOptions();
+  TestAvoidFlushDuringShutdown();
   TestWritesAndReads();
   TestWriteBatch();
   TestModel();
