@@ -1,6 +1,9 @@
 #include "table/block.h"
 
+#include <algorithm>
+#include <cstring>
 #include <limits>
+#include <new>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -16,11 +19,30 @@ namespace shale {
 // Block
 
 Status Block::Create(std::string contents, std::unique_ptr<Block>* result) {
-  auto block = std::make_unique<Block>(PrivateTag(), std::move(contents));
+  auto block = std::unique_ptr<Block>(new Block(PrivateTag(), std::move(contents)));
   Status s = block->Parse();
   if (s.ok()) *result = std::move(block);
   return s;
 }
+
+Status Block::CreateOnHugePages(std::string_view contents, std::unique_ptr<Block>* result) {
+  // Allocate(0) is not allowed: an empty block (a Corruption below) still gets one byte.
+  HugePageBuffer buffer(static_cast<char*>(HugePageHeap::Allocate(std::max<size_t>(contents.size(), 1))));
+  if (buffer == nullptr) throw std::bad_alloc();
+  std::memcpy(buffer.get(), contents.data(), contents.size());
+  auto block = std::unique_ptr<Block>(new Block(PrivateTag(), std::move(buffer), contents.size()));
+  Status s = block->Parse();
+  if (s.ok()) *result = std::move(block);
+  return s;
+}
+
+void* Block::operator new(size_t size) {
+  void* p = HugePageHeap::Allocate(size);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+
+void Block::operator delete(void* p) { HugePageHeap::Free(p); }
 
 Status Block::Parse() {
   size_t size = contents_.size();
@@ -76,7 +98,9 @@ uint32_t Block::RestartPoint(uint32_t index) const {
 }
 
 size_t Block::ApproximateMemoryUsage() const {
-  return sizeof(Block) + StringHeapBytes(contents_);
+  return sizeof(Block) +
+         (owned_buffer_ != nullptr ? AllocationFootprint(std::max<size_t>(contents_.size(), 1))
+                                   : StringHeapBytes(owned_string_));
 }
 
 std::unique_ptr<BlockIter> Block::NewIterator(const Comparator* cmp) const {

@@ -26,6 +26,7 @@
 #include "shale/comparator.h"
 #include "shale/status.h"
 #include "table/data_block_hash_index.h"
+#include "util/huge_page_heap.h"
 
 namespace shale {
 
@@ -36,6 +37,9 @@ class Block {
   // Takes the uncompressed contents (no trailer). Corruption, saying what is wrong, if the
   // footer, restart array or hash index is malformed.
   static Status Create(std::string contents, std::unique_ptr<Block>* result);
+  // The same over a copy of `contents` in huge-page memory (util/huge_page_heap.h): for blocks
+  // kept long and read at random (cached or pinned), where TLB misses dominate a lookup.
+  static Status CreateOnHugePages(std::string_view contents, std::unique_ptr<Block>* result);
 
   // Only Create can make one (the tag is private): a Block exists only once parsed.
   struct PrivateTag {
@@ -43,7 +47,14 @@ class Block {
     PrivateTag() = default;
     friend class Block;
   };
-  Block(PrivateTag, std::string contents) : contents_(std::move(contents)) {}
+  Block(PrivateTag, std::string contents)
+      : owned_string_(std::move(contents)), contents_(owned_string_) {}
+  Block(PrivateTag, HugePageBuffer contents, size_t size)
+      : owned_buffer_(std::move(contents)), contents_(owned_buffer_.get(), size) {}
+
+  // Block objects live in huge-page memory too: a cached lookup reads them on every hit.
+  static void* operator new(size_t size);
+  static void operator delete(void* p);
 
   Block(const Block&) = delete;
   Block& operator=(const Block&) = delete;
@@ -66,8 +77,11 @@ class Block {
   Status CheckRestarts() const;
   uint32_t RestartPoint(uint32_t index) const;
 
-  // Set once by Parse and never changed, so readers need no synchronization.
-  std::string contents_;
+  // The bytes are in one of the two owners; contents_ views them. Set once by the constructor
+  // and Parse and never changed, so readers need no synchronization.
+  std::string owned_string_;
+  HugePageBuffer owned_buffer_;
+  std::string_view contents_;
   uint32_t entries_end_ = 0;  // entries occupy [0, entries_end_); the restart array follows
   uint32_t num_restarts_ = 0;
   bool has_hash_index_ = false;

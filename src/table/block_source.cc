@@ -1,5 +1,8 @@
 #include "table/block_source.h"
 
+#include <cstring>
+#include <new>
+
 #include "table/block.h"
 #include "table/bloom_filter.h"
 #include "util/heap_size.h"
@@ -29,22 +32,44 @@ constexpr size_t kEntryOverhead = sizeof(LoadedBlock) + 128;
 
 LoadedBlock::LoadedBlock() = default;
 
-Status LoadedBlock::MakeBlock(std::string contents, std::unique_ptr<LoadedBlock>* result) {
+void* LoadedBlock::operator new(size_t size) {
+  void* p = HugePageHeap::Allocate(size);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+
+void LoadedBlock::operator delete(void* p) { HugePageHeap::Free(p); }
+
+Status LoadedBlock::MakeBlock(std::string contents, Memory memory,
+                              std::unique_ptr<LoadedBlock>* result) {
   std::unique_ptr<LoadedBlock> loaded(new LoadedBlock());
-  Status s = Block::Create(std::move(contents), &loaded->block_);
+  Status s = memory == Memory::kHugePages
+                 ? Block::CreateOnHugePages(contents, &loaded->block_)
+                 : Block::Create(std::move(contents), &loaded->block_);
   if (!s.ok()) return s;
   loaded->charge_ = kEntryOverhead + loaded->block_->ApproximateMemoryUsage();
   *result = std::move(loaded);
   return Status::OK();
 }
 
-Status LoadedBlock::MakeFilter(std::string contents, std::unique_ptr<LoadedBlock>* result) {
+Status LoadedBlock::MakeFilter(std::string contents, Memory memory,
+                               std::unique_ptr<LoadedBlock>* result) {
   std::unique_ptr<LoadedBlock> loaded(new LoadedBlock());
-  loaded->filter_data_ = std::move(contents);  // moved before the reader takes its view
+  size_t data_bytes = 0;
+  if (memory == Memory::kHugePages && !contents.empty()) {
+    loaded->filter_buffer_.reset(static_cast<char*>(HugePageHeap::Allocate(contents.size())));
+    if (loaded->filter_buffer_ == nullptr) throw std::bad_alloc();
+    std::memcpy(loaded->filter_buffer_.get(), contents.data(), contents.size());
+    loaded->filter_data_ = std::string_view(loaded->filter_buffer_.get(), contents.size());
+    data_bytes = AllocationFootprint(contents.size());
+  } else {
+    loaded->filter_string_ = std::move(contents);  // moved before the views are taken
+    loaded->filter_data_ = loaded->filter_string_;
+    data_bytes = StringHeapBytes(loaded->filter_string_);
+  }
   Status s = BloomFilterReader::Create(loaded->filter_data_, &loaded->filter_);
   if (!s.ok()) return s;
-  loaded->charge_ = kEntryOverhead + StringHeapBytes(loaded->filter_data_) +
-                    loaded->filter_->ApproximateMemoryUsage();
+  loaded->charge_ = kEntryOverhead + data_bytes + loaded->filter_->ApproximateMemoryUsage();
   *result = std::move(loaded);
   return Status::OK();
 }

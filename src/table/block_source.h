@@ -26,6 +26,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "shale/status.h"
+#include "util/huge_page_heap.h"
 
 namespace shale {
 
@@ -63,10 +64,21 @@ struct BlockKey {
 // partitions) and filter() (filter partitions) is set. Immutable once made.
 class LoadedBlock {
  public:
+  // Where the parsed bytes live: kHeap keeps the given string; kHugePages copies it into
+  // huge-page memory (util/huge_page_heap.h), for blocks kept long and read at random (cached
+  // or pinned by a table reader).
+  enum class Memory { kHeap, kHugePages };
+
   // Parse `contents` (uncompressed, no trailer) as a block / as a bloom filter. Corruption
   // from the parser, without the file and offset (the caller adds them).
-  static Status MakeBlock(std::string contents, std::unique_ptr<LoadedBlock>* result);
-  static Status MakeFilter(std::string contents, std::unique_ptr<LoadedBlock>* result);
+  static Status MakeBlock(std::string contents, Memory memory,
+                          std::unique_ptr<LoadedBlock>* result);
+  static Status MakeFilter(std::string contents, Memory memory,
+                           std::unique_ptr<LoadedBlock>* result);
+
+  // Huge-page memory for the object itself (see Memory): a cache hit reads it.
+  static void* operator new(size_t size);
+  static void operator delete(void* p);
 
   ~LoadedBlock();
   LoadedBlock(const LoadedBlock&) = delete;
@@ -82,7 +94,10 @@ class LoadedBlock {
   LoadedBlock();
 
   std::unique_ptr<Block> block_;
-  std::string filter_data_;
+  // A filter's bytes: in one of the two owners (filter_data_ views them).
+  std::string filter_string_;
+  HugePageBuffer filter_buffer_;
+  std::string_view filter_data_;
   std::unique_ptr<BloomFilterReader> filter_;  // views filter_data_; declared after it
   size_t charge_ = 0;
 };

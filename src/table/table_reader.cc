@@ -32,7 +32,8 @@ size_t TableReader::MaxBlockSize() const {
 }
 
 Status TableReader::LoadBlock(BlockKind kind, const BlockHandle& handle, bool verify_checksums,
-                              size_t max_size, std::unique_ptr<LoadedBlock>* block) const {
+                              size_t max_size, std::unique_ptr<LoadedBlock>* block,
+                              LoadedBlock::Memory memory) const {
   BlockReadLimits limits;
   limits.file_size = file_size_ - Footer::kEncodedLength;  // blocks end before the footer
   limits.max_uncompressed_size = max_size;
@@ -40,8 +41,8 @@ Status TableReader::LoadBlock(BlockKind kind, const BlockHandle& handle, bool ve
   Status s = ReadBlock(file_.get(), path_, handle, limits, verify_checksums,
                        ThreadLocalDecompressor(), &contents);
   if (!s.ok()) return s;
-  s = IsFilterKind(kind) ? LoadedBlock::MakeFilter(std::move(contents), block)
-                         : LoadedBlock::MakeBlock(std::move(contents), block);
+  s = IsFilterKind(kind) ? LoadedBlock::MakeFilter(std::move(contents), memory, block)
+                         : LoadedBlock::MakeBlock(std::move(contents), memory, block);
   if (!s.ok()) {
     return AnnotateBlockError(Status(s.code(), s.subcode(), BlockKindName(kind), s.message()),
                               path_, handle.offset());
@@ -59,7 +60,11 @@ Status TableReader::GetBlock(const TableReadOptions& options, BlockKind kind,
   return block_source_->GetBlock(
       request,
       [&](std::unique_ptr<LoadedBlock>* loaded) {
-        return LoadBlock(kind, handle, options.verify_checksums, MaxBlockSize(), loaded);
+        // A block a cache keeps goes to huge-page memory (cached reads are TLB-bound); a
+        // scan's block (fill_cache false) is used once and stays on the ordinary heap.
+        return LoadBlock(kind, handle, options.verify_checksums, MaxBlockSize(), loaded,
+                         options.fill_cache ? LoadedBlock::Memory::kHugePages
+                                            : LoadedBlock::Memory::kHeap);
       },
       block);
 }

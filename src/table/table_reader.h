@@ -156,9 +156,11 @@ class TableReader {
   Status GetBlock(const TableReadOptions& options, BlockKind kind, const BlockHandle& handle,
                   std::shared_ptr<const LoadedBlock>* block) const;
   // Reads and parses a block from the file (no block source). `max_size` caps its
-  // uncompressed size.
+  // uncompressed size; `memory` says where the parsed block lives (kHugePages for a block a
+  // cache may keep).
   Status LoadBlock(BlockKind kind, const BlockHandle& handle, bool verify_checksums,
-                   size_t max_size, std::unique_ptr<LoadedBlock>* block) const;
+                   size_t max_size, std::unique_ptr<LoadedBlock>* block,
+                   LoadedBlock::Memory memory = LoadedBlock::Memory::kHeap) const;
   // False when the filter proves that `internal_key`'s user key is not in the table.
   bool KeyMayMatch(const TableReadOptions& options, std::string_view internal_key,
                    Status* status) const;
