@@ -5,6 +5,7 @@
 
 #include "table/block.h"
 #include "table/bloom_filter.h"
+#include "util/huge_page_heap.h"
 #include "util/heap_size.h"
 
 namespace shale {
@@ -32,38 +33,66 @@ constexpr size_t kEntryOverhead = sizeof(LoadedBlock) + 128;
 
 LoadedBlock::LoadedBlock() = default;
 
-void* LoadedBlock::operator new(size_t size) {
-  void* p = HugePageHeap::Allocate(size);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
+std::unique_ptr<LoadedBlock> LoadedBlock::New(Memory memory, size_t trailing_bytes) {
+  const bool huge = memory == Memory::kHugePages;
+  void* mem = huge ? HugePageHeap::Allocate(sizeof(LoadedBlock) + trailing_bytes)
+                   : ::operator new(sizeof(LoadedBlock));
+  if (mem == nullptr) throw std::bad_alloc();
+  std::unique_ptr<LoadedBlock> loaded(::new (mem) LoadedBlock());
+  loaded->on_huge_pages_ = huge;
+  return loaded;
 }
 
-void LoadedBlock::operator delete(void* p) { HugePageHeap::Free(p); }
+void LoadedBlock::operator delete(LoadedBlock* p, std::destroying_delete_t) {
+  const bool huge = p->on_huge_pages_;
+  p->~LoadedBlock();
+  if (huge) {
+    HugePageHeap::Free(p);
+  } else {
+    ::operator delete(p);
+  }
+}
 
 Status LoadedBlock::MakeBlock(std::string contents, Memory memory,
-                              std::unique_ptr<LoadedBlock>* result) {
-  std::unique_ptr<LoadedBlock> loaded(new LoadedBlock());
-  Status s = memory == Memory::kHugePages
-                 ? Block::CreateOnHugePages(contents, &loaded->block_)
-                 : Block::Create(std::move(contents), &loaded->block_);
-  if (!s.ok()) return s;
-  loaded->charge_ = kEntryOverhead + loaded->block_->ApproximateMemoryUsage();
+                              std::unique_ptr<LoadedBlock>* result,
+                              const InternalKeyComparator* search_cmp) {
+  std::unique_ptr<LoadedBlock> loaded = New(memory, contents.size());
+  Status s;
+  size_t bytes_charge = 0;
+  if (memory == Memory::kHugePages) {
+    char* bytes = loaded->TrailingBytes();
+    std::memcpy(bytes, contents.data(), contents.size());
+    s = Block::CreateIn(std::string_view(bytes, contents.size()), &loaded->inline_block_);
+    if (!s.ok()) return s;
+    loaded->block_view_ = &*loaded->inline_block_;
+    // The one allocation holds this object (its Block inside) and the bytes.
+    bytes_charge = AllocationFootprint(sizeof(LoadedBlock) + contents.size()) -
+                   sizeof(LoadedBlock) - sizeof(Block);
+  } else {
+    s = Block::Create(std::move(contents), &loaded->heap_block_);
+    if (!s.ok()) return s;
+    loaded->block_view_ = loaded->heap_block_.get();
+  }
+  if (search_cmp != nullptr) {
+    (memory == Memory::kHugePages ? *loaded->inline_block_ : *loaded->heap_block_)
+        .BuildRestartPrefixes(search_cmp);
+  }
+  loaded->charge_ = kEntryOverhead + loaded->block_view_->ApproximateMemoryUsage() + bytes_charge;
   *result = std::move(loaded);
   return Status::OK();
 }
 
 Status LoadedBlock::MakeFilter(std::string contents, Memory memory,
                                std::unique_ptr<LoadedBlock>* result) {
-  std::unique_ptr<LoadedBlock> loaded(new LoadedBlock());
+  std::unique_ptr<LoadedBlock> loaded = New(memory, contents.size());
   size_t data_bytes = 0;
-  if (memory == Memory::kHugePages && !contents.empty()) {
-    loaded->filter_buffer_.reset(static_cast<char*>(HugePageHeap::Allocate(contents.size())));
-    if (loaded->filter_buffer_ == nullptr) throw std::bad_alloc();
-    std::memcpy(loaded->filter_buffer_.get(), contents.data(), contents.size());
-    loaded->filter_data_ = std::string_view(loaded->filter_buffer_.get(), contents.size());
-    data_bytes = AllocationFootprint(contents.size());
+  if (memory == Memory::kHugePages) {
+    char* bytes = loaded->TrailingBytes();
+    std::memcpy(bytes, contents.data(), contents.size());
+    loaded->filter_data_ = std::string_view(bytes, contents.size());
+    data_bytes = AllocationFootprint(sizeof(LoadedBlock) + contents.size()) - sizeof(LoadedBlock);
   } else {
-    loaded->filter_string_ = std::move(contents);  // moved before the views are taken
+    loaded->filter_string_ = std::move(contents);  // moved before the view is taken
     loaded->filter_data_ = loaded->filter_string_;
     data_bytes = StringHeapBytes(loaded->filter_string_);
   }

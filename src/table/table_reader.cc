@@ -41,8 +41,11 @@ Status TableReader::LoadBlock(BlockKind kind, const BlockHandle& handle, bool ve
   Status s = ReadBlock(file_.get(), path_, handle, limits, verify_checksums,
                        ThreadLocalDecompressor(), &contents);
   if (!s.ok()) return s;
+  // Index blocks get restart prefixes (Block::BuildRestartPrefixes) when they are kept.
+  const InternalKeyComparator* search_cmp =
+      memory == LoadedBlock::Memory::kHugePages && IsIndexKind(kind) ? comparator_ : nullptr;
   s = IsFilterKind(kind) ? LoadedBlock::MakeFilter(std::move(contents), memory, block)
-                         : LoadedBlock::MakeBlock(std::move(contents), memory, block);
+                         : LoadedBlock::MakeBlock(std::move(contents), memory, block, search_cmp);
   if (!s.ok()) {
     return AnnotateBlockError(Status(s.code(), s.subcode(), BlockKindName(kind), s.message()),
                               path_, handle.offset());

@@ -37,7 +37,7 @@ class HugePageHeap {
   static const char* BackendName();
 
   struct Deleter {
-    void operator()(char* p) const { Free(p); }
+    void operator()(void* p) const { Free(p); }
   };
 };
 
