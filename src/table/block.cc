@@ -97,6 +97,10 @@ std::unique_ptr<BlockIter> Block::NewIterator(const Comparator* cmp) const {
   return std::make_unique<BlockIter>(this, cmp);
 }
 
+std::unique_ptr<BlockIter> Block::NewIterator(const InternalKeyComparator* cmp) const {
+  return std::make_unique<BlockIter>(this, cmp);
+}
+
 // ---------------------------------------------------------------------------------------------
 // BlockIter
 
@@ -126,18 +130,24 @@ const char* DecodeEntry(const char* p, const char* limit, uint32_t* shared,
 }  // namespace
 
 BlockIter::BlockIter(const Block* block, const Comparator* cmp)
+    : BlockIter(block, cmp,
+                dynamic_cast<const InternalKeyComparator*>(cmp) != nullptr
+                    ? kInternalKeyTrailerSize
+                    : 0) {}
+
+BlockIter::BlockIter(const Block* block, const InternalKeyComparator* cmp)
+    : BlockIter(block, cmp, kInternalKeyTrailerSize) {}
+
+BlockIter::BlockIter(const Block* block, const Comparator* cmp, size_t min_key_size)
     : block_(block),
       cmp_(cmp),
       data_(block->contents_.data()),
       entries_end_(block->entries_end_),
       num_restarts_(block->num_restarts_),
+      min_key_size_(min_key_size),
       current_(entries_end_),
       next_(entries_end_),
-      restart_index_(num_restarts_) {
-  if (dynamic_cast<const InternalKeyComparator*>(cmp) != nullptr) {
-    min_key_size_ = kInternalKeyTrailerSize;
-  }
-}
+      restart_index_(num_restarts_) {}
 
 void BlockIter::MarkInvalid() {
   current_ = next_ = entries_end_;

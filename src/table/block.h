@@ -87,6 +87,7 @@ class Block {
   // An iterator over the entries, ordered by `cmp` (an InternalKeyComparator for data and index
   // blocks; with one, entries whose key is shorter than an internal key are Corruption).
   std::unique_ptr<BlockIter> NewIterator(const Comparator* cmp) const;
+  std::unique_ptr<BlockIter> NewIterator(const InternalKeyComparator* cmp) const;
 
  private:
   friend class BlockIter;
@@ -117,6 +118,9 @@ class Block {
 class BlockIter final : public InternalIterator {
  public:
   BlockIter(const Block* block, const Comparator* cmp);
+  // The same without a run-time type check: entries shorter than an internal key are
+  // Corruption (a lookup makes two of these per table: no dynamic_cast on that path).
+  BlockIter(const Block* block, const InternalKeyComparator* cmp);
 
   bool Valid() const override { return current_ < entries_end_; }
   void SeekToFirst() override;
@@ -143,6 +147,8 @@ class BlockIter final : public InternalIterator {
 
  private:
   friend class Block;  // BuildRestartPrefixes decodes restart keys
+
+  BlockIter(const Block* block, const Comparator* cmp, size_t min_key_size);
   void SeekToRestartPoint(uint32_t index);
   // Decodes the entry at next_; false at the end of the entries or on corruption.
   bool ParseNextKey();
@@ -158,7 +164,7 @@ class BlockIter final : public InternalIterator {
   const char* const data_;
   const uint32_t entries_end_;
   const uint32_t num_restarts_;
-  size_t min_key_size_ = 0;  // 8 under an InternalKeyComparator, else 0
+  const size_t min_key_size_;  // 8 under an InternalKeyComparator, else 0
 
   // Iteration state. Invariants: Valid() iff current_ < entries_end_; when Valid(),
   // restart_index_ is the interval holding current_, key_ and value_ are the current entry and

@@ -188,19 +188,19 @@ Status TableReader::SearchDataBlock(const TableReadOptions& options, const Block
   std::shared_ptr<const LoadedBlock> block;
   Status s = GetBlock(options, BlockKind::kData, handle, &block);
   if (!s.ok()) return s;
-  std::unique_ptr<BlockIter> it = block->block()->NewIterator(comparator_);
+  BlockIter it(block->block(), comparator_);  // on the stack: no allocation per lookup
   if (block->block()->has_hash_index()) {
-    it->SeekForGet(internal_key);  // when false, !Valid(): the next block may still hold it
+    it.SeekForGet(internal_key);  // when false, !Valid(): the next block may still hold it
   } else {
-    it->Seek(internal_key);
+    it.Seek(internal_key);
   }
   const Comparator* ucmp = comparator_->user_comparator();
   const std::string_view user_key = ExtractUserKey(internal_key);
-  for (; it->Valid(); it->Next()) {
-    if (!ucmp->Equal(ExtractUserKey(it->key()), user_key)) return Status::OK();
-    if (!callback(it->key(), it->value())) return Status::OK();
+  for (; it.Valid(); it.Next()) {
+    if (!ucmp->Equal(ExtractUserKey(it.key()), user_key)) return Status::OK();
+    if (!callback(it.key(), it.value())) return Status::OK();
   }
-  if (!it->status().ok()) return AnnotateBlockError(it->status(), path_, handle.offset());
+  if (!it.status().ok()) return AnnotateBlockError(it.status(), path_, handle.offset());
   *done = false;  // ran off the end of the block while the key's versions may go on
   return Status::OK();
 }
@@ -226,9 +226,20 @@ Status TableReader::GetStored(const TableReadOptions& options, std::string_view 
                               TableGetCallback callback) const {
   Status s;
   if (!KeyMayMatch(options, internal_key, &s)) return s;
+  if (!two_level_index_ && !fetch_index_and_filter_) {
+    // The index block is kept by this reader: search it with an iterator on the stack.
+    BlockIter index(index_->block(), comparator_);
+    return SearchIndex(options, &index, internal_key, callback);
+  }
+  std::unique_ptr<InternalIterator> index = NewIndexIterator(options);
+  return SearchIndex(options, index.get(), internal_key, callback);
+}
+
+Status TableReader::SearchIndex(const TableReadOptions& options, InternalIterator* index,
+                                std::string_view internal_key, TableGetCallback callback) const {
+  Status s;
   const Comparator* ucmp = comparator_->user_comparator();
   const std::string_view user_key = ExtractUserKey(internal_key);
-  std::unique_ptr<InternalIterator> index = NewIndexIterator(options);
   for (index->Seek(internal_key); index->Valid(); index->Next()) {
     BlockHandle handle;
     s = DecodeHandle(index->value(), index_handle_.offset(), &handle);

@@ -167,6 +167,9 @@ class TableReader {
   // Get over the stored keys (no global sequence applied).
   Status GetStored(const TableReadOptions& options, std::string_view internal_key,
                    TableGetCallback callback) const;
+  // GetStored's walk over the index (an iterator over the index block, or the two-level one).
+  Status SearchIndex(const TableReadOptions& options, InternalIterator* index,
+                     std::string_view internal_key, TableGetCallback callback) const;
   // Searches one data block; *done when the versions of the key cannot continue past it.
   Status SearchDataBlock(const TableReadOptions& options, const BlockHandle& handle,
                          std::string_view internal_key, TableGetCallback callback,
