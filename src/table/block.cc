@@ -88,9 +88,8 @@ uint32_t Block::RestartPoint(uint32_t index) const {
 size_t Block::ApproximateMemoryUsage() const {
   // Borrowed bytes are charged by their owner (LoadedBlock).
   return sizeof(Block) + StringHeapBytes(owned_string_) +
-         (restart_prefixes_ != nullptr ? AllocationFootprint(num_restarts_ * sizeof(uint32_t)) +
-                                             StringHeapBytes(restart_shared_prefix_)
-                                       : 0);
+         (owned_prefixes_ != nullptr ? AllocationFootprint(num_restarts_ * sizeof(uint32_t)) : 0) +
+         StringHeapBytes(restart_shared_prefix_);
 }
 
 std::unique_ptr<BlockIter> Block::NewIterator(const Comparator* cmp) const {
@@ -243,7 +242,7 @@ uint32_t RestartPrefix(std::string_view user_key, size_t skip) {
 
 }  // namespace
 
-void Block::BuildRestartPrefixes(const InternalKeyComparator* cmp) {
+void Block::BuildRestartPrefixes(const InternalKeyComparator* cmp, uint32_t* storage) {
   if (cmp->user_comparator() != BytewiseComparator() || num_restarts_ == 0) return;
   BlockIter it(this, cmp);
   std::string_view first, last;
@@ -259,9 +258,13 @@ void Block::BuildRestartPrefixes(const InternalKeyComparator* cmp) {
          first_user[shared] == last_user[shared]) {
     shared++;
   }
-  std::unique_ptr<uint32_t[], HugePageHeap::Deleter> prefixes(
-      static_cast<uint32_t*>(HugePageHeap::Allocate(num_restarts_ * sizeof(uint32_t))));
-  if (prefixes == nullptr) return;  // only an accelerator: do without
+  std::unique_ptr<uint32_t[], HugePageHeap::Deleter> owned;
+  uint32_t* prefixes = storage;
+  if (prefixes == nullptr) {
+    owned.reset(static_cast<uint32_t*>(HugePageHeap::Allocate(num_restarts_ * sizeof(uint32_t))));
+    if (owned == nullptr) return;  // only an accelerator: do without
+    prefixes = owned.get();
+  }
   for (uint32_t i = 0; i < num_restarts_; i++) {
     std::string_view key;
     if (!it.ParseKeyAt(RestartPoint(i), &key) || key.size() < kInternalKeyTrailerSize) return;
@@ -272,7 +275,8 @@ void Block::BuildRestartPrefixes(const InternalKeyComparator* cmp) {
     prefixes[i] = RestartPrefix(user, shared);
     if (i > 0 && prefixes[i] < prefixes[i - 1]) return;
   }
-  restart_prefixes_ = std::move(prefixes);
+  owned_prefixes_ = std::move(owned);
+  restart_prefixes_ = prefixes;
   restart_shared_prefix_ = first_user.substr(0, shared);
   prefix_cmp_ = cmp;
 }
@@ -287,7 +291,7 @@ bool BlockIter::FindRestartBefore(std::string_view target, uint32_t* index) {
     if (user.substr(0, shared.size()) == shared) {
       // Restarts whose slice is below the target's hold keys < target; those above, keys >
       // target. Only the restarts with an equal slice need whole-key comparisons.
-      const uint32_t* prefixes = block_->restart_prefixes_.get();
+      const uint32_t* prefixes = block_->restart_prefixes_;
       const uint32_t p = RestartPrefix(user, shared.size());
       const uint32_t* lo = std::lower_bound(prefixes, prefixes + num_restarts_, p);
       const uint32_t* hi = std::upper_bound(lo, prefixes + num_restarts_, p);

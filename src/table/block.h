@@ -79,9 +79,11 @@ class Block {
   // bytewise one (the prefix order must agree with the key order: for bytewise keys with a
   // common prefix, the next 4 bytes padded with zero bytes never decrease as keys increase).
   // Does nothing otherwise, or when a restart key does not decode (Seek then reports the
-  // corruption as before). Costs 4 bytes per restart.
+  // corruption as before). Costs 4 bytes per restart: in `storage` when given (num_restarts()
+  // uint32_t the caller keeps alive as long as the block: LoadedBlock places them beside the
+  // block), else allocated here.
   // REQUIRES: called before the block is shared with other threads (it writes the block).
-  void BuildRestartPrefixes(const InternalKeyComparator* cmp);
+  void BuildRestartPrefixes(const InternalKeyComparator* cmp, uint32_t* storage = nullptr);
   bool has_restart_prefixes() const { return restart_prefixes_ != nullptr; }
 
   // An iterator over the entries, ordered by `cmp` (an InternalKeyComparator for data and index
@@ -107,7 +109,8 @@ class Block {
   // num_restarts_ big-endian 4-byte slices of the restart user keys after their shared prefix
   // `restart_shared_prefix_`.
   const Comparator* prefix_cmp_ = nullptr;
-  std::unique_ptr<uint32_t[], HugePageHeap::Deleter> restart_prefixes_;
+  const uint32_t* restart_prefixes_ = nullptr;  // owned_prefixes_, or the caller's storage
+  std::unique_ptr<uint32_t[], HugePageHeap::Deleter> owned_prefixes_;
   DataBlockHashIndex hash_index_;  // a view into contents_; meaningful if has_hash_index_
   std::string restart_shared_prefix_;
   std::string owned_string_;

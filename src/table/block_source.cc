@@ -4,7 +4,9 @@
 #include <new>
 
 #include "table/block.h"
+#include "table/block_builder.h"
 #include "table/bloom_filter.h"
+#include "util/coding.h"
 #include "util/huge_page_heap.h"
 #include "util/heap_size.h"
 
@@ -56,26 +58,38 @@ void LoadedBlock::operator delete(LoadedBlock* p, std::destroying_delete_t) {
 Status LoadedBlock::MakeBlock(std::string contents, Memory memory,
                               std::unique_ptr<LoadedBlock>* result,
                               const InternalKeyComparator* search_cmp) {
-  std::unique_ptr<LoadedBlock> loaded = New(memory, contents.size());
   Status s;
   size_t bytes_charge = 0;
+  std::unique_ptr<LoadedBlock> loaded;
   if (memory == Memory::kHugePages) {
-    char* bytes = loaded->TrailingBytes();
+    // One allocation: this object (its Block inside), the restart prefixes, the bytes -- in
+    // that order, so a lookup finds the prefixes a cache line or two from the Block. The
+    // restart count is read from the footer here only to size the room; Parse checks it.
+    size_t restarts = 0;
+    if (search_cmp != nullptr && contents.size() >= kBlockFooterSize) {
+      restarts = DecodeFixed32(contents.data() + contents.size() - kBlockFooterSize) &
+                 kBlockNumRestartsMask;
+      if (restarts > contents.size() / sizeof(uint32_t)) restarts = 0;  // corrupt: Parse says
+    }
+    const size_t prefix_room = (restarts * sizeof(uint32_t) + 7) & ~size_t{7};
+    loaded = New(memory, prefix_room + contents.size());
+    uint32_t* prefixes = reinterpret_cast<uint32_t*>(loaded->TrailingBytes());
+    char* bytes = loaded->TrailingBytes() + prefix_room;
     std::memcpy(bytes, contents.data(), contents.size());
     s = Block::CreateIn(std::string_view(bytes, contents.size()), &loaded->inline_block_);
     if (!s.ok()) return s;
     loaded->block_view_ = &*loaded->inline_block_;
-    // The one allocation holds this object (its Block inside) and the bytes.
-    bytes_charge = AllocationFootprint(sizeof(LoadedBlock) + contents.size()) -
+    if (restarts != 0 && loaded->inline_block_->num_restarts() == restarts) {
+      loaded->inline_block_->BuildRestartPrefixes(search_cmp, prefixes);
+    }
+    bytes_charge = AllocationFootprint(sizeof(LoadedBlock) + prefix_room + contents.size()) -
                    sizeof(LoadedBlock) - sizeof(Block);
   } else {
+    loaded = New(memory, 0);
     s = Block::Create(std::move(contents), &loaded->heap_block_);
     if (!s.ok()) return s;
     loaded->block_view_ = loaded->heap_block_.get();
-  }
-  if (search_cmp != nullptr) {
-    (memory == Memory::kHugePages ? *loaded->inline_block_ : *loaded->heap_block_)
-        .BuildRestartPrefixes(search_cmp);
+    if (search_cmp != nullptr) loaded->heap_block_->BuildRestartPrefixes(search_cmp);
   }
   loaded->charge_ = kEntryOverhead + loaded->block_view_->ApproximateMemoryUsage() + bytes_charge;
   *result = std::move(loaded);

@@ -83,7 +83,7 @@ class LoadedBlock {
   // Parse `contents` (uncompressed, no trailer) as a block / as a bloom filter. Corruption
   // from the parser, without the file and offset (the caller adds them).
   // With `search_cmp`, the block also gets restart prefixes for iterators with that comparator
-  // (Block::BuildRestartPrefixes: for index blocks).
+  // (Block::BuildRestartPrefixes), placed beside the block with kHugePages.
   static Status MakeBlock(std::string contents, Memory memory,
                           std::unique_ptr<LoadedBlock>* result,
                           const InternalKeyComparator* search_cmp = nullptr);

@@ -41,9 +41,10 @@ Status TableReader::LoadBlock(BlockKind kind, const BlockHandle& handle, bool ve
   Status s = ReadBlock(file_.get(), path_, handle, limits, verify_checksums,
                        ThreadLocalDecompressor(), &contents);
   if (!s.ok()) return s;
-  // Index blocks get restart prefixes (Block::BuildRestartPrefixes) when they are kept.
+  // Kept blocks get restart prefixes (Block::BuildRestartPrefixes): index blocks for their
+  // binary search, data blocks to find a key's restart interval without reading restart keys.
   const InternalKeyComparator* search_cmp =
-      memory == LoadedBlock::Memory::kHugePages && IsIndexKind(kind) ? comparator_ : nullptr;
+      memory == LoadedBlock::Memory::kHugePages ? comparator_ : nullptr;
   s = IsFilterKind(kind) ? LoadedBlock::MakeFilter(std::move(contents), memory, block)
                          : LoadedBlock::MakeBlock(std::move(contents), memory, block, search_cmp);
   if (!s.ok()) {
