@@ -96,6 +96,36 @@ Status LoadedBlock::MakeBlock(std::string contents, Memory memory,
   return Status::OK();
 }
 
+Status LoadedBlock::ReadBlockInPlace(size_t capacity, const InternalKeyComparator* search_cmp,
+                                     BlockReader read, std::unique_ptr<LoadedBlock>* result) {
+  // Layout as MakeBlock's, but the restart count is unknown until the bytes are in: room for
+  // one restart per 256 bytes (a data block with restart interval 16 has one per 16 entries;
+  // denser blocks, such as index blocks, get their prefixes allocated on their own).
+  const size_t prefix_room = search_cmp != nullptr ? ((capacity / 64 + 8 + 7) & ~size_t{7}) : 0;
+  std::unique_ptr<LoadedBlock> loaded = New(Memory::kHugePages, prefix_room + capacity);
+  char* bytes = loaded->TrailingBytes() + prefix_room;
+  std::string uncompressed;
+  std::string_view contents;
+  bool in_buffer = false;
+  Status s = read(bytes, &uncompressed, &contents, &in_buffer);
+  if (!s.ok()) return s;
+  if (!in_buffer) return MakeBlock(std::move(uncompressed), Memory::kHugePages, result, search_cmp);
+  s = Block::CreateIn(contents, &loaded->inline_block_);
+  if (!s.ok()) return s;
+  Block& block = *loaded->inline_block_;
+  loaded->block_view_ = &block;
+  if (search_cmp != nullptr) {
+    const bool fits = block.num_restarts() * sizeof(uint32_t) <= prefix_room;
+    block.BuildRestartPrefixes(
+        search_cmp, fits ? reinterpret_cast<uint32_t*>(loaded->TrailingBytes()) : nullptr);
+  }
+  loaded->charge_ = kEntryOverhead + block.ApproximateMemoryUsage() +
+                    AllocationFootprint(sizeof(LoadedBlock) + prefix_room + capacity) -
+                    sizeof(LoadedBlock) - sizeof(Block);
+  *result = std::move(loaded);
+  return Status::OK();
+}
+
 Status LoadedBlock::MakeFilter(std::string contents, Memory memory,
                                std::unique_ptr<LoadedBlock>* result) {
   std::unique_ptr<LoadedBlock> loaded = New(memory, contents.size());

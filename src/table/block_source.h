@@ -90,6 +90,15 @@ class LoadedBlock {
   static Status MakeFilter(std::string contents, Memory memory,
                            std::unique_ptr<LoadedBlock>* result);
 
+  // MakeBlock(kHugePages) without the copy: `read(buffer, &uncompressed, &contents,
+  // &in_buffer)` reads the block's `capacity` stored bytes (ReadBlockInto's contract) straight
+  // into the new LoadedBlock's allocation. A block that comes back compressed is made from
+  // `uncompressed` as MakeBlock does.
+  using BlockReader = absl::FunctionRef<Status(char* buffer, std::string* uncompressed,
+                                               std::string_view* contents, bool* in_buffer)>;
+  static Status ReadBlockInPlace(size_t capacity, const InternalKeyComparator* search_cmp,
+                                 BlockReader read, std::unique_ptr<LoadedBlock>* result);
+
   // LoadedBlocks are made only by MakeBlock/MakeFilter, in memory they choose (see Memory);
   // `delete` gives it back to the right allocator.
   static void operator delete(LoadedBlock* p, std::destroying_delete_t);

@@ -37,16 +37,35 @@ Status TableReader::LoadBlock(BlockKind kind, const BlockHandle& handle, bool ve
   BlockReadLimits limits;
   limits.file_size = file_size_ - Footer::kEncodedLength;  // blocks end before the footer
   limits.max_uncompressed_size = max_size;
-  std::string contents;
-  Status s = ReadBlock(file_.get(), path_, handle, limits, verify_checksums,
-                       ThreadLocalDecompressor(), &contents);
-  if (!s.ok()) return s;
   // Kept blocks get restart prefixes (Block::BuildRestartPrefixes): index blocks for their
   // binary search, data blocks to find a key's restart interval without reading restart keys.
   const InternalKeyComparator* search_cmp =
       memory == LoadedBlock::Memory::kHugePages ? comparator_ : nullptr;
-  s = IsFilterKind(kind) ? LoadedBlock::MakeFilter(std::move(contents), memory, block)
-                         : LoadedBlock::MakeBlock(std::move(contents), memory, block, search_cmp);
+  Status s;
+  if (memory == LoadedBlock::Memory::kHugePages && !IsFilterKind(kind)) {
+    // Straight from the file into the block's final memory (no copy).
+    s = CheckBlockHandle(path_, handle, limits);
+    if (!s.ok()) return s;
+    Status read_status;
+    auto read = [&](char* buffer, std::string* uncompressed, std::string_view* contents,
+                    bool* in_buffer) {
+      read_status = ReadBlockInto(file_.get(), path_, handle, limits, verify_checksums,
+                                  ThreadLocalDecompressor(), buffer, uncompressed, contents,
+                                  in_buffer);
+      return read_status;
+    };
+    s = LoadedBlock::ReadBlockInPlace(static_cast<size_t>(handle.size()) + kBlockTrailerSize,
+                                      search_cmp, read, block);
+    if (!read_status.ok()) return read_status;  // already names the file and offset
+  } else {
+    std::string contents;
+    s = ReadBlock(file_.get(), path_, handle, limits, verify_checksums, ThreadLocalDecompressor(),
+                  &contents);
+    if (!s.ok()) return s;
+    s = IsFilterKind(kind)
+            ? LoadedBlock::MakeFilter(std::move(contents), memory, block)
+            : LoadedBlock::MakeBlock(std::move(contents), memory, block, search_cmp);
+  }
   if (!s.ok()) {
     return AnnotateBlockError(Status(s.code(), s.subcode(), BlockKindName(kind), s.message()),
                               path_, handle.offset());
