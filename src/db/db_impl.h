@@ -652,6 +652,14 @@ class DBImpl final : public DB {
 
   CondVar bg_cv_;  // signalled when a flush finishes or fails
   bool flush_scheduled_ ABSL_GUARDED_BY(mu_) = false;
+  // Background flush jobs that installed their table, and the highest of them whose
+  // DeleteObsoleteFiles pass (the WALs and tables the flush left obsolete) has ended. A
+  // Flush(wait) returns only once the job that flushed its memtable has swept (RocksDB's
+  // BackgroundCallFlush purges before it wakes the waiters): a directory listed after
+  // Flush returns no longer holds the WAL that flush made obsolete (WaitForFlushLocked).
+  // Invariant: flush_jobs_swept_ <= flush_jobs_installed_.
+  uint64_t flush_jobs_installed_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t flush_jobs_swept_ ABSL_GUARDED_BY(mu_) = 0;
   Status bg_error_ ABSL_GUARDED_BY(mu_);
   uint64_t bg_errors_recorded_ ABSL_GUARDED_BY(mu_) = 0;  // shale.background-errors
   // Set when Close begins: new calls are refused, waiting ones give up.
