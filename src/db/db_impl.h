@@ -699,6 +699,14 @@ class DBImpl final : public DB {
   CompactionDebtTracker debt_tracker_ ABSL_GUARDED_BY(mu_);
 };
 
+// The MANIFEST state of the DB in `dbname` that tells whether a writer changed it: CURRENT's
+// text and the size of the MANIFEST it names, as "<MANIFEST name>:<size>" (db_impl_open.cc).
+// A writer deletes a WAL or a table only after the MANIFEST edit that makes it obsolete, so a
+// read-only open that failed while this state stayed the same did not fail for a file the
+// writer deleted meanwhile (OpenForReadOnly's retry, DBSecondary's generations).
+// Thread-safe (reads files only).
+Status ReadManifestState(FileSystem* fs, const std::string& dbname, std::string* state);
+
 }  // namespace shale
 
 #endif  // SHALE_DB_DB_IMPL_H_
