@@ -134,7 +134,10 @@ class SHALE_EXPORT DB {
   // replayed into memtables held in memory). It changes no file of the DB: no MANIFEST, WAL,
   // OPTIONS or table file is created, written, renamed or deleted, nothing is flushed or
   // compacted, and it writes no info LOG file. With error_if_wal_file_exists, a live WAL in
-  // the directory fails the open (Corruption) instead of being replayed.
+  // the directory fails the open (Corruption) instead of being replayed. A writer that
+  // flushes or compacts during the open may delete a WAL or table the open was about to read:
+  // an open that fails while the writer changed its MANIFEST is started again (up to 16
+  // times) from the newer MANIFEST, so it succeeds with a consistent state (RocksDB's fails).
   // Reads, iterators, snapshots, properties, GetApproximateSizes, GetLiveFilesMetaData and
   // VerifyChecksum work; every call that would write (Put, Delete, SingleDelete, DeleteRange,
   // Merge, Write, IngestExternalFile, Flush, FlushWAL, CompactRange, DeleteFilesInRange,
