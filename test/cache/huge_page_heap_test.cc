@@ -10,6 +10,7 @@
 #include <jemalloc/jemalloc.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -62,6 +63,12 @@ TEST(HugePageHeapTest, NewExtentsAreAdvisedHugePages) {
   ASSERT_EQ(mallctl("arenas.lookup", &arena, &len, &ptr, sizeof(ptr)), 0);
   EXPECT_NE(arena, 0u);
   HugePageHeap::Free(p);
+  // The control: the application's own memory is not advised (the flag is the hook's doing).
+  char* plain = static_cast<char*>(std::malloc(kSize));
+  ASSERT_NE(plain, nullptr);
+  std::memset(plain, 1, kSize);
+  EXPECT_EQ(VmFlagsOf(plain + kSize / 2).find(" hg"), std::string::npos);
+  std::free(plain);
 }
 
 }  // namespace
