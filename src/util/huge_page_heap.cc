@@ -62,8 +62,8 @@ const Backend& GetBackend() {
     const std::string hooks_name = "arena." + std::to_string(index) + ".extent_hooks";
     ExtentHooks* defaults = nullptr;
     len = sizeof(defaults);
-    if (api->mallctl(hooks_name.c_str(), &defaults, &len, nullptr, 0) != 0 ||
-        defaults == nullptr || defaults->alloc == nullptr) {
+    if (api->mallctl(hooks_name.c_str(), &defaults, &len, nullptr, 0) != 0 || defaults == nullptr ||
+        defaults->alloc == nullptr) {
       return b;  // the arena stays unused
     }
     default_hooks = defaults;

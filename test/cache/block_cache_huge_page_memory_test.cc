@@ -67,11 +67,14 @@ uint64_t HeapOfFullCache(size_t capacity, size_t block_bytes, bool with_prefixes
       BlockRequest request;
       request.key = BlockKey{1, i * block_bytes};
       std::shared_ptr<const LoadedBlock> block;
-      Status s = source->GetBlock(request, [&](std::unique_ptr<LoadedBlock>* out) {
-        return LoadedBlock::MakeBlock(DataBlockOfSize(i, block_bytes),
-                                      LoadedBlock::Memory::kHugePages, out,
-                                      with_prefixes ? &icmp : nullptr);
-      }, &block);
+      Status s = source->GetBlock(
+          request,
+          [&](std::unique_ptr<LoadedBlock>* out) {
+            return LoadedBlock::MakeBlock(DataBlockOfSize(i, block_bytes),
+                                          LoadedBlock::Memory::kHugePages, out,
+                                          with_prefixes ? &icmp : nullptr);
+          },
+          &block);
       EXPECT_OK(s);
     }
     EXPECT_LE(cache->GetUsage(), capacity);

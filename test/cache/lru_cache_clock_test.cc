@@ -46,9 +46,12 @@ Status Get(BlockSource* source, uint64_t i, BlockPtr* block) {
   BlockRequest request;
   request.key = BlockKey{1, i};
   request.kind = i % 3 == 0 ? BlockKind::kIndexPartition : BlockKind::kData;  // both lists
-  return source->GetBlock(request, [&](std::unique_ptr<LoadedBlock>* out) {
-    return LoadedBlock::MakeBlock(BlockFor(i), LoadedBlock::Memory::kHeap, out);
-  }, block);
+  return source->GetBlock(
+      request,
+      [&](std::unique_ptr<LoadedBlock>* out) {
+        return LoadedBlock::MakeBlock(BlockFor(i), LoadedBlock::Memory::kHeap, out);
+      },
+      block);
 }
 
 // Checks the accounting of a quiescent cache (no block held) and that a zero capacity then
@@ -89,10 +92,18 @@ TEST(LRUCacheClockTest, ConcurrentHitsEvictionsAndResizesKeepTheAccounting) {
       std::mt19937_64 rng(99);
       while (!stop.load()) {
         switch (rng() % 4) {
-          case 0: cache->SetCapacity((rng() % 60) * charge); break;
-          case 1: cache->EraseUnRefEntries(); break;
-          case 2: cache->SetStrictCapacityLimit(rng() % 2 == 0); break;
-          default: cache->SetCapacity(40 * charge); break;
+          case 0:
+            cache->SetCapacity((rng() % 60) * charge);
+            break;
+          case 1:
+            cache->EraseUnRefEntries();
+            break;
+          case 2:
+            cache->SetStrictCapacityLimit(rng() % 2 == 0);
+            break;
+          default:
+            cache->SetCapacity(40 * charge);
+            break;
         }
         std::this_thread::yield();
       }

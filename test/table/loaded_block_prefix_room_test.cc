@@ -48,8 +48,7 @@ TEST(LoadedBlockPrefixRoomTest, NoRoomForPrefixesANonBytewiseOrderCannotUse) {
   const std::string contents = IndexLikeBlock(2000);
   std::unique_ptr<LoadedBlock> plain, with_cmp;
   ASSERT_OK(LoadedBlock::MakeBlock(contents, LoadedBlock::Memory::kHugePages, &plain));
-  ASSERT_OK(LoadedBlock::MakeBlock(contents, LoadedBlock::Memory::kHugePages, &with_cmp,
-                                   &reverse));
+  ASSERT_OK(LoadedBlock::MakeBlock(contents, LoadedBlock::Memory::kHugePages, &with_cmp, &reverse));
   EXPECT_FALSE(with_cmp->block()->has_restart_prefixes());
   EXPECT_EQ(with_cmp->charge(), plain->charge());
 }

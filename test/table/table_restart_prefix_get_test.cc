@@ -39,9 +39,15 @@ Model MakeModel(std::mt19937& rng) {
   for (int i = 0; i < 3000; i++) {
     std::string user;
     switch (rng() % 4) {
-      case 0: user = RandomBytes(rng, rng() % 4); break;                 // short, maybe empty
-      case 1: user = shared.substr(0, rng() % shared.size()) + RandomBytes(rng, rng() % 3); break;
-      default: user = shared + RandomBytes(rng, rng() % 8); break;       // behind the prefix
+      case 0:
+        user = RandomBytes(rng, rng() % 4);
+        break;  // short, maybe empty
+      case 1:
+        user = shared.substr(0, rng() % shared.size()) + RandomBytes(rng, rng() % 3);
+        break;
+      default:
+        user = shared + RandomBytes(rng, rng() % 8);
+        break;  // behind the prefix
     }
     const int versions = rng() % 8 == 0 ? 40 : 1;  // some keys span restart points
     for (int v = 0; v < versions; v++) {
@@ -82,8 +88,8 @@ TEST_P(TableRestartPrefixGetTest, GetsAndSeeksMatchTheModel) {
     options.metadata_block_size = 512;
   }
   if (hash) options.data_block_index_type = TableOptions::kDataBlockBinaryAndHash;
-  ASSERT_OK(BuildTable(fs.get(), "/t.sst", options,
-                       compress ? kSnappyCompression : kNoCompression, &cmp, Entries(model)));
+  ASSERT_OK(BuildTable(fs.get(), "/t.sst", options, compress ? kSnappyCompression : kNoCompression,
+                       &cmp, Entries(model)));
   std::shared_ptr<Cache> cache = NewLRUCache(64 << 20, 0);
   TableReaderOptions reader_options;
   reader_options.cache_index_and_filter_blocks = cache_index;
