@@ -2,7 +2,7 @@
 // directory. The Repairer below does one repair; the public functions make one and run it.
 //
 // Steps (each logged to the info LOG), all under the directory's LOCK:
-//  1. take the LOCK; list the directory;
+//  1. take the LOCK; list the directory (under the LOCK: a DB open before it may change files);
 //  2. read every old MANIFEST as far as it decodes, for hints only (ReadManifestHints);
 //  3. open and verify every table; note the bad ones (moved to lost/ in step 5);
 //  4. replay the WALs into per-family memtables and write those as new tables;
@@ -102,6 +102,9 @@ struct RepairFamily {
   ColumnFamilyOptions options;
   std::vector<const FoundTable*> tables;
   MemTable* mem = nullptr;  // WAL replay's memtable (referenced), or null
+  // Given to RepairDB but found nowhere in the DB: created empty, with an id repair chose. A
+  // WAL record with that id is another family's (a dropped one, or one whose name is lost).
+  bool created = false;
 };
 
 // One repair of one directory (see the header comment): Run() does every step once.
@@ -208,6 +211,8 @@ class Repairer {
 Status Repairer::Run() {
   if (dbname_.empty()) return Status::InvalidArgument("RepairDB: empty DB name");
   std::vector<std::string> children;
+  // Listed once to tell a missing directory (nothing created), and again under the LOCK: a DB
+  // opened before the LOCK was taken may have added and removed files since.
   Status s = fs_->GetChildren(dbname_, &children);
   if (!s.ok()) {
     return Status::NotFound("RepairDB " + dbname_ + ": no such DB directory", s.ToString());
@@ -217,6 +222,9 @@ Status Repairer::Run() {
     return Status::IOError("RepairDB " + dbname_ + ": the DB is open (its LOCK is held)",
                            s.ToString());
   }
+  children.clear();
+  s = fs_->GetChildren(dbname_, &children);
+  if (!s.ok()) return s;
   s = InfoLog::Open(fs_, dbname_, &log_);
   if (!s.ok()) return s;
   log_->Log("repair of %s started", dbname_.c_str());
@@ -455,6 +463,7 @@ Status Repairer::ResolveFamilies() {
     RepairFamily& family = families_[id];
     family.name = d.name;
     family.options = d.options;
+    family.created = true;
     by_name.emplace(d.name, id);
     log_->Log("repair: column family \"%s\" is not in the DB: created empty (id %u)",
               d.name.c_str(), id);
@@ -508,7 +517,7 @@ Status Repairer::ReplayWal(uint64_t number) {
     // MANIFEST says its tables already hold this WAL.
     auto mem_for = [&](uint32_t id) -> MemTable* {
       auto it = families_.find(id);
-      if (it == families_.end()) return nullptr;
+      if (it == families_.end() || it->second.created) return nullptr;
       auto log_number = hints_.log_numbers.find(id);
       if (log_number != hints_.log_numbers.end() && number < log_number->second) return nullptr;
       RepairFamily& family = it->second;
