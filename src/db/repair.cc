@@ -6,9 +6,10 @@
 //  2. read every old MANIFEST as far as it decodes, for hints only (ReadManifestHints);
 //  3. open and verify every table; note the bad ones (moved to lost/ in step 5);
 //  4. replay the WALs into per-family memtables and write those as new tables;
-//  5. move the bad tables to lost/; merge, per family, the tables that break the read invariant
-//     (below) into one table each; write the new MANIFEST (every table at level 0), sync it,
-//     switch CURRENT; delete the old MANIFESTs and the merged tables; move the WALs to lost/.
+//  5. merge, per family, the tables that break the read invariant (below) into one table
+//     each; write the new MANIFEST (every table at level 0), sync it, switch CURRENT; move the
+//     bad and obsolete tables to lost/ (synced); delete the old MANIFESTs and the merged
+//     tables; move the WALs to lost/ (synced).
 //
 // The read invariant of level 0 (kept by MergeInterleaved): Version::Get searches level-0
 // tables newest first, by largest sequence number, and stops at the first table holding the
@@ -169,7 +170,10 @@ class Repairer {
   // Widens *meta to take in the range deletion [start, end_user_key).
   void AddRangeDeletionBounds(std::string_view start, std::string_view end_user_key,
                               FileMetaData* meta) const;
+  // Renames DIR/file to DIR/lost/file (made durable by SyncLost).
   Status MoveToLost(const std::string& file);
+  // Syncs lost/ and the DB directory: the renames into lost/ survive a power loss.
+  Status SyncLost();
   Status WriteManifest();
   // Two tables that break the read invariant of level 0 (see the header comment).
   static bool Interleaved(const Comparator* ucmp, const FileMetaData& a, const FileMetaData& b);
@@ -202,7 +206,8 @@ class Repairer {
   uint32_t max_column_family_ = 0;
   // The family names the tables' properties give, by id.
   std::map<uint32_t, std::string> property_names_;
-  // Tables an old MANIFEST says are obsolete: moved to lost/, never used.
+  // Tables an old MANIFEST says are obsolete: never used; moved to lost/ once CURRENT is
+  // switched.
   std::vector<uint64_t> obsolete_tables_;
   // Tables merged into others: deleted once the new MANIFEST is in place.
   std::vector<uint64_t> merged_away_;
@@ -270,16 +275,8 @@ Status Repairer::Run() {
   s = ResolveFamilies();
   if (s.ok()) s = ReplayWals();
   if (!s.ok()) return s;
-  for (uint64_t number : obsolete_tables_) {
-    s = MoveToLost(TableFileName(dbname_, number).substr(dbname_.size() + 1));
-    if (!s.ok()) return s;
-  }
   for (auto& [number, table] : tables_) {
-    if (table.bad) {
-      s = MoveToLost(TableFileName(dbname_, number).substr(dbname_.size() + 1));
-      if (!s.ok()) return s;
-      continue;
-    }
+    if (table.bad) continue;  // moved to lost/ with the obsolete ones, by WriteManifest
     auto it = families_.find(table.family);
     if (it == families_.end()) continue;  // a dropped family's: not in the new MANIFEST
     it->second.tables.push_back(&table);
@@ -684,7 +681,23 @@ Status Repairer::WriteManifest() {
   }
   log_->Log("repair: wrote %s: %zu column families, last sequence %llu", path.c_str(),
             families_.size(), static_cast<unsigned long long>(last_sequence));
-  // CURRENT names the new MANIFEST: the old ones, and the WALs replayed, are not needed.
+  // CURRENT names the new MANIFEST. Only now do the obsolete and bad tables leave the
+  // directory (a repair that fails before this leaves every file where the old MANIFEST
+  // expects it), and durably before the old MANIFESTs go: those are what says an obsolete
+  // table is obsolete, and a later repair must not find the table back in the directory.
+  std::vector<uint64_t> set_aside = obsolete_tables_;
+  for (const auto& [number, table] : tables_) {
+    if (table.bad) set_aside.push_back(number);
+  }
+  for (uint64_t number : set_aside) {
+    s = MoveToLost(TableFileName(dbname_, number).substr(dbname_.size() + 1));
+    if (!s.ok()) return s;
+  }
+  if (!set_aside.empty()) {
+    s = SyncLost();
+    if (!s.ok()) return s;
+  }
+  // The old MANIFESTs, and the WALs replayed, are not needed.
   for (uint64_t number : manifest_numbers_) {
     fs_->DeleteFile(DescriptorFileName(dbname_, number)).PermitUncheckedError();
   }
@@ -695,7 +708,15 @@ Status Repairer::WriteManifest() {
     s = MoveToLost(WalFileName(dbname_, number).substr(dbname_.size() + 1));
     if (!s.ok()) return s;
   }
-  return fs_->SyncDir(dbname_);
+  return wal_numbers_.empty() ? fs_->SyncDir(dbname_) : SyncLost();
+}
+
+Status Repairer::SyncLost() {
+  // A rename is durable once the target's directory is synced; the DB directory's sync makes
+  // lost/'s own entry and the sources' removal durable.
+  Status s = fs_->SyncDir(dbname_ + "/lost");
+  if (s.ok()) s = fs_->SyncDir(dbname_);
+  return s;
 }
 
 bool Repairer::Interleaved(const Comparator* ucmp, const FileMetaData& a,
