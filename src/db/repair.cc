@@ -209,6 +209,10 @@ class Repairer {
   // Tables an old MANIFEST says are obsolete: never used; moved to lost/ once CURRENT is
   // switched.
   std::vector<uint64_t> obsolete_tables_;
+  // Families (by id) with a bad table, whose WAL records are all replayed, the old MANIFEST's
+  // log numbers notwithstanding; replay_every_wal_: a bad table no MANIFEST lists (any family).
+  std::set<uint32_t> replay_whole_wals_;
+  bool replay_every_wal_ = false;
   // Tables merged into others: deleted once the new MANIFEST is in place.
   std::vector<uint64_t> merged_away_;
 };
@@ -270,6 +274,18 @@ Status Repairer::Run() {
       table.bad = true;
       log_->Log("repair: table #%llu cannot be used, moved to lost/: %s",
                 static_cast<unsigned long long>(number), s.ToString().c_str());
+    }
+  }
+  // A bad table's writes come back from the WALs that still hold them: its family's records
+  // are replayed whatever the old MANIFEST says its tables hold (every family's when the
+  // MANIFEST does not list the table). The repeats of the good tables merge away.
+  for (const auto& [number, table] : tables_) {
+    if (!table.bad) continue;
+    const auto hint = hints_.tables.find(number);
+    if (hint == hints_.tables.end()) {
+      replay_every_wal_ = true;
+    } else {
+      replay_whole_wals_.insert(hint->second.family);
     }
   }
   s = ResolveFamilies();
@@ -516,7 +532,10 @@ Status Repairer::ReplayWal(uint64_t number) {
       auto it = families_.find(id);
       if (it == families_.end() || it->second.created) return nullptr;
       auto log_number = hints_.log_numbers.find(id);
-      if (log_number != hints_.log_numbers.end() && number < log_number->second) return nullptr;
+      if (!replay_every_wal_ && replay_whole_wals_.count(id) == 0 &&
+          log_number != hints_.log_numbers.end() && number < log_number->second) {
+        return nullptr;
+      }
       RepairFamily& family = it->second;
       if (family.mem == nullptr) {
         // Arena blocks of 1/8 of the write buffer, as the DB's memtables have: one default

@@ -96,11 +96,14 @@ class DBRepairReviewTest : public testing::Test {
     std::string contents;
     ASSERT_OK(ReadFileToString(base_.get(), path, &contents));
     ASSERT_LT(offset + n, contents.size());
-    for (size_t i = offset; i < offset + n; i++) contents[i] = static_cast<char>(contents[i] ^ 0x5a);
+    for (size_t i = offset; i < offset + n; i++) {
+      contents[i] = static_cast<char>(contents[i] ^ 0x5a);
+    }
     ASSERT_OK(WriteStringToFile(base_.get(), contents, path, /*sync=*/true));
   }
   // Writes a table at TableFileName(dir_, number) holding `entries` (internal keys in order).
-  void WriteTable(uint64_t number, const std::vector<std::pair<std::string, std::string>>& entries) {
+  void WriteTable(uint64_t number,
+                  const std::vector<std::pair<std::string, std::string>>& entries) {
     const InternalKeyComparator icmp(BytewiseComparator());
     std::unique_ptr<WritableFile> file;
     const std::string path = TableFileName(dir_, number);
