@@ -32,7 +32,6 @@
 
 #include "base/filename.h"
 #include "base/internal_key.h"
-#include "compaction/build_table.h"
 #include "db/info_log.h"
 #include "db/write_batch_internal.h"
 #include "iterator/merging_iterator.h"
@@ -167,6 +166,10 @@ class Repairer {
   // to the table meta->number, filling in *meta.
   Status WriteRawTable(const MemTable& mem, uint32_t id, const RepairFamily& family,
                        FileMetaData* meta);
+  // Writes every entry of `points` and every range deletion of `dels` (may be null) as it is
+  // to the table meta->number, filling in *meta. Corruption when there is nothing to write.
+  Status WriteRawEntries(InternalIterator* points, InternalIterator* dels, uint32_t id,
+                         const RepairFamily& family, FileMetaData* meta);
   // Widens *meta to take in the range deletion [start, end_user_key).
   void AddRangeDeletionBounds(std::string_view start, std::string_view end_user_key,
                               FileMetaData* meta) const;
@@ -600,6 +603,14 @@ Status Repairer::FlushMemTable(uint32_t id, RepairFamily* family) {
 
 Status Repairer::WriteRawTable(const MemTable& mem, uint32_t id, const RepairFamily& family,
                                FileMetaData* meta) {
+  std::unique_ptr<InternalIterator> points = mem.NewIterator();
+  std::unique_ptr<InternalIterator> dels;
+  if (mem.num_range_deletes() > 0) dels = mem.NewRangeTombstoneIterator();
+  return WriteRawEntries(points.get(), dels.get(), id, family, meta);
+}
+
+Status Repairer::WriteRawEntries(InternalIterator* points, InternalIterator* dels, uint32_t id,
+                                 const RepairFamily& family, FileMetaData* meta) {
   const std::string path = TableFileName(dbname_, meta->number);
   std::unique_ptr<WritableFile> file;
   Status s = fs_->NewWritableFile(path, &file);
@@ -607,14 +618,12 @@ Status Repairer::WriteRawTable(const MemTable& mem, uint32_t id, const RepairFam
   TableBuilder builder(family.options.table_options, family.options.compression,
                        family.options.compression_level, &icmp_, file.get(), path);
   builder.SetColumnFamily(id, family.name);
-  std::unique_ptr<InternalIterator> points = mem.NewIterator();
   for (points->SeekToFirst(); points->Valid(); points->Next()) {
     builder.Add(points->key(), points->value());
     meta->UpdateBoundaries(points->key(), ExtractSequence(points->key()));
   }
   s = points->status();
-  if (s.ok() && mem.num_range_deletes() > 0) {
-    std::unique_ptr<InternalIterator> dels = mem.NewRangeTombstoneIterator();
+  if (s.ok() && dels != nullptr) {
     for (dels->SeekToFirst(); dels->Valid(); dels->Next()) {
       const std::string_view start = dels->key();
       // An empty range deletes nothing (and would make the largest key smaller than the
@@ -847,20 +856,17 @@ Status Repairer::MergeTables(uint32_t id, RepairFamily* family,
   }
   std::unique_ptr<InternalIterator> merged_points = std::make_unique<SkipRepeatsIterator>(
       NewMergingIterator(&icmp_, std::move(points)));
-  std::unique_ptr<InternalIterator> merged_dels = NewMergingIterator(&icmp_, std::move(dels));
+  std::unique_ptr<InternalIterator> merged_dels = std::make_unique<SkipRepeatsIterator>(
+      NewMergingIterator(&icmp_, std::move(dels)));
   FoundTable table;
   table.number = NewFileNumber();
   table.family = id;
   table.meta.number = table.number;
-  BuildTableOptions bopts;
-  bopts.table_options = family->options.table_options;
-  bopts.compression = family->options.compression;
-  bopts.compression_level = family->options.compression_level;
-  bopts.merge_operator = family->options.merge_operator.get();
-  bopts.column_family_id = id;
-  bopts.column_family_name = family->name;
-  Status s = BuildTable(dbname_, fs_, icmp_, bopts, merged_points.get(), merged_dels.get(),
-                        &table.meta);
+  // The union of the inputs, every entry as it is (no version dropped, no operand combined):
+  // a later repair that finds this table beside its inputs (their deletion failed, or a crash
+  // came first) makes the same union again, where a combined entry (x@6 "base,b" from x@4
+  // "base" and the operand x@6 "b") would take the operand a second time.
+  Status s = WriteRawEntries(merged_points.get(), merged_dels.get(), id, *family, &table.meta);
   if (!s.ok()) return s;
   std::string numbers;
   for (const FoundTable* t : in) {
@@ -871,7 +877,6 @@ Status Repairer::MergeTables(uint32_t id, RepairFamily* family,
             "numbers: merged into table #%llu",
             family->name.c_str(), numbers.c_str(),
             static_cast<unsigned long long>(table.number));
-  if (table.meta.file_size == 0) return Status::OK();  // nothing left (all hidden)
   auto [it, inserted] = tables_.emplace(table.number, std::move(table));
   *out = &it->second;
   return Status::OK();
