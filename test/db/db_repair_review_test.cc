@@ -11,6 +11,9 @@
 //  - a repair that fails before CURRENT is switched leaves a DB that opened still openable;
 //  - a merge's input tables left behind (their deletion failed, or a crash came first) do
 //    not apply a merge operand twice when repair runs again.
+// Also checked (passing from the start): repairing again after a failure left the WAL's
+// table beside the WAL, or after the old MANIFEST could not be deleted. Disabled (not fixed):
+// a flush's combined merge operand beside the WAL records it came from counts one twice.
 // Every test runs in memory, under a FaultInjectionFileSystem.
 #include <algorithm>
 #include <functional>
@@ -303,6 +306,82 @@ TEST_F(DBRepairReviewTest, MergedInputsLeftBehindDoNotRepeatAMergeOperand) {
   ASSERT_NO_FATAL_FAILURE(Open());
   EXPECT_EQ(Get(0, "x"), "base,b");
   EXPECT_EQ(Get(0, "z"), "z");
+}
+
+// The WAL's writes become a table, then the repair fails (the MANIFEST's sync) before the WAL
+// is moved away: a second repair replays the WAL again beside that table, and the merge
+// operands still count once.
+TEST_F(DBRepairReviewTest, RepairAgainAfterTheWalBecameATableCountsOperandsOnce) {
+  options_.merge_operator = NewStringAppendOperator(",");
+  ASSERT_NO_FATAL_FAILURE(Open());
+  ASSERT_OK(db_->Merge(WriteOptions(), "x", "a"));
+  ASSERT_OK(db_->Merge(WriteOptions(), "x", "b"));
+  ASSERT_OK(db_->Put(WriteOptions(), "y", "1"));
+  Close();
+  RemoveManifests();
+  fault_->InjectError(OpKind::kSync, 2, FaultIOError("manifest sync"));  // 1: the WAL's table
+  ASSERT_FALSE(Repair().ok());
+  fault_->ClearInjectedErrors();
+  ASSERT_EQ(FilesOfType(FileType::kTableFile).size(), 1u);
+  ASSERT_EQ(FilesOfType(FileType::kWalFile).size(), 1u);
+  ASSERT_OK(Repair());
+  ASSERT_NO_FATAL_FAILURE(Open());
+  EXPECT_EQ(Get(0, "x"), "a,b");
+  EXPECT_EQ(Get(0, "y"), "1");
+}
+
+// CURRENT is switched but nothing old can be deleted (every unlink fails): the old MANIFEST
+// stays beside the new one. Repairing again, and opening, still give the same data.
+TEST_F(DBRepairReviewTest, RepairAgainWithTheOldManifestLeftBehind) {
+  options_.merge_operator = NewStringAppendOperator(",");
+  ASSERT_NO_FATAL_FAILURE(Open());
+  ASSERT_OK(db_->Merge(WriteOptions(), "x", "a"));
+  ASSERT_OK(db_->Put(WriteOptions(), "y", "1"));
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  ASSERT_OK(db_->Merge(WriteOptions(), "x", "b"));
+  ASSERT_OK(db_->Delete(WriteOptions(), "y"));
+  ASSERT_OK(db_->Put(WriteOptions(), "z", "2"));
+  Close();
+  const std::vector<uint64_t> manifests = FilesOfType(FileType::kDescriptorFile);
+  fault_->SetRandomErrors(OpKind::kDelete, 1, 1, FaultIOError("unlink"));
+  ASSERT_OK(Repair());
+  fault_->ClearInjectedErrors();
+  EXPECT_EQ(FilesOfType(FileType::kDescriptorFile).size(), manifests.size() + 1);
+  ASSERT_OK(Repair());
+  ASSERT_NO_FATAL_FAILURE(Open());
+  EXPECT_EQ(Get(0, "x"), "a,b");
+  EXPECT_EQ(Get(0, "y"), "NOT_FOUND");
+  EXPECT_EQ(Get(0, "z"), "2");
+  ASSERT_OK(db_->Put(WriteOptions(), "y", "after"));
+  EXPECT_EQ(Get(0, "y"), "after");
+}
+
+// Without any MANIFEST, a WAL that an idle family keeps alive is replayed whole. A flush
+// combined the operands "a" and "b" of x into one operand x@(b's sequence) = "a,b"; the WAL's
+// rewrite holds them apart (x@5 "a", x@6 "b"). The union of the two tables then holds x@6 twice
+// with different values, and "a" counts twice when x@6 "a,b" wins (x reads "a,a,b,c").
+// Disabled: not fixed yet (run with --gtest_also_run_disabled_tests to see it fail). Keeping
+// either x@6 alone is wrong in some case (the WAL's "b" alone loses an "a" whose WAL is gone);
+// the fix is to replay, per family, only the WAL records above the sequences its good flushed
+// tables hold (a family's flushed writes are a prefix of its writes in sequence order).
+TEST_F(DBRepairReviewTest, DISABLED_FlushCombinedOperandsAndTheirWalRecordsCountOnce) {
+  families_ = {kDefaultColumnFamilyName, "idle"};
+  options_.merge_operator = NewStringAppendOperator(",");
+  ASSERT_NO_FATAL_FAILURE(Open());
+  ASSERT_OK(db_->Put(WriteOptions(), handles_[1], "named", "by its table"));
+  ASSERT_OK(db_->Flush(FlushOptions(), handles_[1]));
+  ASSERT_OK(db_->Put(WriteOptions(), handles_[1], "keep", "alive"));  // never flushed
+  ASSERT_OK(db_->Merge(WriteOptions(), handles_[0], "x", "a"));
+  ASSERT_OK(db_->Merge(WriteOptions(), handles_[0], "x", "b"));
+  ASSERT_OK(db_->Flush(FlushOptions(), handles_[0]));
+  ASSERT_OK(db_->Merge(WriteOptions(), handles_[0], "x", "c"));
+  ASSERT_EQ(Get(0, "x"), "a,b,c");
+  Close();
+  RemoveManifests();
+  ASSERT_OK(Repair());
+  ASSERT_NO_FATAL_FAILURE(Open());
+  EXPECT_EQ(Get(0, "x"), "a,b,c");
+  EXPECT_EQ(Get(1, "keep"), "alive");
 }
 
 }  // namespace
