@@ -361,9 +361,9 @@ TEST_F(DBRepairReviewTest, RepairAgainWithTheOldManifestLeftBehind) {
 // rewrite holds them apart (x@5 "a", x@6 "b"). The union of the two tables then holds x@6 twice
 // with different values, and "a" counts twice when x@6 "a,b" wins (x reads "a,a,b,c").
 // Disabled: not fixed yet (run with --gtest_also_run_disabled_tests to see it fail). Keeping
-// either x@6 alone is wrong in some case (the WAL's "b" alone loses an "a" whose WAL is gone);
-// the fix is to replay, per family, only the WAL records above the sequences its good flushed
-// tables hold (a family's flushed writes are a prefix of its writes in sequence order).
+// either x@6 alone is wrong in some case (the WAL's "b" alone loses an "a" whose WAL is gone).
+// Skipping the WAL records at or below the family's largest flushed sequence would fix it only
+// where flushes commit in sequence order and no flush output outlived a failed MANIFEST edit.
 TEST_F(DBRepairReviewTest, DISABLED_FlushCombinedOperandsAndTheirWalRecordsCountOnce) {
   families_ = {kDefaultColumnFamilyName, "idle"};
   options_.merge_operator = NewStringAppendOperator(",");
