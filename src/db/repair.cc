@@ -856,8 +856,9 @@ Status Repairer::MergeTables(uint32_t id, RepairFamily* family,
   }
   std::unique_ptr<InternalIterator> merged_points = std::make_unique<SkipRepeatsIterator>(
       NewMergingIterator(&icmp_, std::move(points)));
-  std::unique_ptr<InternalIterator> merged_dels = std::make_unique<SkipRepeatsIterator>(
-      NewMergingIterator(&icmp_, std::move(dels)));
+  // Every range deletion (a repeat deletes nothing more; two with one start and sequence but
+  // different ends, as a compaction may cut them, are both kept).
+  std::unique_ptr<InternalIterator> merged_dels = NewMergingIterator(&icmp_, std::move(dels));
   FoundTable table;
   table.number = NewFileNumber();
   table.family = id;
