@@ -356,6 +356,33 @@ TEST_F(DBRepairReviewTest, RepairAgainWithTheOldManifestLeftBehind) {
   EXPECT_EQ(Get(0, "y"), "after");
 }
 
+// A dropped family's table is still in the directory (file deletions disabled). Repair leaves
+// the family out (the old MANIFEST says it was dropped) and deletes that MANIFEST; the table
+// must not stay where a second repair, with no MANIFEST left that says so, finds it naming its
+// family and brings the dropped family back.
+TEST_F(DBRepairReviewTest, DroppedFamilyStaysDroppedWhenRepairedTwice) {
+  ASSERT_NO_FATAL_FAILURE(Open());
+  ASSERT_OK(db_->Put(WriteOptions(), "d", "1"));
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  ColumnFamilyHandle* a = nullptr;
+  ASSERT_OK(db_->CreateColumnFamily(ColumnFamilyOptions(options_), "a", &a));
+  ASSERT_OK(db_->Put(WriteOptions(), a, "k", "dropped"));
+  ASSERT_OK(db_->Flush(FlushOptions(), a));
+  ASSERT_OK(db_->DisableFileDeletions());
+  ASSERT_OK(db_->DropColumnFamily(a));
+  ASSERT_OK(db_->DestroyColumnFamilyHandle(a));
+  Close();
+  ASSERT_EQ(FilesOfType(FileType::kTableFile).size(), 2u);
+  ASSERT_OK(base_->DeleteFile(CurrentFileName(dir_)));
+  ASSERT_OK(Repair());
+  ASSERT_OK(Repair());
+  std::vector<std::string> names;
+  ASSERT_OK(DB::ListColumnFamilies(DBOptions(options_), dir_, &names));
+  EXPECT_EQ(names, std::vector<std::string>{kDefaultColumnFamilyName});
+  ASSERT_NO_FATAL_FAILURE(Open());
+  EXPECT_EQ(Get(0, "d"), "1");
+}
+
 // Without any MANIFEST, a WAL that an idle family keeps alive is replayed whole. A flush
 // combined the operands "a" and "b" of x into one operand x@(b's sequence) = "a,b"; the WAL's
 // rewrite holds them apart (x@5 "a", x@6 "b"). The union of the two tables then holds x@6 twice
