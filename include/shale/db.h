@@ -664,9 +664,9 @@ SHALE_EXPORT Status DestroyDB(const std::string& name, const Options& options);
 //    (flush and compaction record it), else the one the old MANIFEST lists it in, else
 //    "default" (logged);
 //  - writes a new MANIFEST with every family found (and every one of `column_families`), its
-//    last sequence the largest one found, syncs it, switches CURRENT to it atomically, then
-//    moves the bad and obsolete tables to "<name>/lost/" (synced), deletes the old MANIFESTs
-//    (and the merged tables, below) and moves the WALs it replayed to "<name>/lost/";
+//    last sequence the largest one found, syncs it, switches CURRENT atomically, then moves
+//    the bad, obsolete and dropped families' tables to "<name>/lost/" (synced), deletes the old
+//    MANIFESTs (and the merged tables, below), moves the WALs it replayed to "<name>/lost/";
 //  - merges (by internal key, into one table, before the new MANIFEST is written) every group
 //    of a family's tables that overlap in keys with interleaved sequence ranges (tables from
 //    different old levels, or a WAL's rewrite beside a table that held the same entries), so

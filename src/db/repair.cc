@@ -8,8 +8,8 @@
 //  4. replay the WALs into per-family memtables and write those as new tables;
 //  5. merge, per family, the tables that break the read invariant (below) into one table
 //     each; write the new MANIFEST (every table at level 0), sync it, switch CURRENT; move the
-//     bad and obsolete tables to lost/ (synced); delete the old MANIFESTs and the merged
-//     tables; move the WALs to lost/ (synced).
+//     bad, obsolete and dropped families' tables to lost/ (synced); delete the old MANIFESTs
+//     and the merged tables; move the WALs to lost/ (synced).
 //
 // The read invariant of level 0 (kept by MergeInterleaved): Version::Get searches level-0
 // tables newest first, by largest sequence number, and stops at the first table holding the
@@ -486,8 +486,8 @@ Status Repairer::ResolveFamilies() {
   }
   for (const auto& [number, table] : tables_) {
     if (!table.bad && families_.count(table.family) == 0) {
-      log_->Log("repair: table #%llu belongs to column family id %u, which was dropped: left "
-                "out",
+      log_->Log("repair: table #%llu belongs to column family id %u, which was dropped: moved "
+                "to lost/",
                 static_cast<unsigned long long>(number), table.family);
     }
   }
@@ -713,9 +713,11 @@ Status Repairer::WriteManifest() {
   // directory (a repair that fails before this leaves every file where the old MANIFEST
   // expects it), and durably before the old MANIFESTs go: those are what says an obsolete
   // table is obsolete, and a later repair must not find the table back in the directory.
+  // A dropped family's tables go too: left here, a later repair with no MANIFEST that says
+  // the family was dropped would bring it back from their properties.
   std::vector<uint64_t> set_aside = obsolete_tables_;
   for (const auto& [number, table] : tables_) {
-    if (table.bad) set_aside.push_back(number);
+    if (table.bad || families_.count(table.family) == 0) set_aside.push_back(number);
   }
   for (uint64_t number : set_aside) {
     s = MoveToLost(TableFileName(dbname_, number).substr(dbname_.size() + 1));
