@@ -656,8 +656,8 @@ SHALE_EXPORT Status DestroyDB(const std::string& name, const Options& options);
 // already flushed). Repair:
 //  - takes the directory's LOCK: IOError while a DB (in this or another process) holds it;
 //    a missing directory is NotFound and nothing is created; an empty name InvalidArgument;
-//  - replays every WAL it may hold unflushed writes of a family (damaged records skipped,
-//    as WALRecoveryMode::kSkipAnyCorruptedRecords) and writes them as tables;
+//  - replays WAL writes not known to be in a good table (damaged records skipped, as
+//    kSkipAnyCorruptedRecords) into tables; a family it creates (below) takes no WAL record;
 //  - moves to "<name>/lost/", unused, every table an old MANIFEST deleted (a compaction's
 //    obsolete inputs);
 //  - opens and verifies every other table file; one that fails is moved to "<name>/lost/" and
@@ -667,9 +667,9 @@ SHALE_EXPORT Status DestroyDB(const std::string& name, const Options& options);
 //    (flush and compaction record it), else the one the old MANIFEST lists it in, else
 //    "default" (logged);
 //  - writes a new MANIFEST with every family found (and every one of `column_families`), its
-//    last sequence the largest one found, syncs it, switches CURRENT to it atomically, deletes
-//    the old MANIFESTs (and the merged tables, below) and moves the WALs it replayed to
-//    "<name>/lost/";
+//    last sequence the largest one found, syncs it, switches CURRENT atomically, then moves
+//    the bad, obsolete and dropped families' tables to "<name>/lost/" (synced), deletes the old
+//    MANIFESTs (and the merged tables, below), moves the WALs it replayed to "<name>/lost/";
 //  - merges (by internal key, into one table, before the new MANIFEST is written) every group
 //    of a family's tables that overlap in keys with interleaved sequence ranges (tables from
 //    different old levels, or a WAL's rewrite beside a table that held the same entries), so

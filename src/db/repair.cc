@@ -2,13 +2,14 @@
 // directory. The Repairer below does one repair; the public functions make one and run it.
 //
 // Steps (each logged to the info LOG), all under the directory's LOCK:
-//  1. take the LOCK; list the directory;
+//  1. take the LOCK; list the directory (under the LOCK: a DB open before it may change files);
 //  2. read every old MANIFEST as far as it decodes, for hints only (ReadManifestHints);
 //  3. open and verify every table; note the bad ones (moved to lost/ in step 5);
 //  4. replay the WALs into per-family memtables and write those as new tables;
-//  5. move the bad tables to lost/; merge, per family, the tables that break the read invariant
-//     (below) into one table each; write the new MANIFEST (every table at level 0), sync it,
-//     switch CURRENT; delete the old MANIFESTs and the merged tables; move the WALs to lost/.
+//  5. merge, per family, the tables that break the read invariant (below) into one table
+//     each; write the new MANIFEST (every table at level 0), sync it, switch CURRENT; move the
+//     bad, obsolete and dropped families' tables to lost/ (synced); delete the old MANIFESTs
+//     and the merged tables; move the WALs to lost/ (synced).
 //
 // The read invariant of level 0 (kept by MergeInterleaved): Version::Get searches level-0
 // tables newest first, by largest sequence number, and stops at the first table holding the
@@ -31,7 +32,6 @@
 
 #include "base/filename.h"
 #include "base/internal_key.h"
-#include "compaction/build_table.h"
 #include "db/info_log.h"
 #include "db/write_batch_internal.h"
 #include "iterator/merging_iterator.h"
@@ -102,6 +102,9 @@ struct RepairFamily {
   ColumnFamilyOptions options;
   std::vector<const FoundTable*> tables;
   MemTable* mem = nullptr;  // WAL replay's memtable (referenced), or null
+  // Given to RepairDB but found nowhere in the DB: created empty, with an id repair chose. A
+  // WAL record with that id is another family's (a dropped one, or one whose name is lost).
+  bool created = false;
 };
 
 // One repair of one directory (see the header comment): Run() does every step once.
@@ -163,10 +166,17 @@ class Repairer {
   // to the table meta->number, filling in *meta.
   Status WriteRawTable(const MemTable& mem, uint32_t id, const RepairFamily& family,
                        FileMetaData* meta);
+  // Writes every entry of `points` and every range deletion of `dels` (may be null) as it is
+  // to the table meta->number, filling in *meta. Corruption when there is nothing to write.
+  Status WriteRawEntries(InternalIterator* points, InternalIterator* dels, uint32_t id,
+                         const RepairFamily& family, FileMetaData* meta);
   // Widens *meta to take in the range deletion [start, end_user_key).
   void AddRangeDeletionBounds(std::string_view start, std::string_view end_user_key,
                               FileMetaData* meta) const;
+  // Renames DIR/file to DIR/lost/file (made durable by SyncLost).
   Status MoveToLost(const std::string& file);
+  // Syncs lost/ and the DB directory: the renames into lost/ survive a power loss.
+  Status SyncLost();
   Status WriteManifest();
   // Two tables that break the read invariant of level 0 (see the header comment).
   static bool Interleaved(const Comparator* ucmp, const FileMetaData& a, const FileMetaData& b);
@@ -199,8 +209,13 @@ class Repairer {
   uint32_t max_column_family_ = 0;
   // The family names the tables' properties give, by id.
   std::map<uint32_t, std::string> property_names_;
-  // Tables an old MANIFEST says are obsolete: moved to lost/, never used.
+  // Tables an old MANIFEST says are obsolete: never used; moved to lost/ once CURRENT is
+  // switched.
   std::vector<uint64_t> obsolete_tables_;
+  // Families (by id) with a bad table, whose WAL records are all replayed, the old MANIFEST's
+  // log numbers notwithstanding; replay_every_wal_: a bad table no MANIFEST lists (any family).
+  std::set<uint32_t> replay_whole_wals_;
+  bool replay_every_wal_ = false;
   // Tables merged into others: deleted once the new MANIFEST is in place.
   std::vector<uint64_t> merged_away_;
 };
@@ -208,6 +223,8 @@ class Repairer {
 Status Repairer::Run() {
   if (dbname_.empty()) return Status::InvalidArgument("RepairDB: empty DB name");
   std::vector<std::string> children;
+  // Listed once to tell a missing directory (nothing created), and again under the LOCK: a DB
+  // opened before the LOCK was taken may have added and removed files since.
   Status s = fs_->GetChildren(dbname_, &children);
   if (!s.ok()) {
     return Status::NotFound("RepairDB " + dbname_ + ": no such DB directory", s.ToString());
@@ -217,6 +234,9 @@ Status Repairer::Run() {
     return Status::IOError("RepairDB " + dbname_ + ": the DB is open (its LOCK is held)",
                            s.ToString());
   }
+  children.clear();
+  s = fs_->GetChildren(dbname_, &children);
+  if (!s.ok()) return s;
   s = InfoLog::Open(fs_, dbname_, &log_);
   if (!s.ok()) return s;
   log_->Log("repair of %s started", dbname_.c_str());
@@ -259,19 +279,23 @@ Status Repairer::Run() {
                 static_cast<unsigned long long>(number), s.ToString().c_str());
     }
   }
+  // A bad table's writes come back from the WALs that still hold them: its family's records
+  // are replayed whatever the old MANIFEST says its tables hold (every family's when the
+  // MANIFEST does not list the table). The repeats of the good tables merge away.
+  for (const auto& [number, table] : tables_) {
+    if (!table.bad) continue;
+    const auto hint = hints_.tables.find(number);
+    if (hint == hints_.tables.end()) {
+      replay_every_wal_ = true;
+    } else {
+      replay_whole_wals_.insert(hint->second.family);
+    }
+  }
   s = ResolveFamilies();
   if (s.ok()) s = ReplayWals();
   if (!s.ok()) return s;
-  for (uint64_t number : obsolete_tables_) {
-    s = MoveToLost(TableFileName(dbname_, number).substr(dbname_.size() + 1));
-    if (!s.ok()) return s;
-  }
   for (auto& [number, table] : tables_) {
-    if (table.bad) {
-      s = MoveToLost(TableFileName(dbname_, number).substr(dbname_.size() + 1));
-      if (!s.ok()) return s;
-      continue;
-    }
+    if (table.bad) continue;  // moved to lost/ with the obsolete ones, by WriteManifest
     auto it = families_.find(table.family);
     if (it == families_.end()) continue;  // a dropped family's: not in the new MANIFEST
     it->second.tables.push_back(&table);
@@ -455,14 +479,15 @@ Status Repairer::ResolveFamilies() {
     RepairFamily& family = families_[id];
     family.name = d.name;
     family.options = d.options;
+    family.created = true;
     by_name.emplace(d.name, id);
     log_->Log("repair: column family \"%s\" is not in the DB: created empty (id %u)",
               d.name.c_str(), id);
   }
   for (const auto& [number, table] : tables_) {
     if (!table.bad && families_.count(table.family) == 0) {
-      log_->Log("repair: table #%llu belongs to column family id %u, which was dropped: left "
-                "out",
+      log_->Log("repair: table #%llu belongs to column family id %u, which was dropped: moved "
+                "to lost/",
                 static_cast<unsigned long long>(number), table.family);
     }
   }
@@ -508,9 +533,12 @@ Status Repairer::ReplayWal(uint64_t number) {
     // MANIFEST says its tables already hold this WAL.
     auto mem_for = [&](uint32_t id) -> MemTable* {
       auto it = families_.find(id);
-      if (it == families_.end()) return nullptr;
+      if (it == families_.end() || it->second.created) return nullptr;
       auto log_number = hints_.log_numbers.find(id);
-      if (log_number != hints_.log_numbers.end() && number < log_number->second) return nullptr;
+      if (!replay_every_wal_ && replay_whole_wals_.count(id) == 0 &&
+          log_number != hints_.log_numbers.end() && number < log_number->second) {
+        return nullptr;
+      }
       RepairFamily& family = it->second;
       if (family.mem == nullptr) {
         // Arena blocks of 1/8 of the write buffer, as the DB's memtables have: one default
@@ -575,6 +603,14 @@ Status Repairer::FlushMemTable(uint32_t id, RepairFamily* family) {
 
 Status Repairer::WriteRawTable(const MemTable& mem, uint32_t id, const RepairFamily& family,
                                FileMetaData* meta) {
+  std::unique_ptr<InternalIterator> points = mem.NewIterator();
+  std::unique_ptr<InternalIterator> dels;
+  if (mem.num_range_deletes() > 0) dels = mem.NewRangeTombstoneIterator();
+  return WriteRawEntries(points.get(), dels.get(), id, family, meta);
+}
+
+Status Repairer::WriteRawEntries(InternalIterator* points, InternalIterator* dels, uint32_t id,
+                                 const RepairFamily& family, FileMetaData* meta) {
   const std::string path = TableFileName(dbname_, meta->number);
   std::unique_ptr<WritableFile> file;
   Status s = fs_->NewWritableFile(path, &file);
@@ -582,14 +618,12 @@ Status Repairer::WriteRawTable(const MemTable& mem, uint32_t id, const RepairFam
   TableBuilder builder(family.options.table_options, family.options.compression,
                        family.options.compression_level, &icmp_, file.get(), path);
   builder.SetColumnFamily(id, family.name);
-  std::unique_ptr<InternalIterator> points = mem.NewIterator();
   for (points->SeekToFirst(); points->Valid(); points->Next()) {
     builder.Add(points->key(), points->value());
     meta->UpdateBoundaries(points->key(), ExtractSequence(points->key()));
   }
   s = points->status();
-  if (s.ok() && mem.num_range_deletes() > 0) {
-    std::unique_ptr<InternalIterator> dels = mem.NewRangeTombstoneIterator();
+  if (s.ok() && dels != nullptr) {
     for (dels->SeekToFirst(); dels->Valid(); dels->Next()) {
       const std::string_view start = dels->key();
       // An empty range deletes nothing (and would make the largest key smaller than the
@@ -675,7 +709,25 @@ Status Repairer::WriteManifest() {
   }
   log_->Log("repair: wrote %s: %zu column families, last sequence %llu", path.c_str(),
             families_.size(), static_cast<unsigned long long>(last_sequence));
-  // CURRENT names the new MANIFEST: the old ones, and the WALs replayed, are not needed.
+  // CURRENT names the new MANIFEST. Only now do the obsolete and bad tables leave the
+  // directory (a repair that fails before this leaves every file where the old MANIFEST
+  // expects it), and durably before the old MANIFESTs go: those are what says an obsolete
+  // table is obsolete, and a later repair must not find the table back in the directory.
+  // A dropped family's tables go too: left here, a later repair with no MANIFEST that says
+  // the family was dropped would bring it back from their properties.
+  std::vector<uint64_t> set_aside = obsolete_tables_;
+  for (const auto& [number, table] : tables_) {
+    if (table.bad || families_.count(table.family) == 0) set_aside.push_back(number);
+  }
+  for (uint64_t number : set_aside) {
+    s = MoveToLost(TableFileName(dbname_, number).substr(dbname_.size() + 1));
+    if (!s.ok()) return s;
+  }
+  if (!set_aside.empty()) {
+    s = SyncLost();
+    if (!s.ok()) return s;
+  }
+  // The old MANIFESTs, and the WALs replayed, are not needed.
   for (uint64_t number : manifest_numbers_) {
     fs_->DeleteFile(DescriptorFileName(dbname_, number)).PermitUncheckedError();
   }
@@ -686,7 +738,15 @@ Status Repairer::WriteManifest() {
     s = MoveToLost(WalFileName(dbname_, number).substr(dbname_.size() + 1));
     if (!s.ok()) return s;
   }
-  return fs_->SyncDir(dbname_);
+  return wal_numbers_.empty() ? fs_->SyncDir(dbname_) : SyncLost();
+}
+
+Status Repairer::SyncLost() {
+  // A rename is durable once the target's directory is synced; the DB directory's sync makes
+  // lost/'s own entry and the sources' removal durable.
+  Status s = fs_->SyncDir(dbname_ + "/lost");
+  if (s.ok()) s = fs_->SyncDir(dbname_);
+  return s;
 }
 
 bool Repairer::Interleaved(const Comparator* ucmp, const FileMetaData& a,
@@ -798,20 +858,18 @@ Status Repairer::MergeTables(uint32_t id, RepairFamily* family,
   }
   std::unique_ptr<InternalIterator> merged_points = std::make_unique<SkipRepeatsIterator>(
       NewMergingIterator(&icmp_, std::move(points)));
+  // Every range deletion (a repeat deletes nothing more; two with one start and sequence but
+  // different ends, as a compaction may cut them, are both kept).
   std::unique_ptr<InternalIterator> merged_dels = NewMergingIterator(&icmp_, std::move(dels));
   FoundTable table;
   table.number = NewFileNumber();
   table.family = id;
   table.meta.number = table.number;
-  BuildTableOptions bopts;
-  bopts.table_options = family->options.table_options;
-  bopts.compression = family->options.compression;
-  bopts.compression_level = family->options.compression_level;
-  bopts.merge_operator = family->options.merge_operator.get();
-  bopts.column_family_id = id;
-  bopts.column_family_name = family->name;
-  Status s = BuildTable(dbname_, fs_, icmp_, bopts, merged_points.get(), merged_dels.get(),
-                        &table.meta);
+  // The union of the inputs, every entry as it is (no version dropped, no operand combined):
+  // a later repair that finds this table beside its inputs (their deletion failed, or a crash
+  // came first) makes the same union again, where a combined entry (x@6 "base,b" from x@4
+  // "base" and the operand x@6 "b") would take the operand a second time.
+  Status s = WriteRawEntries(merged_points.get(), merged_dels.get(), id, *family, &table.meta);
   if (!s.ok()) return s;
   std::string numbers;
   for (const FoundTable* t : in) {
@@ -822,7 +880,6 @@ Status Repairer::MergeTables(uint32_t id, RepairFamily* family,
             "numbers: merged into table #%llu",
             family->name.c_str(), numbers.c_str(),
             static_cast<unsigned long long>(table.number));
-  if (table.meta.file_size == 0) return Status::OK();  // nothing left (all hidden)
   auto [it, inserted] = tables_.emplace(table.number, std::move(table));
   *out = &it->second;
   return Status::OK();

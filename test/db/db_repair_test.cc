@@ -436,10 +436,13 @@ TEST_F(DBRepairTest, WriteRemovedByCompactionStaysGone) {
 
 // Without any MANIFEST, a WAL that another family keeps alive is replayed whole, so the
 // rewritten table repeats the merge operand a flush already wrote: the repair keeps it once.
+// (The idle family has a table, which names it: a family only a WAL holds cannot be named.)
 TEST_F(DBRepairTest, RepeatedMergeOperandCountsOnce) {
   families_ = {kDefaultColumnFamilyName, "idle"};
   options_.merge_operator = NewStringAppendOperator(",");
   Open();
+  ASSERT_OK(db_->Put(WriteOptions(), handles_[1], "named", "by its table"));
+  ASSERT_OK(db_->Flush(FlushOptions(), handles_[1]));
   ASSERT_OK(db_->Put(WriteOptions(), handles_[1], "keep", "alive"));  // never flushed
   ASSERT_OK(db_->Merge(WriteOptions(), handles_[0], "x", "a"));
   ASSERT_OK(db_->Flush(FlushOptions(), handles_[0]));
