@@ -27,7 +27,7 @@ BENCH = SHALE = None
 
 ALL_BENCHMARKS = [
     "fillseq", "fillrandom", "fillsync", "fillbatch", "overwrite", "updaterandom", "readrandom",
-    "multireadrandom", "readseq", "readreverse", "seekrandom", "readwhilewriting",
+    "readmissing", "multireadrandom", "readseq", "readreverse", "seekrandom", "readwhilewriting",
     "readrandomwriterandom", "deleteseq", "deleterandom", "flush", "compact",
     "waitforcompaction", "stats", "levelstats", "sstables", "bulkload", "bulkload_sorted",
     "bulkload_external"]
@@ -358,12 +358,14 @@ class BenchTest(unittest.TestCase):
     def test_num_column_families_spreads_keys_over_the_families(self):
         # fillseq in batches of 7 (each batch spans the families), then every read benchmark:
         # each key is read in its own family (k % 3), so all are found.
-        p = self.bench("--benchmarks=fillseq,readrandom,multireadrandom,readseq,readreverse,"
-                       "seekrandom,updaterandom,flush,compact,waitforcompaction,stats",
+        p = self.bench("--benchmarks=fillseq,readrandom,readmissing,multireadrandom,readseq,"
+                       "readreverse,seekrandom,updaterandom,flush,compact,waitforcompaction,stats",
                        "--num=999", "--num_column_families=3", "--batch_size=7")
         lines = {m.group("name"): m for m in map(REPORT_LINE.match, p.stdout.splitlines()) if m}
         for name in ("readrandom", "multireadrandom", "seekrandom"):
             self.assertEqual(lines[name].group("msg"), " (999 of 999 found)", name)
+        # readmissing reads each key without its last byte: never written, never found.
+        self.assertEqual(lines["readmissing"].group("msg"), " (0 of 999 found)")
         self.assertEqual(lines["readseq"].group("ops"), "999")
         self.assertEqual(lines["readreverse"].group("ops"), "999")
         self.assertEqual(lines["updaterandom"].group("msg"), " ( updates:999 found:999)")

@@ -13,7 +13,7 @@ ABSL_FLAG(std::string, benchmarks,
           "readwhilewriting,readrandomwriterandom,updaterandom",
           "Comma-separated list of operations to run in the specified order (db_bench's default "
           "list without the benchmarks ShaleDB does not have yet). Available: fillseq, "
-          "fillrandom, fillsync, fillbatch, overwrite, updaterandom, readrandom, "
+          "fillrandom, fillsync, fillbatch, overwrite, updaterandom, readrandom, readmissing, "
           "multireadrandom, readseq, readreverse, seekrandom, readwhilewriting, "
           "readrandomwriterandom, deleteseq, deleterandom, flush, compact, waitforcompaction, "
           "stats, levelstats, sstables, mergerandom, readrandommergerandom (both need "
