@@ -36,6 +36,9 @@ ABSL_FLAG(int32_t, readwritepercent, 90,
           "Ratio of reads to reads/writes (expressed as percentage) for the "
           "ReadRandomWriteRandom workload.");
 ABSL_FLAG(int32_t, seek_nexts, 0, "How many times to call Next() after Seek() in seekrandom");
+ABSL_FLAG(uint64_t, benchmark_write_rate_limit, 0,
+          "If non-zero, the rate in bytes/second (keys + values) at which the writer of "
+          "readwhilewriting writes (db_bench's flag); 0: as fast as it can");
 ABSL_FLAG(int64_t, merge_keys, -1,
           "Number of distinct keys to use for MergeRandom and ReadRandomMergeRandom. If "
           "negative, there will be FLAGS_num keys.");
