@@ -36,7 +36,7 @@ TEST(BenchmarkListTest, RejectsUnknownAndNotYetSupported) {
 TEST(BenchmarkListTest, EveryBenchmarkOfTheIssueExists) {
   for (const char* name :
        {"fillseq", "fillrandom", "fillsync", "fillbatch", "overwrite", "updaterandom",
-        "readrandom", "multireadrandom", "readseq", "readreverse", "seekrandom",
+        "readrandom", "readmissing", "multireadrandom", "readseq", "readreverse", "seekrandom",
         "readwhilewriting", "readrandomwriterandom", "deleteseq", "deleterandom", "flush",
         "compact", "waitforcompaction", "stats", "levelstats", "sstables", "bulkload",
         "bulkload_sorted", "bulkload_external"}) {

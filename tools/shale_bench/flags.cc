@@ -13,7 +13,7 @@ ABSL_FLAG(std::string, benchmarks,
           "readwhilewriting,readrandomwriterandom,updaterandom",
           "Comma-separated list of operations to run in the specified order (db_bench's default "
           "list without the benchmarks ShaleDB does not have yet). Available: fillseq, "
-          "fillrandom, fillsync, fillbatch, overwrite, updaterandom, readrandom, "
+          "fillrandom, fillsync, fillbatch, overwrite, updaterandom, readrandom, readmissing, "
           "multireadrandom, readseq, readreverse, seekrandom, readwhilewriting, "
           "readrandomwriterandom, deleteseq, deleterandom, flush, compact, waitforcompaction, "
           "stats, levelstats, sstables, mergerandom, readrandommergerandom (both need "
@@ -36,6 +36,9 @@ ABSL_FLAG(int32_t, readwritepercent, 90,
           "Ratio of reads to reads/writes (expressed as percentage) for the "
           "ReadRandomWriteRandom workload.");
 ABSL_FLAG(int32_t, seek_nexts, 0, "How many times to call Next() after Seek() in seekrandom");
+ABSL_FLAG(uint64_t, benchmark_write_rate_limit, 0,
+          "If non-zero, the rate in bytes/second (keys + values) at which the writer of "
+          "readwhilewriting writes (db_bench's flag); 0: as fast as it can");
 ABSL_FLAG(int64_t, merge_keys, -1,
           "Number of distinct keys to use for MergeRandom and ReadRandomMergeRandom. If "
           "negative, there will be FLAGS_num keys.");

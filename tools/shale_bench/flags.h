@@ -22,6 +22,7 @@ ABSL_DECLARE_FLAG(int32_t, threads);
 ABSL_DECLARE_FLAG(int64_t, batch_size);
 ABSL_DECLARE_FLAG(int32_t, readwritepercent);
 ABSL_DECLARE_FLAG(int32_t, seek_nexts);
+ABSL_DECLARE_FLAG(uint64_t, benchmark_write_rate_limit);
 ABSL_DECLARE_FLAG(int64_t, merge_keys);
 ABSL_DECLARE_FLAG(int32_t, mergereadpercent);
 ABSL_DECLARE_FLAG(int64_t, seed);
