@@ -36,6 +36,10 @@ void ApplyRocksDbDefaults(shale::Options* o) {
   o->compression_level = 0;
   o->level_compaction_dynamic_level_bytes = false;
   o->max_manifest_file_size = 1024ull * 1024 * 1024;
+  // RocksDB's close leaves logged writes in the WAL (clients rely on it, e.g. a restore with
+  // keep_log_files replays them); ShaleDB's default flushes them at Close. Writes made without
+  // the WAL are flushed at close either way, as RocksDB's default does.
+  o->avoid_flush_during_shutdown = true;
 }
 
 }  // namespace
