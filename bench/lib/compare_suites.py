@@ -86,7 +86,7 @@ class Step:
 
     @property
     def slug(self):
-        return self.name.replace("+", "-").replace(" ", "_")
+        return self.name.replace("+", "-").replace(" ", "_").replace("/", "-")
 
 
 def common_flags(num, seed):
@@ -334,6 +334,50 @@ def _merge_steps(num):
     ]
 
 
+# Issue 21: the read workloads of the performance issue, on one fully compacted DB per engine
+# (fillrandom, then compact), 2 reader threads unless named. "All cached" steps give a cache of
+# twice the data and read the keys once before the timed pass (the report's last line of that
+# name is the one timed). readwhilewriting comes last: its writer changes the DB.
+READS_THREADS = 2
+READS_WRITE_RATE = 2 << 20  # readwhilewriting's writer: 2 MiB/s of keys and values
+
+
+def _reads_steps(num):
+    data = num * ENTRY_BYTES
+    small = max(data // 10, 8 << 20)
+    whole = max(2 * data, 64 << 20)
+    two = {"threads": READS_THREADS}
+
+    def warm(name, benchmark, **flags):
+        return Step(name=name, kind="read", benchmarks=("readrandom", benchmark),
+                    timed=(benchmark,), flags=dict(two, **flags), existing=True,
+                    note=f"{name}: a readrandom pass first fills the cache; the {benchmark} "
+                         "pass after it is timed.")
+
+    return [
+        Step(name="fillrandom+compact", kind="write", benchmarks=("fillrandom", "compact"),
+             timed=("fillrandom", "compact"),
+             note="fillrandom+compact: the DB every read step reads, fully compacted on both "
+                  "engines."),
+        Step(name="readrandom (cache 1/10)", kind="read", benchmarks=("readrandom",),
+             timed=("readrandom",), flags=dict(two, cache_size=small), existing=True),
+        warm("readrandom (all cached)", "readrandom", cache_size=whole),
+        warm("readmissing", "readmissing", cache_size=whole),
+        warm("multireadrandom (batch 32)", "multireadrandom", cache_size=whole, batch_size=32),
+        Step(name="seekrandom (+10 Next)", kind="read", benchmarks=("seekrandom",),
+             timed=("seekrandom",), flags=dict(two, cache_size=small, seek_nexts=10,
+                                               reads=max(num // 10, 1000)), existing=True),
+        _read("readseq", cache_size=small),
+        _read("readreverse", cache_size=small),
+        Step(name="readwhilewriting", kind="read", benchmarks=("readwhilewriting",),
+             timed=("readwhilewriting",),
+             flags={"threads": 1, "cache_size": small,
+                    "benchmark_write_rate_limit": READS_WRITE_RATE}, existing=True,
+             note=f"readwhilewriting: 1 reader and 1 writer held to {READS_WRITE_RATE >> 20} "
+                  "MiB/s (--benchmark_write_rate_limit); the figures are the reader's."),
+    ]
+
+
 SUITES = {
     "selftest": (2000, "a tiny check of the script itself (seconds)",
                  lambda num: [_fill("fillseq"), _read("readrandom")]),
@@ -356,6 +400,9 @@ SUITES = {
                            "time: load until compacted, close and open, reads, bulk load "
                            "(hours; --parts, --engines, --num=28000000 for the 4 GB point)",
               lambda num: []),
+    "reads": (5_000_000, "issue 21: every read workload (cache 1/10 and all cached, absent "
+                         "keys, MultiGet, seek, scans, reads beside a paced writer) on 2 "
+                         "threads, on one compacted DB", _reads_steps),
     "merge": (1_000_000, "issue 11: mergerandom and readrandommergerandom (uint64add), then "
                          "ShaleDB's posting-list workload: merges vs read-modify-write and Get "
                          "of a 1M-id list", _merge_steps),

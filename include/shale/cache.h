@@ -5,7 +5,9 @@
 //
 // The cache made by NewLRUCache:
 // - charges each block by the bytes it keeps in memory (the parsed block, not the file bytes);
-// - evicts entry by entry, least recently used first, and only entries nobody is reading; a
+// - evicts entry by entry, least recently used first (approximated, as RocksDB's
+//   HyperClockCache does, by CLOCK: a hit only marks the entry, so hits are cheap), and only
+//   entries nobody is reading; a
 //   block in use ("pinned": a Get or an iterator holds it, or a table reader pins its top-level
 //   index and filter) stays until its last user lets go;
 // - keeps index and filter blocks in a high-priority pool of high_pri_pool_ratio * capacity:

@@ -1,9 +1,12 @@
 #include "cache/lru_cache.h"
 
 #include <algorithm>
+#include <functional>
+#include <new>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "util/huge_page_heap.h"
 #include "util/mutex.h"
 
 namespace shale {
@@ -39,7 +42,8 @@ int DefaultShardBits(size_t capacity) {
 
 }  // namespace
 
-// One entry of a shard (the states are described in lru_cache.h).
+// One entry of a shard (the states are described in lru_cache.h). Entries live in huge-page
+// memory (util/huge_page_heap.h): every cache hit reads one at a random address.
 struct LRUEntry {
   BlockKey key;
   std::unique_ptr<const LoadedBlock> value;
@@ -47,12 +51,34 @@ struct LRUEntry {
   uint32_t refs = 0;
   bool in_table = false;  // false once detached
   bool high_pri = false;
-  // Links of the idle list it is on (both null while in use or detached).
+  // Set by every hit, cleared when an eviction scan passes the entry (its second chance).
+  bool visited = false;
+  // Links of the list it is on (both null when on none: detached, or taken off by an eviction
+  // scan while in use).
   LRUEntry* prev = nullptr;
   LRUEntry* next = nullptr;
+
+  static void* operator new(size_t size) {
+    void* p = HugePageHeap::Allocate(size);
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+  }
+  static void operator delete(void* p) { HugePageHeap::Free(p); }
 };
 
-// One shard: a hash table and two idle lists under one lock.
+// One shard: a hash table and two CLOCK lists under one lock.
+//
+// A hit only counts a reference and sets the entry's visited bit: it touches no list, so it
+// reads nothing but the table slot and the entry (a list unlink would write two neighbours at
+// random addresses: two more cache misses per hit). Eviction walks a list from its head: an
+// entry in use is taken off the list (it goes back to the tail when its last user lets go), a
+// visited entry loses the bit and moves to the tail (its second chance), and the first idle,
+// unvisited entry is evicted. That is least-recently-used order approximated by one bit per
+// entry (CLOCK), as RocksDB's HyperClockCache does.
+//
+// Invariants (under mu_): an entry in the table is on its list or has refs > 0 (an entry off
+// its list is in use); idle_count_[p] / idle_usage_[p] count the entries of priority p in the
+// table with refs == 0 (all of them on the list).
 // Thread-safety: every method locks mu_.
 class LRUCacheShard {
  public:
@@ -113,6 +139,7 @@ class LRUCacheShard {
           e->in_table = true;
           e->high_pri = high_pri;
           table_.emplace(key, e);
+          LinkLocked(e);
           usage_ += charge;
           pinned_usage_ += charge;
           result = e;
@@ -135,11 +162,14 @@ class LRUCacheShard {
       } else if (usage_ > capacity_) {
         // Over capacity (pinned entries pushed it there, or the capacity shrank): an entry
         // nobody uses any more goes at once.
+        if (e->prev != nullptr) UnlinkLocked(e);
         table_.erase(e->key);
+        e->in_table = false;
         usage_ -= e->charge;
         free_it = true;
       } else {
-        LinkLocked(e);
+        if (e->prev == nullptr) LinkLocked(e);  // an eviction scan took it off while in use
+        BecomeIdleLocked(e);
       }
     }
     if (free_it) delete e;
@@ -150,7 +180,11 @@ class LRUCacheShard {
     {
       MutexLock lock(&mu_);
       for (LRUEntry* head : {&low_, &high_}) {
-        while (head->next != head) evicted.push_back(RemoveIdleLocked(head->next));
+        for (LRUEntry* e = head->next; e != head;) {
+          LRUEntry* next = e->next;
+          if (e->refs == 0) evicted.push_back(RemoveIdleLocked(e));
+          e = next;
+        }
       }
     }
     Free(evicted);
@@ -170,28 +204,35 @@ class LRUCacheShard {
   }
 
  private:
+  // A hit: one more reference, and the visited bit. No list is touched (see the class comment).
   void RefLocked(LRUEntry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    e->visited = true;
     if (e->refs++ == 0) {
-      UnlinkLocked(e);
       pinned_usage_ += e->charge;
+      idle_count_[e->high_pri]--;
+      idle_usage_[e->high_pri] -= e->charge;
     }
   }
 
-  // Appends an idle entry at the most recently used end of its list.
+  // An entry in the table whose last reference went: counted idle (it is on its list).
+  void BecomeIdleLocked(LRUEntry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    idle_count_[e->high_pri]++;
+    idle_usage_[e->high_pri] += e->charge;
+  }
+
+  // Appends an entry at the tail (the most recently inserted or passed end) of its list.
   void LinkLocked(LRUEntry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     LRUEntry* head = e->high_pri ? &high_ : &low_;
     e->next = head;
     e->prev = head->prev;
     head->prev->next = e;
     head->prev = e;
-    if (e->high_pri) high_pri_idle_usage_ += e->charge;
   }
 
   void UnlinkLocked(LRUEntry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     e->prev->next = e->next;
     e->next->prev = e->prev;
     e->prev = e->next = nullptr;
-    if (e->high_pri) high_pri_idle_usage_ -= e->charge;
   }
 
   // Takes an idle entry out of the list and the table; the caller frees it.
@@ -200,7 +241,28 @@ class LRUCacheShard {
     table_.erase(e->key);
     e->in_table = false;
     usage_ -= e->charge;
+    idle_count_[e->high_pri]--;
+    idle_usage_[e->high_pri] -= e->charge;
     return e;
+  }
+
+  // Walks list `high_pri` from its head until an idle, unvisited entry comes up, and returns
+  // it (still on the list). REQUIRES: idle_count_[high_pri] > 0, so one comes up within two
+  // passes (the first clears every visited bit it passes).
+  LRUEntry* NextVictimLocked(bool high_pri) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    LRUEntry* head = high_pri ? &high_ : &low_;
+    for (;;) {
+      LRUEntry* e = head->next;
+      if (e->refs > 0) {
+        UnlinkLocked(e);  // in use: back on the tail when released
+      } else if (e->visited) {
+        e->visited = false;  // second chance
+        UnlinkLocked(e);
+        LinkLocked(e);
+      } else {
+        return e;
+      }
+    }
   }
 
   // Evicts idle entries, one at a time in eviction order, until `charge` more bytes fit or
@@ -208,15 +270,14 @@ class LRUCacheShard {
   void EvictLocked(size_t charge, std::vector<LRUEntry*>* evicted)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     while (usage_ + charge > capacity_) {
-      const bool low_empty = low_.next == &low_;
-      const bool high_empty = high_.next == &high_;
+      const bool low_empty = idle_count_[0] == 0;
+      const bool high_empty = idle_count_[1] == 0;
       if (low_empty && high_empty) break;
-      // The oldest data block goes first, unless index and filter blocks take more than their
-      // pool (or no data block is idle).
-      LRUEntry* victim = (!high_empty && (low_empty || high_pri_idle_usage_ > high_pri_capacity_))
-                             ? high_.next
-                             : low_.next;
-      evicted->push_back(RemoveIdleLocked(victim));
+      // A data block goes first, unless index and filter blocks take more than their pool (or
+      // no data block is idle).
+      const bool from_high =
+          !high_empty && (low_empty || idle_usage_[1] > high_pri_capacity_);
+      evicted->push_back(RemoveIdleLocked(NextVictimLocked(from_high)));
     }
   }
 
@@ -226,16 +287,20 @@ class LRUCacheShard {
 
   mutable Mutex mu_;
   // Every entry in the table (in use or idle). Guarded by mu_.
-  absl::flat_hash_map<BlockKey, LRUEntry*, KeyHash> table_ ABSL_GUARDED_BY(mu_);
-  // Dummy heads of the idle lists; head.next is the least recently used. Guarded by mu_.
+  absl::flat_hash_map<BlockKey, LRUEntry*, KeyHash, std::equal_to<BlockKey>,
+                      HugePageAllocator<std::pair<const BlockKey, LRUEntry*>>>
+      table_ ABSL_GUARDED_BY(mu_);
+  // Dummy heads of the CLOCK lists (data blocks; index and filter blocks); head.next is where
+  // an eviction scan starts. Guarded by mu_.
   LRUEntry low_ ABSL_GUARDED_BY(mu_);
   LRUEntry high_ ABSL_GUARDED_BY(mu_);
   // Guarded by mu_. usage_ = charges of table_'s entries + of detached entries still in use;
-  // pinned_usage_ = charges of the entries with refs > 0; high_pri_idle_usage_ = charges on
-  // high_.
+  // pinned_usage_ = charges of the entries with refs > 0; idle_count_[p] / idle_usage_[p] =
+  // number / charges of the idle entries of priority p (0: data, 1: index and filter).
   size_t usage_ ABSL_GUARDED_BY(mu_) = 0;
   size_t pinned_usage_ ABSL_GUARDED_BY(mu_) = 0;
-  size_t high_pri_idle_usage_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t idle_count_[2] ABSL_GUARDED_BY(mu_) = {0, 0};
+  size_t idle_usage_[2] ABSL_GUARDED_BY(mu_) = {0, 0};
   size_t capacity_ ABSL_GUARDED_BY(mu_) = 0;
   size_t high_pri_capacity_ ABSL_GUARDED_BY(mu_) = 0;
   bool strict_ ABSL_GUARDED_BY(mu_) = false;

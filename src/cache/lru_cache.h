@@ -2,18 +2,20 @@
 // the public Cache and, inside the engine, a BlockSource: table readers get their blocks
 // through GetBlock, which returns a cached block or loads, inserts and returns it.
 //
-// Structure: 2^num_shard_bits shards, each a hash table of entries plus two LRU lists of the
-// entries nobody uses (high priority: index and filter blocks; low priority: data blocks).
-// An entry is in exactly one of three states:
-//   - in use: refs > 0, on no list (cannot be evicted; its charge counts as pinned);
+// Structure: 2^num_shard_bits shards, each a hash table of entries plus two CLOCK lists
+// (high priority: index and filter blocks; low priority: data blocks). An entry is in exactly
+// one of three states:
+//   - in use: refs > 0 (cannot be evicted; its charge counts as pinned);
 //   - idle: refs == 0, on the list of its priority (evictable);
 //   - detached: erased from the table (evicted or replaced) while in use; freed, and its charge
 //     released, when its last user lets go.
 // Usage counts the charge of every entry in the table and of every detached entry.
 //
-// Eviction order: the least recently used idle data block, unless the high-priority idle
-// entries together exceed high_pri_pool_ratio * capacity (or no idle data block is left);
-// then the least recently used idle index/filter block.
+// Eviction order: least recently used, approximated by CLOCK (lru_cache.cc's shard comment): a
+// hit sets the entry's visited bit and touches no list; eviction takes the first idle entry
+// from the head of a list that has not been visited since the scan last passed it. The victim
+// is a data block, unless the idle index/filter blocks together exceed high_pri_pool_ratio *
+// capacity (or no data block is idle); then an index/filter block.
 //
 // Handing out blocks: GetBlock returns std::shared_ptr<const LoadedBlock> whose deleter
 // releases the entry's reference, so whoever holds the block keeps the entry in use.

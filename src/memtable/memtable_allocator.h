@@ -9,10 +9,7 @@
 // - "malloc": otherwise, blocks come from malloc/free, and ReleaseFreeMemory() asks glibc to
 //   return free heap memory (malloc_trim).
 //
-// The dlopen trap: libshale must load with dlopen into processes that have no jemalloc (Python
-// ctypes), and Debian's libjemalloc.so.2 cannot be dlopen'ed ("cannot allocate memory in static
-// TLS block"). So libshale never links jemalloc; it looks up mallctl/mallocx/dallocx at run time
-// with dlsym(RTLD_DEFAULT, ...) and uses them only when the process already has them.
+// jemalloc is found at run time, never linked (util/jemalloc_api.h says why).
 //
 // Accounting is the same in both back ends and exact: allocated_bytes() is the sum of the sizes
 // passed to AllocateBlock() for blocks not yet freed (allocator rounding is not included).
@@ -25,6 +22,8 @@
 #include <atomic>
 #include <cstddef>
 #include <string>
+
+#include "util/jemalloc_api.h"
 
 namespace shale {
 
@@ -63,13 +62,9 @@ class MemtableAllocator {
   int jemalloc_arena_index() const { return arena_index_; }
 
  private:
-  struct JemallocApi;
-
   // Malloc back end when `api` is null; else the jemalloc arena `arena_index`.
   MemtableAllocator(const JemallocApi* api, int arena_index);
 
-  // jemalloc's entry points in this process (looked up once), or nullptr when any is missing.
-  static const JemallocApi* FindJemallocApi();
   // Made once: the jemalloc allocator, or nullptr when jemalloc is not in the process or the
   // arena could not be created.
   static MemtableAllocator* Jemalloc();

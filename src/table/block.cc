@@ -1,6 +1,9 @@
 #include "table/block.h"
 
+#include <algorithm>
+#include <cstring>
 #include <limits>
+#include <new>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -16,9 +19,16 @@ namespace shale {
 // Block
 
 Status Block::Create(std::string contents, std::unique_ptr<Block>* result) {
-  auto block = std::make_unique<Block>(PrivateTag(), std::move(contents));
+  auto block = std::unique_ptr<Block>(new Block(PrivateTag(), std::move(contents)));
   Status s = block->Parse();
   if (s.ok()) *result = std::move(block);
+  return s;
+}
+
+Status Block::CreateIn(std::string_view contents, std::optional<Block>* slot) {
+  slot->emplace(PrivateTag(), contents);
+  Status s = (*slot)->Parse();
+  if (!s.ok()) slot->reset();
   return s;
 }
 
@@ -76,10 +86,17 @@ uint32_t Block::RestartPoint(uint32_t index) const {
 }
 
 size_t Block::ApproximateMemoryUsage() const {
-  return sizeof(Block) + StringHeapBytes(contents_);
+  // Borrowed bytes are charged by their owner (LoadedBlock).
+  return sizeof(Block) + StringHeapBytes(owned_string_) +
+         (owned_prefixes_ != nullptr ? AllocationFootprint(num_restarts_ * sizeof(uint32_t)) : 0) +
+         StringHeapBytes(restart_shared_prefix_);
 }
 
 std::unique_ptr<BlockIter> Block::NewIterator(const Comparator* cmp) const {
+  return std::make_unique<BlockIter>(this, cmp);
+}
+
+std::unique_ptr<BlockIter> Block::NewIterator(const InternalKeyComparator* cmp) const {
   return std::make_unique<BlockIter>(this, cmp);
 }
 
@@ -112,18 +129,24 @@ const char* DecodeEntry(const char* p, const char* limit, uint32_t* shared,
 }  // namespace
 
 BlockIter::BlockIter(const Block* block, const Comparator* cmp)
+    : BlockIter(block, cmp,
+                dynamic_cast<const InternalKeyComparator*>(cmp) != nullptr
+                    ? kInternalKeyTrailerSize
+                    : 0) {}
+
+BlockIter::BlockIter(const Block* block, const InternalKeyComparator* cmp)
+    : BlockIter(block, cmp, kInternalKeyTrailerSize) {}
+
+BlockIter::BlockIter(const Block* block, const Comparator* cmp, size_t min_key_size)
     : block_(block),
       cmp_(cmp),
       data_(block->contents_.data()),
       entries_end_(block->entries_end_),
       num_restarts_(block->num_restarts_),
+      min_key_size_(min_key_size),
       current_(entries_end_),
       next_(entries_end_),
-      restart_index_(num_restarts_) {
-  if (dynamic_cast<const InternalKeyComparator*>(cmp) != nullptr) {
-    min_key_size_ = kInternalKeyTrailerSize;
-  }
-}
+      restart_index_(num_restarts_) {}
 
 void BlockIter::MarkInvalid() {
   current_ = next_ = entries_end_;
@@ -204,9 +227,78 @@ bool BlockIter::ParseKeyAt(uint32_t offset, std::string_view* key) {
   return true;
 }
 
+namespace {
+
+// The 4 bytes of `user_key` from `skip` on, as a big-endian number padded with zero bytes: for
+// bytewise keys that share their first `skip` bytes, a <= b implies the same of these numbers.
+uint32_t RestartPrefix(std::string_view user_key, size_t skip) {
+  unsigned char bytes[4] = {0, 0, 0, 0};
+  if (user_key.size() > skip) {
+    std::memcpy(bytes, user_key.data() + skip, std::min<size_t>(user_key.size() - skip, 4));
+  }
+  return (uint32_t{bytes[0]} << 24) | (uint32_t{bytes[1]} << 16) | (uint32_t{bytes[2]} << 8) |
+         uint32_t{bytes[3]};
+}
+
+}  // namespace
+
+void Block::BuildRestartPrefixes(const InternalKeyComparator* cmp, uint32_t* storage) {
+  if (cmp->user_comparator() != BytewiseComparator() || num_restarts_ == 0) return;
+  BlockIter it(this, cmp);
+  std::string_view first, last;
+  if (!it.ParseKeyAt(RestartPoint(0), &first) || first.size() < kInternalKeyTrailerSize) return;
+  const std::string first_user(ExtractUserKey(first));  // the iterator's view moves on
+  if (!it.ParseKeyAt(RestartPoint(num_restarts_ - 1), &last) ||
+      last.size() < kInternalKeyTrailerSize) {
+    return;
+  }
+  const std::string_view last_user = ExtractUserKey(last);
+  size_t shared = 0;
+  while (shared < first_user.size() && shared < last_user.size() &&
+         first_user[shared] == last_user[shared]) {
+    shared++;
+  }
+  std::unique_ptr<uint32_t[], HugePageHeap::Deleter> owned;
+  uint32_t* prefixes = storage;
+  if (prefixes == nullptr) {
+    owned.reset(static_cast<uint32_t*>(HugePageHeap::Allocate(num_restarts_ * sizeof(uint32_t))));
+    if (owned == nullptr) return;  // only an accelerator: do without
+    prefixes = owned.get();
+  }
+  for (uint32_t i = 0; i < num_restarts_; i++) {
+    std::string_view key;
+    if (!it.ParseKeyAt(RestartPoint(i), &key) || key.size() < kInternalKeyTrailerSize) return;
+    const std::string_view user = ExtractUserKey(key);
+    // Sorted restarts between first and last all share their prefix; a block where one does
+    // not, or where the slices go down, is corrupt: no accelerator (Seek reports it).
+    if (user.substr(0, shared) != std::string_view(first_user).substr(0, shared)) return;
+    prefixes[i] = RestartPrefix(user, shared);
+    if (i > 0 && prefixes[i] < prefixes[i - 1]) return;
+  }
+  owned_prefixes_ = std::move(owned);
+  restart_prefixes_ = prefixes;
+  restart_shared_prefix_ = first_user.substr(0, shared);
+  prefix_cmp_ = cmp;
+}
+
 bool BlockIter::FindRestartBefore(std::string_view target, uint32_t* index) {
   uint32_t left = 0;
   uint32_t right = num_restarts_ - 1;
+  if (block_->prefix_cmp_ == cmp_ && cmp_ != nullptr &&
+      target.size() >= kInternalKeyTrailerSize) {
+    const std::string_view user = ExtractUserKey(target);
+    const std::string& shared = block_->restart_shared_prefix_;
+    if (user.substr(0, shared.size()) == shared) {
+      // Restarts whose slice is below the target's hold keys < target; those above, keys >
+      // target. Only the restarts with an equal slice need whole-key comparisons.
+      const uint32_t* prefixes = block_->restart_prefixes_;
+      const uint32_t p = RestartPrefix(user, shared.size());
+      const uint32_t* lo = std::lower_bound(prefixes, prefixes + num_restarts_, p);
+      const uint32_t* hi = std::upper_bound(lo, prefixes + num_restarts_, p);
+      left = lo > prefixes ? static_cast<uint32_t>(lo - prefixes) - 1 : 0;
+      right = hi > prefixes ? static_cast<uint32_t>(hi - prefixes) - 1 : 0;
+    }
+  }
   // Invariant: every restart before `left` has a key < target; every one after `right`, >=.
   while (left < right) {
     uint32_t mid = left + (right - left + 1) / 2;

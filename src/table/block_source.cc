@@ -1,7 +1,13 @@
 #include "table/block_source.h"
 
+#include <cstring>
+#include <new>
+
 #include "table/block.h"
+#include "table/block_builder.h"
 #include "table/bloom_filter.h"
+#include "util/coding.h"
+#include "util/huge_page_heap.h"
 #include "util/heap_size.h"
 
 namespace shale {
@@ -27,24 +33,129 @@ constexpr size_t kEntryOverhead = sizeof(LoadedBlock) + 128;
 
 }  // namespace
 
+namespace {
+
+// `cmp` when restart prefixes can serve its order (Block::BuildRestartPrefixes builds them only
+// under the bytewise user comparator), else null: no room is reserved, or charged, for prefixes
+// that would never be built.
+const InternalKeyComparator* PrefixComparator(const InternalKeyComparator* cmp) {
+  return cmp != nullptr && cmp->user_comparator() == BytewiseComparator() ? cmp : nullptr;
+}
+
+}  // namespace
+
 LoadedBlock::LoadedBlock() = default;
 
-Status LoadedBlock::MakeBlock(std::string contents, std::unique_ptr<LoadedBlock>* result) {
-  std::unique_ptr<LoadedBlock> loaded(new LoadedBlock());
-  Status s = Block::Create(std::move(contents), &loaded->block_);
-  if (!s.ok()) return s;
-  loaded->charge_ = kEntryOverhead + loaded->block_->ApproximateMemoryUsage();
+std::unique_ptr<LoadedBlock> LoadedBlock::New(Memory memory, size_t trailing_bytes) {
+  const bool huge = memory == Memory::kHugePages;
+  void* mem = huge ? HugePageHeap::Allocate(sizeof(LoadedBlock) + trailing_bytes)
+                   : ::operator new(sizeof(LoadedBlock));
+  if (mem == nullptr) throw std::bad_alloc();
+  std::unique_ptr<LoadedBlock> loaded(::new (mem) LoadedBlock());
+  loaded->on_huge_pages_ = huge;
+  return loaded;
+}
+
+void LoadedBlock::operator delete(LoadedBlock* p, std::destroying_delete_t) {
+  const bool huge = p->on_huge_pages_;
+  p->~LoadedBlock();
+  if (huge) {
+    HugePageHeap::Free(p);
+  } else {
+    ::operator delete(p);
+  }
+}
+
+Status LoadedBlock::MakeBlock(std::string contents, Memory memory,
+                              std::unique_ptr<LoadedBlock>* result,
+                              const InternalKeyComparator* search_cmp) {
+  search_cmp = PrefixComparator(search_cmp);
+  Status s;
+  size_t bytes_charge = 0;
+  std::unique_ptr<LoadedBlock> loaded;
+  if (memory == Memory::kHugePages) {
+    // One allocation: this object (its Block inside), the restart prefixes, the bytes -- in
+    // that order, so a lookup finds the prefixes a cache line or two from the Block. The
+    // restart count is read from the footer here only to size the room; Parse checks it.
+    size_t restarts = 0;
+    if (search_cmp != nullptr && contents.size() >= kBlockFooterSize) {
+      restarts = DecodeFixed32(contents.data() + contents.size() - kBlockFooterSize) &
+                 kBlockNumRestartsMask;
+      if (restarts > contents.size() / sizeof(uint32_t)) restarts = 0;  // corrupt: Parse says
+    }
+    const size_t prefix_room = (restarts * sizeof(uint32_t) + 7) & ~size_t{7};
+    loaded = New(memory, prefix_room + contents.size());
+    uint32_t* prefixes = reinterpret_cast<uint32_t*>(loaded->TrailingBytes());
+    char* bytes = loaded->TrailingBytes() + prefix_room;
+    std::memcpy(bytes, contents.data(), contents.size());
+    s = Block::CreateIn(std::string_view(bytes, contents.size()), &loaded->inline_block_);
+    if (!s.ok()) return s;
+    loaded->block_view_ = &*loaded->inline_block_;
+    if (restarts != 0 && loaded->inline_block_->num_restarts() == restarts) {
+      loaded->inline_block_->BuildRestartPrefixes(search_cmp, prefixes);
+    }
+    bytes_charge = AllocationFootprint(sizeof(LoadedBlock) + prefix_room + contents.size()) -
+                   sizeof(LoadedBlock) - sizeof(Block);
+  } else {
+    loaded = New(memory, 0);
+    s = Block::Create(std::move(contents), &loaded->heap_block_);
+    if (!s.ok()) return s;
+    loaded->block_view_ = loaded->heap_block_.get();
+    if (search_cmp != nullptr) loaded->heap_block_->BuildRestartPrefixes(search_cmp);
+  }
+  loaded->charge_ = kEntryOverhead + loaded->block_view_->ApproximateMemoryUsage() + bytes_charge;
   *result = std::move(loaded);
   return Status::OK();
 }
 
-Status LoadedBlock::MakeFilter(std::string contents, std::unique_ptr<LoadedBlock>* result) {
-  std::unique_ptr<LoadedBlock> loaded(new LoadedBlock());
-  loaded->filter_data_ = std::move(contents);  // moved before the reader takes its view
+Status LoadedBlock::ReadBlockInPlace(size_t capacity, const InternalKeyComparator* search_cmp,
+                                     BlockReader read, std::unique_ptr<LoadedBlock>* result) {
+  search_cmp = PrefixComparator(search_cmp);
+  // Layout as MakeBlock's, but the restart count is unknown until the bytes are in: room for
+  // one restart per 256 bytes (a data block with restart interval 16 has one per 16 entries;
+  // denser blocks, such as index blocks, get their prefixes allocated on their own).
+  const size_t prefix_room = search_cmp != nullptr ? ((capacity / 64 + 8 + 7) & ~size_t{7}) : 0;
+  std::unique_ptr<LoadedBlock> loaded = New(Memory::kHugePages, prefix_room + capacity);
+  char* bytes = loaded->TrailingBytes() + prefix_room;
+  std::string uncompressed;
+  std::string_view contents;
+  bool in_buffer = false;
+  Status s = read(bytes, &uncompressed, &contents, &in_buffer);
+  if (!s.ok()) return s;
+  if (!in_buffer) return MakeBlock(std::move(uncompressed), Memory::kHugePages, result, search_cmp);
+  s = Block::CreateIn(contents, &loaded->inline_block_);
+  if (!s.ok()) return s;
+  Block& block = *loaded->inline_block_;
+  loaded->block_view_ = &block;
+  if (search_cmp != nullptr) {
+    const bool fits = block.num_restarts() * sizeof(uint32_t) <= prefix_room;
+    block.BuildRestartPrefixes(
+        search_cmp, fits ? reinterpret_cast<uint32_t*>(loaded->TrailingBytes()) : nullptr);
+  }
+  loaded->charge_ = kEntryOverhead + block.ApproximateMemoryUsage() +
+                    AllocationFootprint(sizeof(LoadedBlock) + prefix_room + capacity) -
+                    sizeof(LoadedBlock) - sizeof(Block);
+  *result = std::move(loaded);
+  return Status::OK();
+}
+
+Status LoadedBlock::MakeFilter(std::string contents, Memory memory,
+                               std::unique_ptr<LoadedBlock>* result) {
+  std::unique_ptr<LoadedBlock> loaded = New(memory, contents.size());
+  size_t data_bytes = 0;
+  if (memory == Memory::kHugePages) {
+    char* bytes = loaded->TrailingBytes();
+    std::memcpy(bytes, contents.data(), contents.size());
+    loaded->filter_data_ = std::string_view(bytes, contents.size());
+    data_bytes = AllocationFootprint(sizeof(LoadedBlock) + contents.size()) - sizeof(LoadedBlock);
+  } else {
+    loaded->filter_string_ = std::move(contents);  // moved before the view is taken
+    loaded->filter_data_ = loaded->filter_string_;
+    data_bytes = StringHeapBytes(loaded->filter_string_);
+  }
   Status s = BloomFilterReader::Create(loaded->filter_data_, &loaded->filter_);
   if (!s.ok()) return s;
-  loaded->charge_ = kEntryOverhead + StringHeapBytes(loaded->filter_data_) +
-                    loaded->filter_->ApproximateMemoryUsage();
+  loaded->charge_ = kEntryOverhead + data_bytes + loaded->filter_->ApproximateMemoryUsage();
   *result = std::move(loaded);
   return Status::OK();
 }

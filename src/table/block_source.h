@@ -22,14 +22,18 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <optional>
 #include <string>
 
 #include "absl/functional/function_ref.h"
+#include "base/internal_key.h"
 #include "shale/status.h"
+#include "table/block.h"
 
 namespace shale {
 
-class Block;
+// (Block is complete: LoadedBlock holds one inline.)
 class BloomFilterReader;
 
 enum class BlockKind : uint8_t {
@@ -50,6 +54,13 @@ inline bool IsFilterKind(BlockKind kind) {
   return kind == BlockKind::kFilterPartition || kind == BlockKind::kFilter;
 }
 
+// Kinds searched by key with Seek on every lookup (an index, an index partition, the top-level
+// filter index): they get restart prefixes (Block::BuildRestartPrefixes) when kept.
+inline bool IsIndexKind(BlockKind kind) {
+  return kind == BlockKind::kIndex || kind == BlockKind::kIndexPartition ||
+         kind == BlockKind::kFilterIndex;
+}
+
 // Identifies a block among all the blocks a source serves.
 struct BlockKey {
   uint64_t cache_id = 0;  // the table's id within the source (its file number in a DB)
@@ -63,16 +74,40 @@ struct BlockKey {
 // partitions) and filter() (filter partitions) is set. Immutable once made.
 class LoadedBlock {
  public:
+  // Where the parsed bytes live: kHeap keeps the given string; kHugePages copies it into
+  // huge-page memory (util/huge_page_heap.h), for blocks kept long and read at random (cached
+  // or pinned by a table reader), in ONE allocation with this object and its Block: a cache
+  // hit then reaches object, Block and bytes with the fewest cache misses.
+  enum class Memory { kHeap, kHugePages };
+
   // Parse `contents` (uncompressed, no trailer) as a block / as a bloom filter. Corruption
   // from the parser, without the file and offset (the caller adds them).
-  static Status MakeBlock(std::string contents, std::unique_ptr<LoadedBlock>* result);
-  static Status MakeFilter(std::string contents, std::unique_ptr<LoadedBlock>* result);
+  // With `search_cmp`, the block also gets restart prefixes for iterators with that comparator
+  // (Block::BuildRestartPrefixes), placed beside the block with kHugePages.
+  static Status MakeBlock(std::string contents, Memory memory,
+                          std::unique_ptr<LoadedBlock>* result,
+                          const InternalKeyComparator* search_cmp = nullptr);
+  static Status MakeFilter(std::string contents, Memory memory,
+                           std::unique_ptr<LoadedBlock>* result);
+
+  // MakeBlock(kHugePages) without the copy: `read(buffer, &uncompressed, &contents,
+  // &in_buffer)` reads the block's `capacity` stored bytes (ReadBlockInto's contract) straight
+  // into the new LoadedBlock's allocation. A block that comes back compressed is made from
+  // `uncompressed` as MakeBlock does.
+  using BlockReader = absl::FunctionRef<Status(char* buffer, std::string* uncompressed,
+                                               std::string_view* contents, bool* in_buffer)>;
+  static Status ReadBlockInPlace(size_t capacity, const InternalKeyComparator* search_cmp,
+                                 BlockReader read, std::unique_ptr<LoadedBlock>* result);
+
+  // LoadedBlocks are made only by MakeBlock/MakeFilter, in memory they choose (see Memory);
+  // `delete` gives it back to the right allocator.
+  static void operator delete(LoadedBlock* p, std::destroying_delete_t);
 
   ~LoadedBlock();
   LoadedBlock(const LoadedBlock&) = delete;
   LoadedBlock& operator=(const LoadedBlock&) = delete;
 
-  const Block* block() const { return block_.get(); }
+  const Block* block() const { return block_view_; }
   const BloomFilterReader* filter() const { return filter_.get(); }
   // Heap bytes this object keeps (the allocator's size-class slack included: util/heap_size.h),
   // plus a cache entry's bookkeeping: what a cache charges for it.
@@ -80,11 +115,22 @@ class LoadedBlock {
 
  private:
   LoadedBlock();
+  // A new, empty LoadedBlock in `memory`; with kHugePages, followed in the same allocation by
+  // `trailing_bytes` bytes for its contents (TrailingBytes()).
+  static std::unique_ptr<LoadedBlock> New(Memory memory, size_t trailing_bytes);
+  char* TrailingBytes() { return reinterpret_cast<char*>(this + 1); }
 
-  std::unique_ptr<Block> block_;
-  std::string filter_data_;
-  std::unique_ptr<BloomFilterReader> filter_;  // views filter_data_; declared after it
+  // The block (data, index): inline_block_ (kHugePages, over the trailing bytes) or
+  // heap_block_ (kHeap); block_view_ points at it. First: a lookup reads it.
+  const Block* block_view_ = nullptr;
+  std::optional<Block> inline_block_;
+  std::unique_ptr<Block> heap_block_;
+  // A filter's bytes: the trailing bytes (kHugePages) or filter_string_ (kHeap).
+  std::string filter_string_;
+  std::string_view filter_data_;
+  std::unique_ptr<BloomFilterReader> filter_;  // views filter_data_
   size_t charge_ = 0;
+  bool on_huge_pages_ = false;  // which allocator holds this object
 };
 
 // Reads and parses one block; errors name the file and offset.

@@ -1,5 +1,7 @@
 #include "table/format.h"
 
+#include <cstring>
+
 #include <algorithm>
 #include <cstdint>
 
@@ -139,9 +141,8 @@ Status WriteBlock(WritableFile* file, std::string_view path, std::string_view co
   return Status::OK();
 }
 
-Status ReadBlock(const RandomAccessFile* file, std::string_view path, const BlockHandle& handle,
-                 const BlockReadLimits& limits, bool verify_checksums, Decompressor* decompressor,
-                 std::string* contents) {
+Status CheckBlockHandle(std::string_view path, const BlockHandle& handle,
+                        const BlockReadLimits& limits) {
   const uint64_t size = handle.size();
   if (size > kMaxBlockSize || handle.offset() > limits.file_size ||
       size + kBlockTrailerSize > limits.file_size - handle.offset()) {
@@ -149,32 +150,69 @@ Status ReadBlock(const RandomAccessFile* file, std::string_view path, const Bloc
                            absl::StrCat("block of ", size, " bytes extends past the end of the "
                                         "file (", limits.file_size, " bytes)"));
   }
-  const size_t n = static_cast<size_t>(size) + kBlockTrailerSize;
-  std::string buf;
-  buf.resize(n);
+  return Status::OK();
+}
+
+Status ReadBlockInto(const RandomAccessFile* file, std::string_view path,
+                     const BlockHandle& handle, const BlockReadLimits& limits,
+                     bool verify_checksums, Decompressor* decompressor, char* buffer,
+                     std::string* uncompressed, std::string_view* contents, bool* in_buffer) {
+  Status s = CheckBlockHandle(path, handle, limits);
+  if (!s.ok()) return s;
+  const size_t size = static_cast<size_t>(handle.size());
+  const size_t n = size + kBlockTrailerSize;
   std::string_view raw;
-  Status s = file->Read(handle.offset(), n, &raw, buf.data());
+  s = file->Read(handle.offset(), n, &raw, buffer);
   if (!s.ok()) return AnnotateBlockError(s, path, handle.offset());
   if (raw.size() != n) {
     return BlockCorruption(path, handle.offset(),
                            absl::StrCat("truncated read: ", raw.size(), " of ", n, " bytes"));
   }
+  // A file system may hand back its own memory (a memory file system, a mapping): the bytes
+  // must end up in `buffer` all the same.
+  if (raw.data() != buffer) {
+    std::memcpy(buffer, raw.data(), n);
+    raw = std::string_view(buffer, n);
+  }
   CompressionType type = kNoCompression;
   s = CheckTrailer(raw, path, handle, verify_checksums, &type);
   if (!s.ok()) return s;
-  std::string_view stored = raw.substr(0, size);
+  const std::string_view stored = raw.substr(0, size);
   if (type != kNoCompression) {
-    return Uncompress(stored, type, path, handle, limits.max_uncompressed_size, decompressor,
-                      contents);
+    s = Uncompress(stored, type, path, handle, limits.max_uncompressed_size, decompressor,
+                   uncompressed);
+    if (!s.ok()) return s;
+    *contents = *uncompressed;
+    *in_buffer = false;
+    return Status::OK();
   }
   if (size > limits.max_uncompressed_size) {
     return BlockCorruption(path, handle.offset(), "block larger than the limit");
   }
-  if (raw.data() == buf.data()) {
+  *contents = stored;
+  *in_buffer = true;
+  return Status::OK();
+}
+
+Status ReadBlock(const RandomAccessFile* file, std::string_view path, const BlockHandle& handle,
+                 const BlockReadLimits& limits, bool verify_checksums, Decompressor* decompressor,
+                 std::string* contents) {
+  Status s = CheckBlockHandle(path, handle, limits);
+  if (!s.ok()) return s;
+  const size_t size = static_cast<size_t>(handle.size());
+  std::string buf;
+  buf.resize(size + kBlockTrailerSize);
+  std::string uncompressed;
+  std::string_view view;
+  bool in_buffer = false;
+  s = ReadBlockInto(file, path, handle, limits, verify_checksums, decompressor, buf.data(),
+                    &uncompressed, &view, &in_buffer);
+  if (!s.ok()) return s;
+  if (in_buffer) {
     buf.resize(size);  // the read landed in buf: hand it over without a copy
     *contents = std::move(buf);
   } else {
-    contents->assign(stored.data(), stored.size());
+    *contents = std::move(uncompressed);
   }
   return Status::OK();
 }

@@ -111,6 +111,22 @@ Status ReadBlock(const RandomAccessFile* file, std::string_view path, const Bloc
                  const BlockReadLimits& limits, bool verify_checksums, Decompressor* decompressor,
                  std::string* contents);
 
+// The checks ReadBlock makes of a handle before it reads: Corruption when the block cannot lie
+// inside the file (or exceeds kMaxBlockSize). A caller sizing a buffer from a handle checks
+// first.
+Status CheckBlockHandle(std::string_view path, const BlockHandle& handle,
+                        const BlockReadLimits& limits);
+
+// ReadBlock into memory the caller provides, so that a block stored uncompressed is read
+// straight to where it will live (no copy): `buffer` has room for handle.size() +
+// kBlockTrailerSize bytes. On success *contents views the uncompressed contents: the first
+// handle.size() bytes of `buffer` (*in_buffer true), or, for a compressed block, *uncompressed
+// (*in_buffer false). Errors as ReadBlock.
+Status ReadBlockInto(const RandomAccessFile* file, std::string_view path,
+                     const BlockHandle& handle, const BlockReadLimits& limits,
+                     bool verify_checksums, Decompressor* decompressor, char* buffer,
+                     std::string* uncompressed, std::string_view* contents, bool* in_buffer);
+
 // The second half of ReadBlock, for bytes already in memory: `raw` holds the block's stored
 // contents followed by its trailer (handle.size() + kBlockTrailerSize bytes).
 Status DecodeRawBlock(std::string_view raw, std::string_view path, const BlockHandle& handle,

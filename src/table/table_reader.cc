@@ -32,16 +32,40 @@ size_t TableReader::MaxBlockSize() const {
 }
 
 Status TableReader::LoadBlock(BlockKind kind, const BlockHandle& handle, bool verify_checksums,
-                              size_t max_size, std::unique_ptr<LoadedBlock>* block) const {
+                              size_t max_size, std::unique_ptr<LoadedBlock>* block,
+                              LoadedBlock::Memory memory) const {
   BlockReadLimits limits;
   limits.file_size = file_size_ - Footer::kEncodedLength;  // blocks end before the footer
   limits.max_uncompressed_size = max_size;
-  std::string contents;
-  Status s = ReadBlock(file_.get(), path_, handle, limits, verify_checksums,
-                       ThreadLocalDecompressor(), &contents);
-  if (!s.ok()) return s;
-  s = IsFilterKind(kind) ? LoadedBlock::MakeFilter(std::move(contents), block)
-                         : LoadedBlock::MakeBlock(std::move(contents), block);
+  // Kept blocks get restart prefixes (Block::BuildRestartPrefixes): index blocks for their
+  // binary search, data blocks to find a key's restart interval without reading restart keys.
+  const InternalKeyComparator* search_cmp =
+      memory == LoadedBlock::Memory::kHugePages ? comparator_ : nullptr;
+  Status s;
+  if (memory == LoadedBlock::Memory::kHugePages && !IsFilterKind(kind)) {
+    // Straight from the file into the block's final memory (no copy).
+    s = CheckBlockHandle(path_, handle, limits);
+    if (!s.ok()) return s;
+    Status read_status;
+    auto read = [&](char* buffer, std::string* uncompressed, std::string_view* contents,
+                    bool* in_buffer) {
+      read_status = ReadBlockInto(file_.get(), path_, handle, limits, verify_checksums,
+                                  ThreadLocalDecompressor(), buffer, uncompressed, contents,
+                                  in_buffer);
+      return read_status;
+    };
+    s = LoadedBlock::ReadBlockInPlace(static_cast<size_t>(handle.size()) + kBlockTrailerSize,
+                                      search_cmp, read, block);
+    if (!read_status.ok()) return read_status;  // already names the file and offset
+  } else {
+    std::string contents;
+    s = ReadBlock(file_.get(), path_, handle, limits, verify_checksums, ThreadLocalDecompressor(),
+                  &contents);
+    if (!s.ok()) return s;
+    s = IsFilterKind(kind)
+            ? LoadedBlock::MakeFilter(std::move(contents), memory, block)
+            : LoadedBlock::MakeBlock(std::move(contents), memory, block, search_cmp);
+  }
   if (!s.ok()) {
     return AnnotateBlockError(Status(s.code(), s.subcode(), BlockKindName(kind), s.message()),
                               path_, handle.offset());
@@ -56,10 +80,15 @@ Status TableReader::GetBlock(const TableReadOptions& options, BlockKind kind,
   request.key = BlockKey{cache_id_, handle.offset()};
   request.kind = kind;
   request.fill_cache = options.fill_cache;
+  // A block a cache keeps goes to huge-page memory (cached reads are TLB-bound); a scan's block
+  // (fill_cache false), or any block without a cache, is used once and stays on the ordinary
+  // heap.
+  const bool kept = options.fill_cache && block_source_ != UncachedBlockSource();
   return block_source_->GetBlock(
       request,
       [&](std::unique_ptr<LoadedBlock>* loaded) {
-        return LoadBlock(kind, handle, options.verify_checksums, MaxBlockSize(), loaded);
+        return LoadBlock(kind, handle, options.verify_checksums, MaxBlockSize(), loaded,
+                         kept ? LoadedBlock::Memory::kHugePages : LoadedBlock::Memory::kHeap);
       },
       block);
 }
@@ -180,19 +209,19 @@ Status TableReader::SearchDataBlock(const TableReadOptions& options, const Block
   std::shared_ptr<const LoadedBlock> block;
   Status s = GetBlock(options, BlockKind::kData, handle, &block);
   if (!s.ok()) return s;
-  std::unique_ptr<BlockIter> it = block->block()->NewIterator(comparator_);
+  BlockIter it(block->block(), comparator_);  // on the stack: no allocation per lookup
   if (block->block()->has_hash_index()) {
-    it->SeekForGet(internal_key);  // when false, !Valid(): the next block may still hold it
+    it.SeekForGet(internal_key);  // when false, !Valid(): the next block may still hold it
   } else {
-    it->Seek(internal_key);
+    it.Seek(internal_key);
   }
   const Comparator* ucmp = comparator_->user_comparator();
   const std::string_view user_key = ExtractUserKey(internal_key);
-  for (; it->Valid(); it->Next()) {
-    if (!ucmp->Equal(ExtractUserKey(it->key()), user_key)) return Status::OK();
-    if (!callback(it->key(), it->value())) return Status::OK();
+  for (; it.Valid(); it.Next()) {
+    if (!ucmp->Equal(ExtractUserKey(it.key()), user_key)) return Status::OK();
+    if (!callback(it.key(), it.value())) return Status::OK();
   }
-  if (!it->status().ok()) return AnnotateBlockError(it->status(), path_, handle.offset());
+  if (!it.status().ok()) return AnnotateBlockError(it.status(), path_, handle.offset());
   *done = false;  // ran off the end of the block while the key's versions may go on
   return Status::OK();
 }
@@ -218,9 +247,20 @@ Status TableReader::GetStored(const TableReadOptions& options, std::string_view 
                               TableGetCallback callback) const {
   Status s;
   if (!KeyMayMatch(options, internal_key, &s)) return s;
+  if (!two_level_index_ && !fetch_index_and_filter_) {
+    // The index block is kept by this reader: search it with an iterator on the stack.
+    BlockIter index(index_->block(), comparator_);
+    return SearchIndex(options, &index, internal_key, callback);
+  }
+  std::unique_ptr<InternalIterator> index = NewIndexIterator(options);
+  return SearchIndex(options, index.get(), internal_key, callback);
+}
+
+Status TableReader::SearchIndex(const TableReadOptions& options, InternalIterator* index,
+                                std::string_view internal_key, TableGetCallback callback) const {
+  Status s;
   const Comparator* ucmp = comparator_->user_comparator();
   const std::string_view user_key = ExtractUserKey(internal_key);
-  std::unique_ptr<InternalIterator> index = NewIndexIterator(options);
   for (index->Seek(internal_key); index->Valid(); index->Next()) {
     BlockHandle handle;
     s = DecodeHandle(index->value(), index_handle_.offset(), &handle);

@@ -156,15 +156,20 @@ class TableReader {
   Status GetBlock(const TableReadOptions& options, BlockKind kind, const BlockHandle& handle,
                   std::shared_ptr<const LoadedBlock>* block) const;
   // Reads and parses a block from the file (no block source). `max_size` caps its
-  // uncompressed size.
+  // uncompressed size; `memory` says where the parsed block lives (kHugePages for a block a
+  // cache may keep).
   Status LoadBlock(BlockKind kind, const BlockHandle& handle, bool verify_checksums,
-                   size_t max_size, std::unique_ptr<LoadedBlock>* block) const;
+                   size_t max_size, std::unique_ptr<LoadedBlock>* block,
+                   LoadedBlock::Memory memory = LoadedBlock::Memory::kHeap) const;
   // False when the filter proves that `internal_key`'s user key is not in the table.
   bool KeyMayMatch(const TableReadOptions& options, std::string_view internal_key,
                    Status* status) const;
   // Get over the stored keys (no global sequence applied).
   Status GetStored(const TableReadOptions& options, std::string_view internal_key,
                    TableGetCallback callback) const;
+  // GetStored's walk over the index (an iterator over the index block, or the two-level one).
+  Status SearchIndex(const TableReadOptions& options, InternalIterator* index,
+                     std::string_view internal_key, TableGetCallback callback) const;
   // Searches one data block; *done when the versions of the key cannot continue past it.
   Status SearchDataBlock(const TableReadOptions& options, const BlockHandle& handle,
                          std::string_view internal_key, TableGetCallback callback,

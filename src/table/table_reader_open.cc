@@ -160,8 +160,13 @@ class TableReader::Opener {
     Status s = TailBlock(h, &contents);
     if (!s.ok()) return s;
     std::unique_ptr<LoadedBlock> parsed;
-    s = IsFilterKind(kind) ? LoadedBlock::MakeFilter(std::move(contents), &parsed)
-                           : LoadedBlock::MakeBlock(std::move(contents), &parsed);
+    // Index and filter blocks are kept as long as the table is open (or cached) and read at
+    // random by every lookup: huge-page memory.
+    constexpr auto kMemory = LoadedBlock::Memory::kHugePages;
+    s = IsFilterKind(kind)
+            ? LoadedBlock::MakeFilter(std::move(contents), kMemory, &parsed)
+            : LoadedBlock::MakeBlock(std::move(contents), kMemory, &parsed,
+                                     IsIndexKind(kind) ? r_->comparator_ : nullptr);
     if (!s.ok()) return Annotate(s, h, BlockKindName(kind));
     if (!in_source_) {
       *slot = std::move(parsed);

@@ -58,7 +58,7 @@ uint64_t HeapOfFullCache(size_t capacity, size_t block_bytes) {
       request.key = BlockKey{1, i * block_bytes};
       std::shared_ptr<const LoadedBlock> block;
       Status s = source->GetBlock(request, [&](std::unique_ptr<LoadedBlock>* out) {
-        return LoadedBlock::MakeBlock(BlockOfSize(i, block_bytes), out);
+        return LoadedBlock::MakeBlock(BlockOfSize(i, block_bytes), LoadedBlock::Memory::kHeap, out);
       }, &block);
       EXPECT_OK(s);
     }

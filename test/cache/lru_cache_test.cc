@@ -19,7 +19,6 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
-#include <list>
 #include <map>
 #include <memory>
 #include <random>
@@ -56,7 +55,7 @@ std::string BlockContents(const BlockKey& key, size_t pad) {
 }
 
 Status MakeLoaded(const BlockKey& key, size_t pad, std::unique_ptr<LoadedBlock>* out) {
-  return LoadedBlock::MakeBlock(BlockContents(key, pad), out);
+  return LoadedBlock::MakeBlock(BlockContents(key, pad), LoadedBlock::Memory::kHeap, out);
 }
 
 // What the cache charges for a block with a `pad`-byte value (the same for every key).
@@ -159,27 +158,35 @@ TEST(LRUCacheTest, LoaderRunsOncePerMissAndHitsReturnTheSameBlock) {
 // ---------------------------------------------------------------------------------------------
 // Capacity under random workloads
 
-// The resident set of a one-shard LRU cache of data blocks when every block is released at
-// once: a hit moves the key to the front; a miss evicts from the back until the new block fits.
-class LruModel {
+// The resident set of a one-shard cache of data blocks when every block is released at once,
+// by the eviction rule lru_cache.h documents (CLOCK): a hit sets the key's visited bit; a miss
+// scans from the head -- a visited key loses the bit and moves to the tail, the first unvisited
+// one is evicted -- until the new block fits, then appends it unvisited at the tail.
+class ClockModel {
  public:
-  explicit LruModel(size_t capacity) : capacity_(capacity) {}
+  explicit ClockModel(size_t capacity) : capacity_(capacity) {}
 
   // Returns whether `key` was resident.
   bool Access(int key, size_t charge) {
-    auto it = where_.find(key);
-    if (it != where_.end()) {
-      order_.splice(order_.begin(), order_, it->second);
+    if (charges_.count(key) != 0) {
+      visited_[key] = true;
       return true;
     }
     while (!order_.empty() && usage_ + charge > capacity_) {
-      usage_ -= charges_[order_.back()];
-      where_.erase(order_.back());
-      order_.pop_back();
+      const int head = order_.front();
+      order_.pop_front();
+      if (visited_[head]) {
+        visited_[head] = false;
+        order_.push_back(head);
+        continue;
+      }
+      usage_ -= charges_[head];
+      charges_.erase(head);
+      visited_.erase(head);
     }
-    order_.push_front(key);
-    where_[key] = order_.begin();
+    order_.push_back(key);
     charges_[key] = charge;
+    visited_[key] = false;
     usage_ += charge;
     return false;
   }
@@ -188,13 +195,13 @@ class LruModel {
 
  private:
   const size_t capacity_;
-  std::list<int> order_;  // most recently used first
-  std::unordered_map<int, std::list<int>::iterator> where_;
+  std::deque<int> order_;  // scan order: the head is examined first
   std::unordered_map<int, size_t> charges_;
+  std::unordered_map<int, bool> visited_;
   size_t usage_ = 0;
 };
 
-TEST(LRUCacheTest, RandomWorkloadMatchesExactLruModelWithOneShard) {
+TEST(LRUCacheTest, RandomWorkloadMatchesExactClockModelWithOneShard) {
   constexpr size_t kCapacity = 30'000;
   constexpr int kKeys = 150;
   auto cache = MakeCache(kCapacity, 0);
@@ -204,7 +211,7 @@ TEST(LRUCacheTest, RandomWorkloadMatchesExactLruModelWithOneShard) {
     pads[i] = rng() % 3000;
     charges[i] = ChargeFor(pads[i]);
   }
-  LruModel model(kCapacity);
+  ClockModel model(kCapacity);
   std::atomic<int> loads{0};
   for (int op = 0; op < 4000; op++) {
     // Skewed: half the requests go to a tenth of the keys, so hits and misses both happen.

@@ -245,6 +245,97 @@ TEST_P(BlockInternalKeyTest, SeekForGetFindsEveryVersion) {
   }
 }
 
+// Restart prefixes (kept index blocks) only narrow Seek's binary search: every seek and
+// SeekForGet lands where it does without them. The keys share long prefixes, contain 0x00 and
+// 0xff bytes and are often shorter than 8 bytes, the cases where a prefix order could disagree
+// with the key order.
+TEST_P(BlockInternalKeyTest, RestartPrefixesChangeNoSeekResult) {
+  const auto [restart_interval, hash] = GetParam();
+  std::mt19937 rng(13 * restart_interval + hash);
+  Fill(rng, restart_interval);
+  for (int i = 0; i < 40; i++) {  // short user keys: zero padding meets real zero bytes
+    std::string user = RandomKey(rng, 9);
+    model_[MakeInternalKey(user, 5 + rng() % 10, kTypeValue)] = RandomValue(rng, 50);
+  }
+  auto block = BuildBlock(model_, restart_interval, hash);
+  ASSERT_NE(block, nullptr);
+  block->BuildRestartPrefixes(&icmp_);
+  ASSERT_TRUE(block->has_restart_prefixes());
+  ASSERT_NO_FATAL_FAILURE(CheckScans(*block, &icmp_, model_));
+  std::vector<std::string> targets = {MakeInternalKey("", kMaxSequenceNumber, kValueTypeForSeek),
+                                      MakeInternalKey(std::string(200, '\xff'), 0, kTypeDeletion),
+                                      MakeInternalKey(std::string(3, '\0'), 0, kTypeValue)};
+  for (const auto& [k, v] : model_) {
+    targets.push_back(k);
+    // The same user key at the neighbouring sequences, and its 8-byte truncation.
+    ParsedInternalKey parsed;
+    ASSERT_OK(ParseInternalKey(k, &parsed));
+    std::string user(parsed.user_key);
+    targets.push_back(MakeInternalKey(user, parsed.sequence + 1, kTypeValue));
+    targets.push_back(MakeInternalKey(user.substr(0, 8), parsed.sequence, kTypeValue));
+    targets.push_back(MakeInternalKey(user + '\0', kMaxSequenceNumber, kValueTypeForSeek));
+  }
+  for (int i = 0; i < 300; i++) {
+    targets.push_back(MakeInternalKey(RandomKey(rng, rng() % 2 ? 10 : 192), rng() % 1200,
+                                      kTypeValue));
+  }
+  ASSERT_NO_FATAL_FAILURE(CheckSeeks(*block, &icmp_, model_, targets, rng));
+}
+
+// Every user key behind one long shared prefix: the prefixes are taken after it, and targets
+// without it (before and after the block) are searched in full.
+TEST_P(BlockInternalKeyTest, RestartPrefixesAfterALongSharedPrefix) {
+  const auto [restart_interval, hash] = GetParam();
+  std::mt19937 rng(17 * restart_interval + hash);
+  Fill(rng, restart_interval);
+  const std::string shared = "user:0000";
+  Model prefixed(CmpLess{&icmp_});
+  for (const auto& [k, v] : model_) {
+    ParsedInternalKey parsed;
+    ASSERT_OK(ParseInternalKey(k, &parsed));
+    prefixed[MakeInternalKey(shared + std::string(parsed.user_key), parsed.sequence,
+                             parsed.type)] = v;
+  }
+  auto block = BuildBlock(prefixed, restart_interval, hash);
+  ASSERT_NE(block, nullptr);
+  block->BuildRestartPrefixes(&icmp_);
+  ASSERT_TRUE(block->has_restart_prefixes());
+  std::vector<std::string> targets = {MakeInternalKey("user:", 0, kTypeValue),
+                                      MakeInternalKey("user:0000", kMaxSequenceNumber,
+                                                      kValueTypeForSeek),
+                                      MakeInternalKey("user:0001", 0, kTypeValue),
+                                      MakeInternalKey("a", 0, kTypeValue),
+                                      MakeInternalKey("zzz", 0, kTypeValue)};
+  for (const auto& [k, v] : prefixed) targets.push_back(k);
+  for (int i = 0; i < 300; i++) {
+    targets.push_back(MakeInternalKey(shared + RandomKey(rng, rng() % 2 ? 6 : 100),
+                                      rng() % 1200, kTypeValue));
+  }
+  ASSERT_NO_FATAL_FAILURE(CheckSeeks(*block, &icmp_, prefixed, targets, rng));
+}
+
+// Bytewise order reversed: prefixes would disagree with it.
+class ReverseComparator final : public Comparator {
+ public:
+  int Compare(std::string_view a, std::string_view b) const override {
+    return BytewiseComparator()->Compare(b, a);
+  }
+  const char* Name() const override { return "test.Reverse"; }
+  void FindShortestSeparator(std::string*, std::string_view) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+};
+
+TEST(BlockTest, RestartPrefixesOnlyForTheBytewiseOrder) {
+  ReverseComparator user;
+  InternalKeyComparator reverse(&user);
+  Model model(CmpLess{&reverse});
+  for (int i = 0; i < 50; i++) model[MakeInternalKey(std::to_string(i), 1, kTypeValue)] = "v";
+  auto block = BuildBlock(model, 1, false);
+  ASSERT_NE(block, nullptr);
+  block->BuildRestartPrefixes(&reverse);
+  EXPECT_FALSE(block->has_restart_prefixes());
+}
+
 INSTANTIATE_TEST_SUITE_P(IntervalsAndHash, BlockInternalKeyTest,
                          testing::Combine(testing::Values(1, 2, 16, 128), testing::Bool()));
 

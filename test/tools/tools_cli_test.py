@@ -27,7 +27,7 @@ BENCH = SHALE = None
 
 ALL_BENCHMARKS = [
     "fillseq", "fillrandom", "fillsync", "fillbatch", "overwrite", "updaterandom", "readrandom",
-    "multireadrandom", "readseq", "readreverse", "seekrandom", "readwhilewriting",
+    "readmissing", "multireadrandom", "readseq", "readreverse", "seekrandom", "readwhilewriting",
     "readrandomwriterandom", "deleteseq", "deleterandom", "flush", "compact",
     "waitforcompaction", "stats", "levelstats", "sstables", "bulkload", "bulkload_sorted",
     "bulkload_external"]
@@ -355,15 +355,29 @@ class BenchTest(unittest.TestCase):
             self.assertAlmostEqual(b["ops_per_sec"], b["ops"] / b["seconds"],
                                    delta=1e-6 * b["ops_per_sec"])
 
+    def test_benchmark_write_rate_limit_paces_the_writer_of_readwhilewriting(self):
+        # 11,600 bytes/s of 16-byte keys and 100-byte values: 100 Puts a second at most.
+        p = self.bench("--benchmarks=fillseq,readwhilewriting", "--num=2000", "--reads=400000",
+                       "--benchmark_write_rate_limit=11600", "--statistics")
+        lines = {m.group("name"): m for m in map(REPORT_LINE.match, p.stdout.splitlines()) if m}
+        secs = float(lines["readwhilewriting"].group("secs"))
+        written = int(re.search(r"shale\.number\.keys\.written COUNT : (\d+)", p.stdout).group(1))
+        during = written - 2000  # fillseq wrote 2000
+        self.assertGreater(during, 0)
+        # The writer runs a little longer than the readers' timed part (it stops when they do).
+        self.assertLessEqual(during, 100 * (secs + 0.5) + 2, f"{during} Puts in {secs} s")
+
     def test_num_column_families_spreads_keys_over_the_families(self):
         # fillseq in batches of 7 (each batch spans the families), then every read benchmark:
         # each key is read in its own family (k % 3), so all are found.
-        p = self.bench("--benchmarks=fillseq,readrandom,multireadrandom,readseq,readreverse,"
-                       "seekrandom,updaterandom,flush,compact,waitforcompaction,stats",
+        p = self.bench("--benchmarks=fillseq,readrandom,readmissing,multireadrandom,readseq,"
+                       "readreverse,seekrandom,updaterandom,flush,compact,waitforcompaction,stats",
                        "--num=999", "--num_column_families=3", "--batch_size=7")
         lines = {m.group("name"): m for m in map(REPORT_LINE.match, p.stdout.splitlines()) if m}
         for name in ("readrandom", "multireadrandom", "seekrandom"):
             self.assertEqual(lines[name].group("msg"), " (999 of 999 found)", name)
+        # readmissing reads each key without its last byte: never written, never found.
+        self.assertEqual(lines["readmissing"].group("msg"), " (0 of 999 found)")
         self.assertEqual(lines["readseq"].group("ops"), "999")
         self.assertEqual(lines["readreverse"].group("ops"), "999")
         self.assertEqual(lines["updaterandom"].group("msg"), " ( updates:999 found:999)")
@@ -489,6 +503,21 @@ class ColumnFamilyCliTest(unittest.TestCase):
                       self.shale("list_column_families", "--help").stdout)
         p = self.shale("list_column_families", os.path.join(self.tmp, "nope"), expect=1)
         self.assertIn("no such directory", p.stderr)
+
+    def test_repair(self):
+        db = self.copy("repair")
+        os.remove(os.path.join(db, "CURRENT"))
+        self.shale("list_column_families", db, expect=1)
+        self.assertRegex(self.shale("repair", db).stdout, r"^OK: repaired")
+        self.assertEqual(self.shale("list_column_families", db).stdout.splitlines(),
+                         self.FAMILIES)
+        for i, family in enumerate(self.FAMILIES):
+            self.assertEqual(self.keys(db, family), [key_hex(k) for k in range(i, 99, 3)])
+        self.assertRegex(self.shale("verify", db).stdout, r"and 99 keys verified")
+        self.assertIn("usage: shale repair", self.shale("repair", "--help").stdout)
+        p = self.shale("repair", os.path.join(self.tmp, "nope"), expect=1)
+        self.assertIn("no such DB directory", p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "nope")))
 
     def test_reads_go_to_the_named_family(self):
         for i, family in enumerate(self.FAMILIES):

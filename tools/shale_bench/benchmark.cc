@@ -192,6 +192,7 @@ WorkloadEnv Benchmark::MakeEnv(const BenchmarkSpec& spec) const {
   env.key_size = absl::GetFlag(FLAGS_key_size);
   env.readwritepercent = absl::GetFlag(FLAGS_readwritepercent);
   env.seek_nexts = absl::GetFlag(FLAGS_seek_nexts);
+  env.write_rate_limit = absl::GetFlag(FLAGS_benchmark_write_rate_limit);
   const int64_t merge_keys = absl::GetFlag(FLAGS_merge_keys);
   env.merge_keys = merge_keys < 0 ? env.num : merge_keys;
   env.mergereadpercent = absl::GetFlag(FLAGS_mergereadpercent);

@@ -42,6 +42,7 @@ const std::array kBenchmarks = {
     Timed("overwrite", WriteRandom, kW),
     Timed("updaterandom", UpdateRandom, kR),
     Timed("readrandom", ReadRandom, kR),
+    Timed("readmissing", ReadMissing, kR),
     Timed("multireadrandom", MultiReadRandom, kR),
     Timed("readseq", ReadSequential, kR),
     Timed("readreverse", ReadReverse, kR),
@@ -65,9 +66,9 @@ const std::array kBenchmarks = {
 };
 
 // db_bench (RocksDB 7.8) benchmarks that shale_bench does not run yet.
-constexpr std::array<std::string_view, 35> kNotYet = {
+constexpr std::array<std::string_view, 34> kNotYet = {
     "fillseqdeterministic", "filluniquerandomdeterministic", "filluniquerandom",
-    "fill100K", "readtocache", "readmissing", "readwhilemerging", "readwhilescanning",
+    "fill100K", "readtocache", "readwhilemerging", "readwhilescanning",
     "xorupdaterandom", "appendrandom", "newiterator",
     "newiteratorwhilewriting", "seekrandomwhilewriting", "seekrandomwhilemerging", "crc32c",
     "xxhash", "xxhash64", "xxh3", "acquireload", "fillseekseq", "randomtransaction",

@@ -13,7 +13,7 @@ ABSL_FLAG(std::string, benchmarks,
           "readwhilewriting,readrandomwriterandom,updaterandom",
           "Comma-separated list of operations to run in the specified order (db_bench's default "
           "list without the benchmarks ShaleDB does not have yet). Available: fillseq, "
-          "fillrandom, fillsync, fillbatch, overwrite, updaterandom, readrandom, "
+          "fillrandom, fillsync, fillbatch, overwrite, updaterandom, readrandom, readmissing, "
           "multireadrandom, readseq, readreverse, seekrandom, readwhilewriting, "
           "readrandomwriterandom, deleteseq, deleterandom, flush, compact, waitforcompaction, "
           "stats, levelstats, sstables, mergerandom, readrandommergerandom (both need "
@@ -36,6 +36,9 @@ ABSL_FLAG(int32_t, readwritepercent, 90,
           "Ratio of reads to reads/writes (expressed as percentage) for the "
           "ReadRandomWriteRandom workload.");
 ABSL_FLAG(int32_t, seek_nexts, 0, "How many times to call Next() after Seek() in seekrandom");
+ABSL_FLAG(uint64_t, benchmark_write_rate_limit, 0,
+          "If non-zero, the rate in bytes/second (keys + values) at which the writer of "
+          "readwhilewriting writes (db_bench's flag); 0: as fast as it can");
 ABSL_FLAG(int64_t, merge_keys, -1,
           "Number of distinct keys to use for MergeRandom and ReadRandomMergeRandom. If "
           "negative, there will be FLAGS_num keys.");
@@ -82,6 +85,10 @@ ABSL_FLAG(bool, sync, false, "Sync all writes to disk");
 ABSL_FLAG(bool, disable_wal, false,
           "If true, do not write WAL for write. bulkload writes without WAL unless this flag is "
           "given.");
+ABSL_FLAG(bool, avoid_flush_during_shutdown, false,
+          "Options::avoid_flush_during_shutdown. If true, closing the DB leaves logged writes "
+          "in the WAL (the next open replays them); if false (the default), closing flushes "
+          "the memtables (up to 256 MiB) so that the next open replays no WAL.");
 // db_bench's default is "snappy"; ShaleDB's (Options::compression) is none, kept here so that
 // a run without the flag measures the engine as it ships.
 ABSL_FLAG(std::string, compression_type, "none",

@@ -41,6 +41,7 @@ struct WorkloadEnv {
   int key_size = 16;
   int readwritepercent = 90;
   int seek_nexts = 0;
+  uint64_t write_rate_limit = 0;  // readwhilewriting's writer: bytes/s (0: unlimited)
   int64_t merge_keys = 0;        // mergerandom, readrandommergerandom: keys [0, merge_keys)
   int mergereadpercent = 70;     // readrandommergerandom: the percentage of merges
   PostingListRun* posting = nullptr;  // postinglist, postinglist_rmw: the run's shared state

@@ -4,6 +4,7 @@
 //   WriteSeq        keys 0, 1, 2, ... in batches of entries_per_batch      (fillseq, fillbatch)
 //   WriteRandom     random keys in batches                  (fillrandom, overwrite, fillsync)
 //   ReadRandom      Get of random keys                           (readrandom)
+//   ReadMissing     Get of absent keys: random keys minus their last byte (readmissing)
 //   MultiReadRandom MultiGet of entries_per_batch random keys    (multireadrandom)
 //   ReadSequential  a forward scan of up to `reads` keys         (readseq)
 //   ReadReverse     a backward scan of up to `reads` keys        (readreverse)
@@ -33,6 +34,7 @@ void WriteRandom(const WorkloadEnv& env, ThreadState* thread);
 void DeleteSeq(const WorkloadEnv& env, ThreadState* thread);
 void DeleteRandom(const WorkloadEnv& env, ThreadState* thread);
 
+void ReadMissing(const WorkloadEnv& env, ThreadState* thread);
 void ReadRandom(const WorkloadEnv& env, ThreadState* thread);
 void MultiReadRandom(const WorkloadEnv& env, ThreadState* thread);
 void ReadSequential(const WorkloadEnv& env, ThreadState* thread);

@@ -1,7 +1,9 @@
 // Mixed workloads: reads with a background writer, a read/write mix, read-modify-write.
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 #include "workloads.h"
 
@@ -15,16 +17,27 @@ void BackgroundWriter(const WorkloadEnv& env, ThreadState* thread) {
   thread->stats.SetExcludeFromMerge();
   KeyFormatter keys(env.key_size);
   ValueGenerator values(env.value_shape, thread->rand.Next64());
+  const auto start = std::chrono::steady_clock::now();
+  uint64_t bytes = 0;
   while (thread->shared->readers_running.load(std::memory_order_acquire) > 0 &&
          !thread->shared->failed()) {
     const uint64_t k = RandomKeyNumber(env, thread);
     const std::string_view key = keys.Format(k);
-    Status s = env.db->Put(env.write_options, env.FamilyOf(k), key, values.Next());
+    const std::string_view value = values.Next();
+    Status s = env.db->Put(env.write_options, env.FamilyOf(k), key, value);
     if (!s.ok()) {
       thread->shared->Fail(s, "put");
       return;
     }
     thread->stats.FinishedOps(1, OpType::kWrite);
+    bytes += key.size() + value.size();
+    if (env.write_rate_limit > 0) {
+      // --benchmark_write_rate_limit: sleep while ahead of the rate (the schedule is kept from
+      // the start, so a slow Put is made up for by the next ones).
+      const auto due =
+          start + std::chrono::microseconds(bytes * 1'000'000 / env.write_rate_limit);
+      if (due > std::chrono::steady_clock::now()) std::this_thread::sleep_until(due);
+    }
   }
 }
 

@@ -81,6 +81,31 @@ void ReadRandom(const WorkloadEnv& env, ThreadState* thread) {
   thread->stats.AddMessage(FoundMessage(found, read));
 }
 
+void ReadMissing(const WorkloadEnv& env, ThreadState* thread) {
+  KeyFormatter keys(env.key_size);
+  std::string value;
+  uint64_t read = 0;
+  uint64_t found = 0;
+  Duration run(env.duration, env.reads, thread->shared);
+  while (!run.Done(1)) {
+    const uint64_t k = RandomKeyNumber(env, thread);
+    std::string_view key = keys.Format(k);
+    // db_bench's readmissing: a stored key without its last byte, which no fill writes (every
+    // key a fill writes has key_size bytes).
+    if (!key.empty()) key.remove_suffix(1);
+    read++;
+    Status s = env.db->Get(env.read_options, env.FamilyOf(k), key, &value);
+    if (s.ok()) {
+      found++;
+    } else if (!s.IsNotFound()) {
+      thread->shared->Fail(s, "get");
+      return;
+    }
+    thread->stats.FinishedOps(1, OpType::kRead);
+  }
+  thread->stats.AddMessage(FoundMessage(found, read));
+}
+
 void MultiReadRandom(const WorkloadEnv& env, ThreadState* thread) {
   const size_t batch = static_cast<size_t>(env.entries_per_batch);
   std::vector<std::string> key_bufs(batch);
