@@ -79,6 +79,23 @@ class ColumnFamilyData {
   MemTableSet mems;
   // The SuperVersion readers pin (null before Open installs one and after Close).
   SuperVersion* super_version = nullptr;
+
+  // ---- The point-read SuperVersion cache (DBImpl::AcquireSuperVersionForGet): not guarded
+  // by the DB mutex. A Get takes the slot of its thread (thread index modulo the slot count)
+  // by swapping in kSuperVersionSlotInUse, finds there a referenced SuperVersion -- the
+  // current one -- and puts it back when done, so a Get neither locks the DB mutex nor writes
+  // a cache line another thread writes (the SuperVersion's reference count).
+  // Invariant (kept under the DB mutex by ScrapeSuperVersionSlotsLocked, which every change of
+  // super_version calls first): a slot holds null, kSuperVersionSlotInUse, or a reference to
+  // super_version. Taking the slot's content out while a Get has it in use (the in-use mark
+  // replaced by null) tells that Get to drop its reference itself.
+  static constexpr size_t kSuperVersionSlots = 64;
+  struct alignas(64) SuperVersionSlot {
+    std::atomic<SuperVersion*> sv{nullptr};
+  };
+  SuperVersionSlot super_version_slots[kSuperVersionSlots];
+  // super_version's version_number (0: none), published with release order.
+  std::atomic<uint64_t> super_version_number{0};
   // Null for kCompactionStyleNone.
   std::unique_ptr<CompactionPicker> picker;
   // Output ranges of running flushes and compactions of this family (see DBImpl).

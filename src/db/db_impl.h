@@ -315,6 +315,19 @@ class DBImpl final : public DB {
   SuperVersion* RefSuperVersion(ColumnFamilyData* cfd, const ReadOptions& options,
                                 SequenceNumber* sequence) ABSL_LOCKS_EXCLUDED(mu_);
   void UnrefSuperVersion(SuperVersion* sv) ABSL_LOCKS_EXCLUDED(mu_);
+  // RefSuperVersion for a point read, through the family's SuperVersion slots (see
+  // ColumnFamilyData::super_version_slots): usually no lock and no shared write. *slot is the
+  // slot the Get holds, or kNoSuperVersionSlot when it took a reference of its own. Release
+  // with ReleaseSuperVersionForGet (also when the result is null: the DB is closed).
+  static constexpr size_t kNoSuperVersionSlot = ~size_t{0};
+  SuperVersion* AcquireSuperVersionForGet(ColumnFamilyData* cfd, const ReadOptions& options,
+                                          SequenceNumber* sequence, size_t* slot)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void ReleaseSuperVersionForGet(ColumnFamilyData* cfd, SuperVersion* sv, size_t slot)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Empties the family's SuperVersion slots, dropping their references (which never are the
+  // last: super_version still holds its own). Called before super_version changes.
+  void ScrapeSuperVersionSlotsLocked(ColumnFamilyData* cfd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Makes a SuperVersion of the current state and returns the one it replaces (to be
   // released with UnrefSuperVersion after mu_ is released), or null.
   SuperVersion* InstallSuperVersionLocked(ColumnFamilyData* cfd)

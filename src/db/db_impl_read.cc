@@ -1,4 +1,5 @@
 // DBImpl: the read path (DESIGN.md "Read path") and SuperVersions.
+#include <cassert>
 #include <chrono>
 
 #include "base/range_tombstones.h"
@@ -34,6 +35,78 @@ SuperVersion* DBImpl::RefSuperVersion(ColumnFamilyData* cfd, const ReadOptions& 
   return sv;
 }
 
+namespace {
+
+// The mark a Get leaves in a slot it uses (never a real SuperVersion's address).
+SuperVersion* SlotInUse() {
+  static char mark;
+  return reinterpret_cast<SuperVersion*>(&mark);
+}
+
+// This thread's slot index: threads get consecutive numbers, so up to kSuperVersionSlots
+// threads never share a slot.
+size_t ThreadSlotIndex() {
+  static std::atomic<size_t> next{0};
+  thread_local const size_t index = next.fetch_add(1, std::memory_order_relaxed);
+  return index % ColumnFamilyData::kSuperVersionSlots;
+}
+
+}  // namespace
+
+SuperVersion* DBImpl::AcquireSuperVersionForGet(ColumnFamilyData* cfd, const ReadOptions& options,
+                                                SequenceNumber* sequence, size_t* slot) {
+  const size_t index = ThreadSlotIndex();
+  std::atomic<SuperVersion*>& cell = cfd->super_version_slots[index].sv;
+  SuperVersion* cached = cell.exchange(SlotInUse(), std::memory_order_acquire);
+  if (cached == SlotInUse()) {
+    // Another thread (sharing the index) is using the slot: a reference of our own.
+    *slot = kNoSuperVersionSlot;
+    return RefSuperVersion(cfd, options, sequence);
+  }
+  *slot = index;
+  if (cached != nullptr &&
+      cached->version_number == cfd->super_version_number.load(std::memory_order_acquire)) {
+    // The current SuperVersion. The read sequence is taken after it: every write up to that
+    // sequence is in it, except writes into a memtable made after it, which come after all of
+    // its writes -- the read then sees the state as of that switch, a consistent one, and one
+    // that was current while this Get ran.
+    if (sequence != nullptr) {
+      *sequence = options.snapshot != nullptr ? options.snapshot->GetSequenceNumber()
+                                              : versions_->LastSequence();
+    }
+    return cached;
+  }
+  if (cached != nullptr) UnrefSuperVersion(cached);  // replaced since (kept out by the scrape)
+  return RefSuperVersion(cfd, options, sequence);    // kept in the slot by the release
+}
+
+void DBImpl::ReleaseSuperVersionForGet(ColumnFamilyData* cfd, SuperVersion* sv, size_t slot) {
+  if (slot == kNoSuperVersionSlot) {
+    if (sv != nullptr) UnrefSuperVersion(sv);
+    return;
+  }
+  SuperVersion* expected = SlotInUse();
+  if (!cfd->super_version_slots[slot].sv.compare_exchange_strong(expected, sv,
+                                                                  std::memory_order_release,
+                                                                  std::memory_order_relaxed)) {
+    // Scraped while this Get used it (the SuperVersion changed, or the DB closed): the
+    // reference is this Get's to drop.
+    if (sv != nullptr) UnrefSuperVersion(sv);
+  }
+}
+
+void DBImpl::ScrapeSuperVersionSlotsLocked(ColumnFamilyData* cfd) {
+  for (auto& slot : cfd->super_version_slots) {
+    SuperVersion* old = slot.sv.exchange(nullptr, std::memory_order_acq_rel);
+    if (old == nullptr || old == SlotInUse()) continue;
+    // A slot only holds the current SuperVersion, which super_version still references: this
+    // never drops the last reference (see ColumnFamilyData::super_version_slots).
+    const int before = old->refs.fetch_sub(1, std::memory_order_acq_rel);
+    assert(before > 1);
+    (void)before;
+  }
+}
+
 void DBImpl::UnrefSuperVersion(SuperVersion* sv) {
   if (sv->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   {
@@ -61,8 +134,10 @@ SuperVersion* DBImpl::InstallSuperVersionLocked(ColumnFamilyData* cfd) {
   sv->current->Ref();
   sv->version_number = ++super_version_number_;
   sv->refs.store(1, std::memory_order_relaxed);
+  ScrapeSuperVersionSlotsLocked(cfd);
   SuperVersion* old = cfd->super_version;
   cfd->super_version = sv;
+  cfd->super_version_number.store(sv->version_number, std::memory_order_release);
   RecalculateWriteStallLocked();
   return old;
 }
@@ -73,10 +148,14 @@ Status DBImpl::Get(const ReadOptions& options, ColumnFamilyHandle* column_family
   ColumnFamilyData* cfd = FamilyOf(column_family);
   if (cfd == nullptr) return Status::InvalidArgument("Get: null or foreign column family handle");
   SequenceNumber sequence;
-  SuperVersion* sv = RefSuperVersion(cfd, options, &sequence);
-  if (sv == nullptr) return Status::ShutdownInProgress("the DB is closed");
+  size_t slot = kNoSuperVersionSlot;
+  SuperVersion* sv = AcquireSuperVersionForGet(cfd, options, &sequence, &slot);
+  if (sv == nullptr) {
+    ReleaseSuperVersionForGet(cfd, sv, slot);
+    return Status::ShutdownInProgress("the DB is closed");
+  }
   Status s = GetImpl(options, *cfd, sv, sequence, key, value);
-  UnrefSuperVersion(sv);
+  ReleaseSuperVersionForGet(cfd, sv, slot);
   RecordTick(NUMBER_DB_GET);
   RecordTick(NUMBER_KEYS_READ);
   if (s.ok()) RecordTick(BYTES_READ, value->size());
