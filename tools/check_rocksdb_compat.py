@@ -20,8 +20,14 @@ Modes (each exits 0 when the check holds, 1 with a list of differences otherwise
                       text of rows that say "not supported: <feature>").
   --check-exports LIB every function of our header is exported by LIB (nm -D --defined-only), and
                       LIB exports no other rocksdb_* name. Skipped (77) when LIB does not exist.
+  --check-test-coverage
+                      every function the table marks implemented or accepted without effect is
+                      called (its name followed by "(", outside comments and string literals) in
+                      some source of test/rocksdb_capi/ (*.cc, *.c, *.h, not its subfolders); prints
+                      the ones that are not. (Whether the call checks anything is the tests' job.)
   --self-test         checks this script's reading of definitions and markers on a small made-up
-                      tree, and that --check-table rejects a table that disagrees with it.
+                      tree, that --check-table rejects a table that disagrees with it, and that
+                      --check-test-coverage finds exactly the uncalled functions.
   --check-linkage LIBDIR BINARY...
                       each BINARY resolves librocksdb.so into LIBDIR (ldd), i.e. a test program
                       runs against our library, never against a RocksDB installed on the system.
@@ -378,6 +384,38 @@ def write_table(root, ours_path, doc_path):
     print("wrote the table of %d functions to %s" % (len(ours), doc_path))
 
 
+def called_functions(test_dir):
+    """{function: first file} of the rocksdb_* names called in test_dir/*.{cc,c,h}."""
+    called = {}
+    if not os.path.isdir(test_dir):
+        return called
+    for fname in sorted(os.listdir(test_dir)):
+        path = os.path.join(test_dir, fname)
+        if not fname.endswith((".cc", ".c", ".h")) or not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            code = blank_comments_and_strings(f.read())
+        for m in re.finditer(r"\b(rocksdb_\w+)\s*\(", code):
+            called.setdefault(m.group(1), fname)
+    return called
+
+
+def check_test_coverage(root, doc_path):
+    try:
+        rows = read_table(doc_path)
+    except (OSError, ValueError) as e:
+        report([str(e)], "")
+    test_dir = os.path.join(root, "test", "rocksdb_capi")
+    called = called_functions(test_dir)
+    wanted = [(fn, status) for _, fn, status in rows
+              if status_kind(status)[0] in (STATUS_IMPLEMENTED, STATUS_KNOB)]
+    errors = ["%s (%s) is called by no test in %s" % (fn, status, os.path.relpath(test_dir, root))
+              for fn, status in wanted if fn not in called]
+    report(errors, "every one of the %d functions %s marks implemented or accepted without "
+           "effect is called in %s" % (len(wanted), os.path.relpath(doc_path, root),
+                                       os.path.relpath(test_dir, root)))
+
+
 def check_exports(ours_path, library):
     if not os.path.exists(library):
         print("%s does not exist (build target shale_rocksdb): skipped" % library)
@@ -522,6 +560,33 @@ def self_test():
                 f.write(table.replace(old, new))
             if run("--check-table").returncode != 1:
                 errors.append("--check-table accepted %s" % why)
+        with open(doc, "w") as f:
+            f.write(table)
+        # Test coverage: the implemented and knob rows (rocksdb_open, rocksdb_close,
+        # rocksdb_options_set_knob, rocksdb_delete) must be called; a name in a comment or a
+        # string, or taken without a call, does not count; not-supported rows need no call.
+        tests = os.path.join(root, "test", "rocksdb_capi")
+        os.makedirs(tests)
+        with open(os.path.join(tests, "things_test.cc"), "w") as f:
+            f.write('// rocksdb_close(db) in a comment is no call\n'
+                    'void T() {\n'
+                    '  rocksdb_t* db = rocksdb_open (nullptr, "rocksdb_delete(", nullptr);\n'
+                    '  auto* f = &rocksdb_options_set_knob;\n'
+                    '  rocksdb_put(db, "k", nullptr);\n'
+                    '}\n')
+        r = run("--check-test-coverage")
+        missing = sorted(re.findall(r"error: (rocksdb_\w+) ", r.stdout))
+        if r.returncode != 1 or missing != ["rocksdb_close", "rocksdb_delete",
+                                            "rocksdb_options_set_knob"]:
+            errors.append("--check-test-coverage on a partial test: exit %d, missing %r:\n%s"
+                          % (r.returncode, missing, r.stdout))
+        with open(os.path.join(tests, "more_test.c"), "w") as f:
+            f.write("void U(void) { rocksdb_close(0); rocksdb_delete(0, 0, 0);\n"
+                    "  rocksdb_options_set_knob(0, 1); }\n")
+        r = run("--check-test-coverage")
+        if r.returncode != 0:
+            errors.append("--check-test-coverage rejected tests calling every function:\n"
+                          + r.stdout)
     report(errors, "self-test passed")
 
 
@@ -550,6 +615,7 @@ def main():
     mode.add_argument("--write", action="store_true")
     mode.add_argument("--check-exports", metavar="LIB")
     mode.add_argument("--check-linkage", nargs="+", metavar=("LIBDIR", "BINARY"))
+    mode.add_argument("--check-test-coverage", action="store_true")
     mode.add_argument("--self-test", action="store_true")
     a = p.parse_args()
     ours = os.path.join(a.root, "include", "shale-rocksdb", "rocksdb", "c.h")
@@ -564,6 +630,8 @@ def main():
         write_table(a.root, ours, doc)
     elif a.check_exports:
         check_exports(ours, a.check_exports)
+    elif a.check_test_coverage:
+        check_test_coverage(a.root, doc)
     elif a.self_test:
         self_test()
     else:

@@ -156,6 +156,12 @@ extern SHALE_LIBRARY_API void shale_close(shale_t* db);
 /* Deletes the DB in `name` (fails while it is open). */
 extern SHALE_LIBRARY_API void shale_destroy_db(const shale_options_t* options, const char* name,
                                                char** errptr);
+/* Rebuilds the MANIFEST and CURRENT of the DB in `name` from its tables and WALs (RepairDB in
+ * shale/db.h says what comes back and what cannot); `options` apply to every column family
+ * found. Fails while the DB is open (its LOCK is held), for a missing directory (nothing is
+ * created), and for a NULL `options` or `name` (InvalidArgument). */
+extern SHALE_LIBRARY_API void shale_repair_db(const shale_options_t* options, const char* name,
+                                              char** errptr);
 /* Frees a buffer returned by this API (values, properties, error messages). */
 extern SHALE_LIBRARY_API void shale_free(void* ptr);
 
@@ -195,6 +201,15 @@ extern SHALE_LIBRARY_API uint64_t shale_options_get_max_total_wal_size(
 extern SHALE_LIBRARY_API void shale_options_set_atomic_flush(shale_options_t* options,
                                                              unsigned char v);
 extern SHALE_LIBRARY_API unsigned char shale_options_get_atomic_flush(
+    const shale_options_t* options);
+/* Options::avoid_flush_during_shutdown (shale/options.h), RocksDB's name. 0 (the default):
+ * shale_close flushes the memtables (while they hold at most 256 MiB) so that the next open
+ * replays no WAL; non-zero: shale_close leaves logged writes in the WAL. Writes made without
+ * the WAL are flushed either way. The getter returns what the setter (or
+ * shale_get_options_from_string) stored. Changeable on an open DB with shale_set_db_options. */
+extern SHALE_LIBRARY_API void shale_options_set_avoid_flush_during_shutdown(
+    shale_options_t* options, unsigned char v);
+extern SHALE_LIBRARY_API unsigned char shale_options_get_avoid_flush_during_shutdown(
     const shale_options_t* options);
 /* The compaction knobs are in the Compaction section below. */
 

@@ -134,7 +134,10 @@ class SHALE_EXPORT DB {
   // replayed into memtables held in memory). It changes no file of the DB: no MANIFEST, WAL,
   // OPTIONS or table file is created, written, renamed or deleted, nothing is flushed or
   // compacted, and it writes no info LOG file. With error_if_wal_file_exists, a live WAL in
-  // the directory fails the open (Corruption) instead of being replayed.
+  // the directory fails the open (Corruption) instead of being replayed. A writer that
+  // flushes or compacts during the open may delete a WAL or table the open was about to read:
+  // an open that fails while the writer changed its MANIFEST is started again (up to 16
+  // times) from the newer MANIFEST, so it succeeds with a consistent state (RocksDB's fails).
   // Reads, iterators, snapshots, properties, GetApproximateSizes, GetLiveFilesMetaData and
   // VerifyChecksum work; every call that would write (Put, Delete, SingleDelete, DeleteRange,
   // Merge, Write, IngestExternalFile, Flush, FlushWAL, CompactRange, DeleteFilesInRange,
@@ -645,6 +648,46 @@ class SHALE_EXPORT DB {
 // "<name>/bulkload.tmp" and that directory), then the directory if it is empty.
 // Fails (IOError) while another DB holds the directory's LOCK. OK if nothing is there.
 SHALE_EXPORT Status DestroyDB(const std::string& name, const Options& options);
+
+// Rebuilds the MANIFEST and CURRENT of the DB in directory `name` from the files it holds,
+// when they are lost or damaged (RocksDB's RepairDB). The old MANIFEST and CURRENT are not
+// trusted: a readable old MANIFEST is used only as a hint (family names and ids, dropped
+// families, which family and global sequence number an ingested table has, which WALs it
+// already flushed). Repair:
+//  - takes the directory's LOCK: IOError while a DB (in this or another process) holds it;
+//    a missing directory is NotFound and nothing is created; an empty name InvalidArgument;
+//  - replays WAL writes not known to be in a good table (damaged records skipped, as
+//    kSkipAnyCorruptedRecords) into tables; a family it creates (below) takes no WAL record;
+//  - moves to "<name>/lost/", unused, every table an old MANIFEST deleted (a compaction's
+//    obsolete inputs);
+//  - opens and verifies every other table file; one that fails is moved to "<name>/lost/" and
+//    the info LOG says why (a table written with another comparator fails the repair instead,
+//    changing nothing); each table's key, sequence range and size come from its contents;
+//  - puts every table in level 0 of its column family: the family its properties name
+//    (flush and compaction record it), else the one the old MANIFEST lists it in, else
+//    "default" (logged);
+//  - writes a new MANIFEST with every family found (and every one of `column_families`), its
+//    last sequence the largest one found, syncs it, switches CURRENT atomically, then moves
+//    the bad, obsolete and dropped families' tables to "<name>/lost/" (synced), deletes the old
+//    MANIFESTs (and the merged tables, below), moves the WALs it replayed to "<name>/lost/";
+//  - merges (by internal key, into one table, before the new MANIFEST is written) every group
+//    of a family's tables that overlap in keys with interleaved sequence ranges (tables from
+//    different old levels, or a WAL's rewrite beside a table that held the same entries), so
+//    that reads find the newest entry of each key in level 0.
+// What cannot come back: writes in a lost or damaged table (unless still in a WAL), WAL records
+// past damage that the reader cannot resynchronise over, writes of a family that only a WAL
+// holds when neither a table nor the old MANIFEST names the family, and (without a readable
+// old MANIFEST) an ingested table's global sequence number: its entries then read as the
+// oldest. Without a readable old MANIFEST, data that a compaction had already removed may come
+// back if its obsolete input tables or a WAL holding it are still in the directory.
+// `options` give the options of every family (RocksDB's C rocksdb_repair_db does the same).
+SHALE_EXPORT Status RepairDB(const std::string& name, const Options& options);
+// As above, each family with its descriptor's options (matched by name); a family found in
+// the DB but not in `column_families` gets `unknown_cf_options`. Families named in
+// `column_families` but absent from the DB are created empty.
+SHALE_EXPORT Status RepairDB(const std::string& name, const DBOptions& db_options,
+                             const std::vector<ColumnFamilyDescriptor>& column_families,
+                             const ColumnFamilyOptions& unknown_cf_options);
 
 }  // namespace shale
 

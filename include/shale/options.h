@@ -153,6 +153,22 @@ struct SHALE_EXPORT DBOptions {
   // up to the same point (as RocksDB). Default: false. Dynamic: no.
   bool atomic_flush = false;
 
+  // What DB::Close does with the writes still in memtables. false: Close flushes them to
+  // tables and deletes the WALs that leaves obsolete, so the next open has no WAL to replay
+  // (it opens in about the same time whatever the last session left behind); it does so while
+  // the memtables hold at most 256 MiB together (a few hundred milliseconds of writing), and
+  // past that leaves the logged writes in the WAL, so Close stays prompt. true: Close leaves
+  // logged writes in the WAL (the next open replays them). Either way, writes made with
+  // WriteOptions::disableWAL are flushed by Close, whatever their size (unless the DB is
+  // already stopped by a background error, which Close returns). A DB opened read-only or as a
+  // secondary never flushes. A flush that fails at Close leaves every logged write in the WAL,
+  // and Close returns the error.
+  // RocksDB has the same name and default with another meaning: there false flushes only when
+  // some writes were made without the WAL (logged writes always stay in the WAL), and true
+  // skips even that flush, losing those writes. Default: false.
+  // Dynamic: yes (DB::SetDBOptions; Close reads the current value).
+  bool avoid_flush_during_shutdown = false;
+
   // ---------------------------------------------------------------- Background work
 
   // Most flushes and compactions running at once: one flush thread, and max(1, this - 1)

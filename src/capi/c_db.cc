@@ -58,6 +58,16 @@ void shale_destroy_db(const shale_options_t* options, const char* name, char** e
   SaveError(errptr, shale::DestroyDB(name, options->rep));
 }
 
+void shale_repair_db(const shale_options_t* options, const char* name, char** errptr) {
+  if (options == nullptr || name == nullptr) {
+    SaveError(errptr,
+              shale::Status::InvalidArgument(
+                  "shale_repair_db", options == nullptr ? "options is NULL" : "name is NULL"));
+    return;
+  }
+  SaveError(errptr, shale::RepairDB(name, options->rep));
+}
+
 // ---------------------------------------------------------------- Writes
 
 void shale_put(shale_t* db, const shale_writeoptions_t* options, const char* key, size_t keylen,

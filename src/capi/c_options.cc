@@ -74,6 +74,16 @@ unsigned char shale_options_get_atomic_flush(const shale_options_t* options) {
   return options->rep.atomic_flush ? 1 : 0;
 }
 
+// ---------------------------------------------------------------- Close
+
+void shale_options_set_avoid_flush_during_shutdown(shale_options_t* options, unsigned char v) {
+  options->rep.avoid_flush_during_shutdown = v != 0;
+}
+
+unsigned char shale_options_get_avoid_flush_during_shutdown(const shale_options_t* options) {
+  return options->rep.avoid_flush_during_shutdown ? 1 : 0;
+}
+
 // ---------------------------------------------------------------- Presets
 
 void shale_options_prepare_for_bulk_load(shale_options_t* options) {

@@ -67,6 +67,7 @@ Status BuildTable(const std::string& dbname, FileSystem* fs, const InternalKeyCo
   if (!s.ok()) return s;
   TableBuilder builder(options.table_options, options.compression, options.compression_level,
                        &icmp, file.get(), path);
+  builder.SetColumnFamily(options.column_family_id, options.column_family_name);
   s = AddEntries(icmp, options, points, range_deletions, &builder, meta);
   const bool empty = builder.NumEntries() == 0;
   if (s.ok() && !empty) {

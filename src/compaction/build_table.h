@@ -33,6 +33,10 @@ struct BuildTableOptions {
   std::vector<SequenceNumber> snapshots;
   // Combines merge operands (may be null).
   const MergeOperator* merge_operator = nullptr;
+  // The column family the table is for, recorded in its properties (TableProperties::
+  // column_family_id/name); an empty name records none.
+  uint32_t column_family_id = 0;
+  std::string column_family_name;
 };
 
 // Writes the entries of `points` (point entries, sorted; read from SeekToFirst) and of

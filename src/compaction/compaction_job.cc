@@ -118,6 +118,7 @@ class CompactionJob::OutputWriter {
     builder_ = std::make_unique<TableBuilder>(job_->ctx_.table_options, c_->compression,
                                               c_->compression_level, &c_->icmp(), file_.get(),
                                               path_);
+    builder_->SetColumnFamily(job_->ctx_.column_family_id, job_->ctx_.column_family_name);
     return Status::OK();
   }
 

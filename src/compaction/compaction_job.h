@@ -49,6 +49,9 @@ namespace shale {
 
 struct CompactionJobContext {
   std::string dbname;
+  // The family compacted, recorded in each output's properties (empty name: none).
+  uint32_t column_family_id = 0;
+  std::string column_family_name;
   FileSystem* fs = nullptr;
   TableCache* table_cache = nullptr;
   TableOptions table_options;

@@ -152,6 +152,8 @@ Status DBImpl::FlushAllForCloseLocked() {
 Status DBImpl::CloseImpl(bool check_snapshots) {
   Status result;
   bool opened = false;  // opened_, read under mu_ for the steps below that run without it
+  bool flushed_at_close = false;  // Close flushed every memtable (below)
+  std::string kept_in_wal;        // why Close left logged writes in the WAL, for the info LOG
   {
     MutexLock lock(&mu_);
     opened = opened_;
@@ -184,18 +186,47 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
     // Invariant from here: nothing else touches the DB's state. No call is in flight, so the
     // write queue is empty (every writer is an in-flight call) and stays so; no background job
     // is scheduled or can be. Close still takes the queue's front (at once) for its switch.
+    //
+    // Writes made with disableWAL live only in memtables: they are flushed (with every memtable
+    // before them, oldest first) in this thread, whatever it takes. Unless
+    // avoid_flush_during_shutdown, logged writes are flushed too while the memtables hold at
+    // most kCloseFlushBytes, so that the next open has no WAL to replay however large the last
+    // session's backlog, and Close stays prompt (issue 20). A read-only DB (a secondary's
+    // generations included) writes nothing. A failed flush leaves the WALs in place (only a
+    // successful flush moves a family's log number past them, and only then are they
+    // deleted below): every write is still in a WAL, and Close returns the error.
     bool unlogged = false;
-    for (const auto& [id, cfd] : column_families_) {
-      unlogged = unlogged || cfd->mems.HasUnloggedWrites();
+    bool has_writes = false;
+    size_t memtable_bytes = 0;
+    if (opened_) {  // a failed open may have families without memtables
+      for (const auto& [id, cfd] : column_families_) {
+        unlogged = unlogged || cfd->mems.HasUnloggedWrites();
+        has_writes =
+            has_writes || cfd->mems.mem()->num_entries() > 0 || cfd->mems.NumImmutable() > 0;
+        memtable_bytes += cfd->mems.MemoryUsage();
+      }
     }
-    if (opened_ && unlogged && bg_error_.ok()) {
-      // Writes made with disableWAL live only in memtables: flush them (and every memtable
-      // before them, oldest first) in this thread.
+    const bool flush_logged = !read_only_ && !db_options_.avoid_flush_during_shutdown &&
+                              has_writes && memtable_bytes <= kCloseFlushBytes;
+    if (opened_ && (unlogged || flush_logged) && bg_error_.ok()) {
       WriteQueue::Front front(&write_queue_, &mu_);
       result = FlushAllForCloseLocked();
+      flushed_at_close = result.ok();
+    } else if (opened_ && has_writes && !read_only_) {
+      kept_in_wal =
+          std::to_string(memtable_bytes) + " bytes of memtables stay in the WAL: " +
+          (!bg_error_.ok() ? "the DB is in an error state"
+           : db_options_.avoid_flush_during_shutdown
+               ? "avoid_flush_during_shutdown is set"
+               : "more than Close flushes (" + std::to_string(kCloseFlushBytes) + " bytes)");
     }
     if (result.ok() && !bg_error_.ok()) result = bg_error_;
   }
+  if (!kept_in_wal.empty() && info_log_ != nullptr) {
+    info_log_->Log("Close: %s", kept_in_wal.c_str());
+  }
+  // The WALs the flush left obsolete go now, so that the next open does not even list them.
+  if (flushed_at_close) DeleteObsoleteFiles();
   // The stats dump takes mu_: stopped without it. It wakes at once, whatever the period.
   if (stats_dumper_ != nullptr) stats_dumper_->Stop();
   flush_pool_.reset();  // joins the threads

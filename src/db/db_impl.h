@@ -535,6 +535,10 @@ class DBImpl final : public DB {
   // background job). Releases and re-takes mu_ (SwitchMemTable, FlushLocked, and to
   // release what each flush replaced).
   [[nodiscard]] Status FlushAllForCloseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Close flushes the memtables of logged writes while they hold at most this many bytes
+  // together (see CloseImpl and DBOptions::avoid_flush_during_shutdown): a few hundred
+  // milliseconds of writing at disk speed.
+  static constexpr size_t kCloseFlushBytes = size_t{256} << 20;
   std::string StatsString(const ColumnFamilyData& cfd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::string LevelStatsString(const ColumnFamilyData& cfd) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -661,6 +665,14 @@ class DBImpl final : public DB {
 
   CondVar bg_cv_;  // signalled when a flush finishes or fails
   bool flush_scheduled_ ABSL_GUARDED_BY(mu_) = false;
+  // Background flush jobs that installed their table, and the highest of them whose
+  // DeleteObsoleteFiles pass (the WALs and tables the flush left obsolete) has ended. A
+  // Flush(wait) returns only once the job that flushed its memtable has swept (RocksDB's
+  // BackgroundCallFlush purges before it wakes the waiters): a directory listed after
+  // Flush returns no longer holds the WAL that flush made obsolete (WaitForFlushLocked).
+  // Invariant: flush_jobs_swept_ <= flush_jobs_installed_.
+  uint64_t flush_jobs_installed_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t flush_jobs_swept_ ABSL_GUARDED_BY(mu_) = 0;
   Status bg_error_ ABSL_GUARDED_BY(mu_);
   uint64_t bg_errors_recorded_ ABSL_GUARDED_BY(mu_) = 0;  // shale.background-errors
   // Set when Close begins: new calls are refused, waiting ones give up.
@@ -699,6 +711,14 @@ class DBImpl final : public DB {
   // Recent compaction throughput, for the debt figures. Fed by RunCompactionLocked.
   CompactionDebtTracker debt_tracker_ ABSL_GUARDED_BY(mu_);
 };
+
+// The MANIFEST state of the DB in `dbname` that tells whether a writer changed it: CURRENT's
+// text and the size of the MANIFEST it names, as "<MANIFEST name>:<size>" (db_impl_open.cc).
+// A writer deletes a WAL or a table only after the MANIFEST edit that makes it obsolete, so a
+// read-only open that failed while this state stayed the same did not fail for a file the
+// writer deleted meanwhile (OpenForReadOnly's retry, DBSecondary's generations).
+// Thread-safe (reads files only).
+Status ReadManifestState(FileSystem* fs, const std::string& dbname, std::string* state);
 
 }  // namespace shale
 

@@ -52,6 +52,7 @@ void DBImpl::BackgroundFlushCall() {
   std::vector<MemTable*> to_unref;
   std::vector<SuperVersion*> old_svs;
   bool flushed = false;
+  uint64_t job = 0;  // this job's number in flush_jobs_installed_, once installed
   {
     MutexLock lock(&mu_);
     ColumnFamilyData* cfd = bg_error_.ok() ? NextFamilyToFlushLocked() : nullptr;
@@ -59,6 +60,7 @@ void DBImpl::BackgroundFlushCall() {
       Status s = FlushLocked(FlushGroupLocked(cfd), &to_unref, &old_svs);
       if (!s.ok()) RecordBackgroundErrorLocked(s, "flush");
       flushed = s.ok();
+      if (flushed) job = ++flush_jobs_installed_;
     }
     flush_scheduled_ = false;
     MaybeScheduleFlushLocked();
@@ -67,8 +69,14 @@ void DBImpl::BackgroundFlushCall() {
   }
   for (SuperVersion* sv : old_svs) UnrefSuperVersion(sv);
   for (MemTable* m : to_unref) m->Unref();
-  if (flushed) SHALE_KILL_POINT("flush.manifest_written");
-  if (flushed) DeleteObsoleteFiles();
+  if (!flushed) return;
+  SHALE_KILL_POINT("flush.manifest_written");
+  DeleteObsoleteFiles();
+  // The Flush(wait) callers of this job return now (WaitForFlushLocked): the files it left
+  // obsolete are gone. Close joins this thread before the DB goes away.
+  MutexLock lock(&mu_);
+  flush_jobs_swept_ = std::max(flush_jobs_swept_, job);
+  bg_cv_.SignalAll();
 }
 
 Status DBImpl::FlushLocked(const std::vector<ColumnFamilyData*>& families,
@@ -104,6 +112,8 @@ Status DBImpl::FlushLocked(const std::vector<ColumnFamilyData*>& families,
     bopts.compression_level = cf_options.compression_level;
     bopts.snapshots = snapshots_.All();
     bopts.merge_operator = p.cfd->merge_operator();
+    bopts.column_family_id = p.cfd->id();
+    bopts.column_family_name = p.cfd->name();
     mu_.Unlock();
     std::unique_ptr<InternalIterator> points = p.imm.mem->NewIterator();
     std::unique_ptr<InternalIterator> range_dels;
@@ -226,11 +236,20 @@ Status DBImpl::WaitForFlushLocked(ColumnFamilyData* cfd, uint64_t up_to_log_numb
   // Memtables retired at or before `up_to_log_number` have next_log_number <= it.
   while (true) {
     if (!bg_error_.ok()) return bg_error_;
-    if (cfd->dropped || !cfd->mems.HasImmutableUpTo(up_to_log_number)) return Status::OK();
+    if (cfd->dropped || !cfd->mems.HasImmutableUpTo(up_to_log_number)) break;
     // Close schedules no more flushes.
     if (shutting_down_) return Status::ShutdownInProgress("the DB is closing");
     bg_cv_.Wait(&mu_);
   }
+  // Flushed. The job that did it is one of those installed so far: once they have all swept,
+  // the WALs it left obsolete are deleted (flush_jobs_swept_). Not waited for: a sweep that
+  // deletes nothing while file deletions are disabled, and one Close will not wait for.
+  const uint64_t installed = flush_jobs_installed_;
+  while (flush_jobs_swept_ < installed && file_deletions_disabled_ == 0 && !shutting_down_ &&
+         bg_error_.ok()) {
+    bg_cv_.Wait(&mu_);
+  }
+  return Status::OK();
 }
 
 Status DBImpl::WaitUntilFlushWouldNotStallLocked(ColumnFamilyData* cfd, bool* flush_needed) {

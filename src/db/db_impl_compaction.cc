@@ -219,6 +219,8 @@ Status DBImpl::RunCompactionLocked(ColumnFamilyData* cfd, Compaction* c,
                                                     c->smallest_user_key(), c->largest_user_key());
     CompactionJobContext ctx;
     ctx.dbname = dbname_;
+    ctx.column_family_id = cfd->id();
+    ctx.column_family_name = cfd->name();
     ctx.fs = fs_;
     ctx.table_cache = table_cache_.get();
     ctx.table_options = cfd->options.table_options;

@@ -71,6 +71,30 @@ Status DB::OpenForReadOnly(const Options& options, const std::string& name,
   return s;
 }
 
+Status ReadManifestState(FileSystem* fs, const std::string& dbname, std::string* state) {
+  std::unique_ptr<SequentialFile> file;
+  Status s = fs->NewSequentialFile(CurrentFileName(dbname), &file);
+  if (!s.ok()) return s;
+  std::string current;
+  char buf[256];
+  while (true) {
+    std::string_view got;
+    s = file->Read(sizeof(buf), &got, buf);
+    if (!s.ok()) return s;
+    if (got.empty()) break;
+    current.append(got);
+  }
+  while (!current.empty() && (current.back() == '\n' || current.back() == '\r')) {
+    current.pop_back();
+  }
+  if (current.empty()) return Status::Corruption(CurrentFileName(dbname), "is empty");
+  uint64_t size = 0;
+  s = fs->GetFileSize(dbname + "/" + current, &size);
+  if (!s.ok()) return s;
+  *state = current + ":" + std::to_string(size);
+  return Status::OK();
+}
+
 // DB::Open and DB::OpenForReadOnly (read_only): checks every family's options, then opens.
 static Status OpenWithFamilies(const DBOptions& db_options, const std::string& name,
                                const std::vector<ColumnFamilyDescriptor>& column_families,
@@ -121,14 +145,32 @@ static Status OpenWithFamilies(const DBOptions& db_options, const std::string& n
   if (options.file_system == nullptr) options.file_system = FileSystem::Default();
   std::vector<std::string> ignored;
   SanitizeOptions(&options, &ignored);
-  auto impl = std::make_unique<DBImpl>(options, name, read_only);
-  Status s = impl->OpenDB(families, handles, adjusted, error_if_wal_file_exists);
-  if (!s.ok()) {
+  // A read-only open takes no LOCK: a writer may flush or compact meanwhile, and delete a WAL
+  // or a table that the MANIFEST as read names (the open then fails to open it: NotFound or
+  // IOError). A failed read-only open during which the writer changed its MANIFEST (see
+  // ReadManifestState) is repeated from the start, which reads the newer MANIFEST: it names
+  // the tables holding what the deleted files held. RocksDB's read-only open returns the
+  // error instead (or, without paranoid_checks, skips the WAL and loses its writes).
+  constexpr int kReadOnlyOpenAttempts = 16;
+  FileSystem* fs = options.file_system.get();
+  for (int attempt = 1;; attempt++) {
+    std::string before;
+    const Status before_status = read_only ? ReadManifestState(fs, name, &before) : Status::OK();
+    auto impl = std::make_unique<DBImpl>(options, name, read_only);
+    Status s = impl->OpenDB(families, handles, adjusted, error_if_wal_file_exists);
+    if (s.ok()) {
+      *db = std::move(impl);
+      return Status::OK();
+    }
     handles->clear();
-    return s;  // impl's destructor releases whatever was taken
+    impl.reset();  // releases whatever was taken
+    if (!read_only || attempt == kReadOnlyOpenAttempts) return s;
+    std::string after;
+    const Status after_status = ReadManifestState(fs, name, &after);
+    const bool stable = before_status.ok() == after_status.ok() &&
+                        (!before_status.ok() || before == after);
+    if (stable) return s;  // the DB's own error, not the writer's progress
   }
-  *db = std::move(impl);
-  return Status::OK();
 }
 
 Status DB::Open(const DBOptions& db_options, const std::string& name,
@@ -639,6 +681,8 @@ Status DBImpl::FlushRecoveredMemTable(ColumnFamilyData* cfd, MemTable* mem, Vers
   bopts.compression = cf_options.compression;
   bopts.compression_level = cf_options.compression_level;
   bopts.merge_operator = cfd->merge_operator();
+  bopts.column_family_id = cfd->id();
+  bopts.column_family_name = cfd->name();
   std::unique_ptr<InternalIterator> points = mem->NewIterator();
   std::unique_ptr<InternalIterator> range_dels;
   if (mem->num_range_deletes() > 0) range_dels = mem->NewRangeTombstoneIterator();

@@ -15,32 +15,6 @@ constexpr std::string_view kSecondaryText = "Not supported operation in secondar
 
 Status NotSupportedInSecondary() { return Status::NotSupported(kSecondaryText); }
 
-// The MANIFEST state that tells whether the primary changed it: CURRENT's text and the size
-// of the MANIFEST it names.
-Status ReadManifestState(FileSystem* fs, const std::string& dbname, std::string* state) {
-  std::unique_ptr<SequentialFile> file;
-  Status s = fs->NewSequentialFile(CurrentFileName(dbname), &file);
-  if (!s.ok()) return s;
-  std::string current;
-  char buf[256];
-  while (true) {
-    std::string_view got;
-    s = file->Read(sizeof(buf), &got, buf);
-    if (!s.ok()) return s;
-    if (got.empty()) break;
-    current.append(got);
-  }
-  while (!current.empty() && (current.back() == '\n' || current.back() == '\r')) {
-    current.pop_back();
-  }
-  if (current.empty()) return Status::Corruption(CurrentFileName(dbname), "is empty");
-  uint64_t size = 0;
-  s = fs->GetFileSize(dbname + "/" + current, &size);
-  if (!s.ok()) return s;
-  *state = current + ":" + std::to_string(size);
-  return Status::OK();
-}
-
 // An iterator that holds only an error (a closed DB, a bad handle).
 class ErrorIterator final : public Iterator {
  public:

@@ -382,6 +382,7 @@ constexpr auto DBOptionFieldArray() {
       SHALE_SCALAR(S, db_write_buffer_size, kDB),
       Dynamic(SHALE_SCALAR(S, max_total_wal_size, kDB)),
       SHALE_SCALAR(S, atomic_flush, kDB),
+      Dynamic(SHALE_SCALAR(S, avoid_flush_during_shutdown, kDB)),
       Dynamic(SHALE_SCALAR(S, delayed_write_rate, kDB)),
       SHALE_SCALAR(S, wal_recovery_mode, kDB),
       SHALE_SCALAR(S, use_fsync, kDB),

@@ -1,8 +1,8 @@
-// RocksDB's C API, db group: opening and closing a DB, destroying and repairing one, listing
-// its column families, and loading its latest OPTIONS file. Read-only opens are
+// RocksDB's C API, db group: opening and closing a DB, destroying and repairing one (RepairDB),
+// listing its column families, and loading its latest OPTIONS file. Read-only opens are
 // DB::OpenForReadOnly, secondary opens DB::OpenAsSecondary (rocksdb_try_catch_up_with_primary
-// is DB::TryCatchUpWithPrimary). ShaleDB has no TTL or timestamp-trimming opens and no
-// repair: those fail with
+// is DB::TryCatchUpWithPrimary). ShaleDB has no TTL or timestamp-trimming opens: those fail
+// with
 // "Not supported by ShaleDB: <function>" (a TTL open with ttl <= 0, which RocksDB treats as
 // "never expire", is a plain open).
 // Thread-safety: as DB::Open and DestroyDB; a rocksdb_t must not be used once rocksdb_close
@@ -70,9 +70,11 @@ void ShareDbCacheSettings(const ColumnFamilyOptions& default_family, ColumnFamil
 Status RocksDbOpenError(const std::string& name, const Status& s) {
   const std::string lock_file = name + "/LOCK";
   const std::string_view message = s.message();
-  // DB::Open's LOCK error, and DestroyDB's (which takes the LOCK too, as RocksDB's does).
+  // DB::Open's LOCK error, and DestroyDB's and RepairDB's (which take the LOCK too, as
+  // RocksDB's do).
   if (s.IsIOError() && (message.starts_with("lock " + lock_file) ||
-                        message.starts_with("DestroyDB " + name + ": the DB is open"))) {
+                        message.starts_with("DestroyDB " + name + ": the DB is open") ||
+                        message.starts_with("RepairDB " + name + ": the DB is open"))) {
     if (message.find("already locked by this process") != std::string_view::npos) {
       // RocksDB names the holder's acquire time and thread; they are not known here (0).
       return Status::IOError("lock hold by current process, acquire time 0 acquiring thread 0",
@@ -295,9 +297,15 @@ void rocksdb_destroy_db(const rocksdb_options_t* options, const char* name, char
   SaveError(errptr, RocksDbOpenError(name, s));
 }
 
-void rocksdb_repair_db(const rocksdb_options_t*, const char*, char** errptr) {
-  // not supported: RepairDB
-  NotSupported(errptr, "rocksdb_repair_db");
+void rocksdb_repair_db(const rocksdb_options_t* options, const char* name, char** errptr) {
+  if (IsNullArgument(name, "name", errptr) || IsNullArgument(options, "options", errptr)) return;
+  // The options every family found gets (RocksDB's C repair does the same); refused as an open
+  // would refuse them, since the repair may open the DB to compact it.
+  Status s;
+  const Options opts = OptionsForOpen(options, name, &s);
+  if (SaveError(errptr, s)) return;
+  s = shale::RepairDB(name, opts);
+  SaveError(errptr, RocksDbOpenError(name, s));
 }
 
 char** rocksdb_list_column_families(const rocksdb_options_t* options, const char* name,

@@ -36,6 +36,10 @@ void ApplyRocksDbDefaults(shale::Options* o) {
   o->compression_level = 0;
   o->level_compaction_dynamic_level_bytes = false;
   o->max_manifest_file_size = 1024ull * 1024 * 1024;
+  // RocksDB's close leaves logged writes in the WAL (clients rely on it, e.g. a restore with
+  // keep_log_files replays them); ShaleDB's default flushes them at Close. Writes made without
+  // the WAL are flushed at close either way, as RocksDB's default does.
+  o->avoid_flush_during_shutdown = true;
 }
 
 }  // namespace
@@ -247,6 +251,7 @@ size_t rocksdb_options_get_max_manifest_file_size(rocksdb_options_t* opt) {
 // RocksDB takes an int and treats any non-zero value as true. ShaleDB refuses use_fsync at open
 // (not supported yet), visibly.
 void rocksdb_options_set_use_fsync(rocksdb_options_t* opt, int use_fsync) {
+  // not supported: use_fsync (refused at open)
   opt->rep.use_fsync = use_fsync != 0;
 }
 int rocksdb_options_get_use_fsync(rocksdb_options_t* opt) { return opt->rep.use_fsync ? 1 : 0; }

@@ -90,34 +90,42 @@ void rocksdb_options_set_compression_options(rocksdb_options_t* opt, int w_bits,
 
 void rocksdb_options_set_compression_options_zstd_max_train_bytes(rocksdb_options_t* opt,
                                                                   int zstd_max_train_bytes) {
+  // accepted without effect
   SetKnob(opt, "compression_opts.zstd_max_train_bytes", KnobText(int64_t{zstd_max_train_bytes}));
 }
 int rocksdb_options_get_compression_options_zstd_max_train_bytes(rocksdb_options_t* opt) {
+  // accepted without effect
   return static_cast<int>(KnobInt(opt, "compression_opts.zstd_max_train_bytes", 0));
 }
 
 void rocksdb_options_set_compression_options_use_zstd_dict_trainer(rocksdb_options_t* opt,
                                                                    unsigned char v) {
+  // accepted without effect
   SetKnob(opt, "compression_opts.use_zstd_dict_trainer", KnobTextBool(v != 0));
 }
 unsigned char rocksdb_options_get_compression_options_use_zstd_dict_trainer(
     rocksdb_options_t* opt) {
+  // accepted without effect
   return KnobBool(opt, "compression_opts.use_zstd_dict_trainer", true);
 }
 
 void rocksdb_options_set_compression_options_parallel_threads(rocksdb_options_t* opt, int v) {
+  // accepted without effect
   SetKnob(opt, "compression_opts.parallel_threads", KnobText(int64_t{v}));
 }
 int rocksdb_options_get_compression_options_parallel_threads(rocksdb_options_t* opt) {
+  // accepted without effect
   return static_cast<int>(KnobInt(opt, "compression_opts.parallel_threads", 1));
 }
 
 void rocksdb_options_set_compression_options_max_dict_buffer_bytes(rocksdb_options_t* opt,
                                                                    uint64_t v) {
+  // accepted without effect
   SetKnob(opt, "compression_opts.max_dict_buffer_bytes", KnobTextUnsigned(v));
 }
 uint64_t rocksdb_options_get_compression_options_max_dict_buffer_bytes(
     rocksdb_options_t* opt) {
+  // accepted without effect
   return KnobUint(opt, "compression_opts.max_dict_buffer_bytes", 0);
 }
 
@@ -127,6 +135,7 @@ void rocksdb_options_set_bottommost_compression_options(rocksdb_options_t* opt, 
                                                         int level, int strategy,
                                                         int max_dict_bytes,
                                                         unsigned char enabled) {
+  // accepted without effect
   SetKnob(opt, "bottommost_compression_opts.window_bits", KnobText(int64_t{w_bits}));
   SetKnob(opt, "bottommost_compression_opts.level", KnobText(int64_t{level}));
   SetKnob(opt, "bottommost_compression_opts.strategy", KnobText(int64_t{strategy}));
@@ -136,6 +145,7 @@ void rocksdb_options_set_bottommost_compression_options(rocksdb_options_t* opt, 
 
 void rocksdb_options_set_bottommost_compression_options_zstd_max_train_bytes(
     rocksdb_options_t* opt, int zstd_max_train_bytes, unsigned char enabled) {
+  // accepted without effect
   SetKnob(opt, "bottommost_compression_opts.zstd_max_train_bytes",
           KnobText(int64_t{zstd_max_train_bytes}));
   SetKnob(opt, "bottommost_compression_opts.enabled", KnobTextBool(enabled != 0));
@@ -143,17 +153,20 @@ void rocksdb_options_set_bottommost_compression_options_zstd_max_train_bytes(
 
 void rocksdb_options_set_bottommost_compression_options_use_zstd_dict_trainer(
     rocksdb_options_t* opt, unsigned char use_zstd_dict_trainer, unsigned char enabled) {
+  // accepted without effect
   SetKnob(opt, "bottommost_compression_opts.use_zstd_dict_trainer",
           KnobTextBool(use_zstd_dict_trainer != 0));
   SetKnob(opt, "bottommost_compression_opts.enabled", KnobTextBool(enabled != 0));
 }
 unsigned char rocksdb_options_get_bottommost_compression_options_use_zstd_dict_trainer(
     rocksdb_options_t* opt) {
+  // accepted without effect
   return KnobBool(opt, "bottommost_compression_opts.use_zstd_dict_trainer", true);
 }
 
 void rocksdb_options_set_bottommost_compression_options_max_dict_buffer_bytes(
     rocksdb_options_t* opt, uint64_t max_dict_buffer_bytes, unsigned char enabled) {
+  // accepted without effect
   SetKnob(opt, "bottommost_compression_opts.max_dict_buffer_bytes",
           KnobTextUnsigned(max_dict_buffer_bytes));
   SetKnob(opt, "bottommost_compression_opts.enabled", KnobTextBool(enabled != 0));
@@ -161,17 +174,21 @@ void rocksdb_options_set_bottommost_compression_options_max_dict_buffer_bytes(
 
 // The WAL is never compressed here (it cannot change what a read returns): a knob.
 void rocksdb_options_set_wal_compression(rocksdb_options_t* opt, int t) {
+  // accepted without effect
   SetKnob(opt, "wal_compression", KnobText(int64_t{t}));
 }
 int rocksdb_options_get_wal_compression(rocksdb_options_t* opt) {
+  // accepted without effect
   return static_cast<int>(KnobInt(opt, "wal_compression", shale::kNoCompression));
 }
 
 // Blob files are not built; their compression is a knob like the other blob settings.
 void rocksdb_options_set_blob_compression_type(rocksdb_options_t* opt, int val) {
+  // accepted without effect
   SetKnob(opt, "blob_compression_type", KnobText(int64_t{val}));
 }
 int rocksdb_options_get_blob_compression_type(rocksdb_options_t* opt) {
+  // accepted without effect
   return static_cast<int>(KnobInt(opt, "blob_compression_type", shale::kNoCompression));
 }
 

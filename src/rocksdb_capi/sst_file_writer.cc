@@ -7,11 +7,13 @@
 // Thread-safety: a writer is used by one thread at a time; ingestion as shale::DB.
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rocksdb/c.h"
 #include "rocksdb_capi/db_internal.h"
 #include "rocksdb_capi/handles.h"
+#include "shale/comparator.h"
 #include "shale/options.h"
 #include "shale/sst_file_writer.h"
 
@@ -26,9 +28,40 @@ using shale::rocksdb_capi::ShaleOptionsFor;
 using shale::rocksdb_capi::View;
 
 // Owns the writer; one thread at a time (as shale::SstFileWriter).
+//
+// RocksDB's writer refuses a point key that does not come after the last one it took with
+// InvalidArgument("Keys must be added in strict ascending order.") and goes on; ShaleDB's gives
+// the file up. So the order is checked here first (CheckOrder), and ShaleDB's writer only sees
+// keys in order. Invariant: has_key iff the writer took a point key; last_key is that key.
 struct rocksdb_sstfilewriter_t {
   std::unique_ptr<shale::SstFileWriter> rep;
+  const shale::Comparator* comparator = nullptr;  // the options' (never null)
+  bool has_key = false;
+  std::string last_key;
 };
+
+namespace {
+
+// RocksDB's refusal of a point key that is not after the last one; false (error stored) then.
+bool CheckOrder(rocksdb_sstfilewriter_t* writer, std::string_view key, char** errptr) {
+  if (writer->has_key && writer->comparator->Compare(key, writer->last_key) <= 0) {
+    SaveError(errptr, Status::InvalidArgument("Keys must be added in strict ascending order."));
+    return false;
+  }
+  return true;
+}
+
+// Stores the status of adding `key` and remembers the key when it was taken.
+void AfterAdd(rocksdb_sstfilewriter_t* writer, std::string_view key, const Status& s,
+              char** errptr) {
+  if (s.ok()) {
+    writer->has_key = true;
+    writer->last_key.assign(key.data(), key.size());
+  }
+  SaveError(errptr, s);
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -45,6 +78,8 @@ rocksdb_sstfilewriter_t* rocksdb_sstfilewriter_create(const rocksdb_envoptions_t
   auto* writer = new rocksdb_sstfilewriter_t;
   writer->rep = std::make_unique<shale::SstFileWriter>(options.table_options, compression,
                                                        options.comparator, options.file_system);
+  writer->comparator =
+      options.comparator != nullptr ? options.comparator : shale::BytewiseComparator();
   return writer;
 }
 
@@ -54,40 +89,50 @@ rocksdb_sstfilewriter_t* rocksdb_sstfilewriter_create_with_comparator(
   return rocksdb_sstfilewriter_create(env, io_options);
 }
 
-void rocksdb_sstfilewriter_open(rocksdb_sstfilewriter_t* writer, const char* name,
-                                char** errptr) {
+void rocksdb_sstfilewriter_open(rocksdb_sstfilewriter_t* writer, const char* name, char** errptr) {
   if (IsNullArgument(writer, "writer", errptr) || IsNullArgument(name, "name", errptr)) return;
   SaveError(errptr, writer->rep->Open(name));
 }
 
 void rocksdb_sstfilewriter_add(rocksdb_sstfilewriter_t* writer, const char* key, size_t keylen,
                                const char* val, size_t vallen, char** errptr) {
-  if (IsNullArgument(writer, "writer", errptr)) return;
-  SaveError(errptr, writer->rep->Put(View(key, keylen), View(val, vallen)));
+  if (IsNullArgument(writer, "writer", errptr) || !CheckOrder(writer, View(key, keylen), errptr)) {
+    return;
+  }
+  AfterAdd(writer, View(key, keylen), writer->rep->Put(View(key, keylen), View(val, vallen)),
+           errptr);
 }
 
 void rocksdb_sstfilewriter_put(rocksdb_sstfilewriter_t* writer, const char* key, size_t keylen,
                                const char* val, size_t vallen, char** errptr) {
-  if (IsNullArgument(writer, "writer", errptr)) return;
-  SaveError(errptr, writer->rep->Put(View(key, keylen), View(val, vallen)));
+  if (IsNullArgument(writer, "writer", errptr) || !CheckOrder(writer, View(key, keylen), errptr)) {
+    return;
+  }
+  AfterAdd(writer, View(key, keylen), writer->rep->Put(View(key, keylen), View(val, vallen)),
+           errptr);
 }
 
-void rocksdb_sstfilewriter_put_with_ts(rocksdb_sstfilewriter_t*, const char*, size_t,
-                                       const char*, size_t, const char*, size_t, char** errptr) {
+void rocksdb_sstfilewriter_put_with_ts(rocksdb_sstfilewriter_t*, const char*, size_t, const char*,
+                                       size_t, const char*, size_t, char** errptr) {
   // not supported: user-defined timestamps
   NotSupported(errptr, "rocksdb_sstfilewriter_put_with_ts");
 }
 
 void rocksdb_sstfilewriter_merge(rocksdb_sstfilewriter_t* writer, const char* key, size_t keylen,
                                  const char* val, size_t vallen, char** errptr) {
-  if (IsNullArgument(writer, "writer", errptr)) return;
-  SaveError(errptr, writer->rep->Merge(View(key, keylen), View(val, vallen)));
+  if (IsNullArgument(writer, "writer", errptr) || !CheckOrder(writer, View(key, keylen), errptr)) {
+    return;
+  }
+  AfterAdd(writer, View(key, keylen), writer->rep->Merge(View(key, keylen), View(val, vallen)),
+           errptr);
 }
 
 void rocksdb_sstfilewriter_delete(rocksdb_sstfilewriter_t* writer, const char* key, size_t keylen,
                                   char** errptr) {
-  if (IsNullArgument(writer, "writer", errptr)) return;
-  SaveError(errptr, writer->rep->Delete(View(key, keylen)));
+  if (IsNullArgument(writer, "writer", errptr) || !CheckOrder(writer, View(key, keylen), errptr)) {
+    return;
+  }
+  AfterAdd(writer, View(key, keylen), writer->rep->Delete(View(key, keylen)), errptr);
 }
 
 void rocksdb_sstfilewriter_delete_with_ts(rocksdb_sstfilewriter_t*, const char*, size_t,
@@ -97,8 +142,8 @@ void rocksdb_sstfilewriter_delete_with_ts(rocksdb_sstfilewriter_t*, const char*,
 }
 
 void rocksdb_sstfilewriter_delete_range(rocksdb_sstfilewriter_t* writer, const char* begin_key,
-                                        size_t begin_keylen, const char* end_key,
-                                        size_t end_keylen, char** errptr) {
+                                        size_t begin_keylen, const char* end_key, size_t end_keylen,
+                                        char** errptr) {
   if (IsNullArgument(writer, "writer", errptr)) return;
   SaveError(errptr,
             writer->rep->DeleteRange(View(begin_key, begin_keylen), View(end_key, end_keylen)));
@@ -117,13 +162,11 @@ void rocksdb_sstfilewriter_destroy(rocksdb_sstfilewriter_t* writer) { delete wri
 
 void rocksdb_ingest_external_file(rocksdb_t* db, const char* const* file_list,
                                   const size_t list_len,
-                                  const rocksdb_ingestexternalfileoptions_t* opt,
-                                  char** errptr) {
+                                  const rocksdb_ingestexternalfileoptions_t* opt, char** errptr) {
   if (IsNullArgument(db, "db", errptr)) return;
   std::vector<std::string> files(file_list, file_list + list_len);
-  SaveError(errptr, db->rep->IngestExternalFile(
-                        db->rep->DefaultColumnFamily(), files,
-                        IngestOptionsFor(opt)));
+  SaveError(errptr, db->rep->IngestExternalFile(db->rep->DefaultColumnFamily(), files,
+                                                IngestOptionsFor(opt)));
 }
 
 void rocksdb_ingest_external_file_cf(rocksdb_t* db, rocksdb_column_family_handle_t* handle,
@@ -132,9 +175,7 @@ void rocksdb_ingest_external_file_cf(rocksdb_t* db, rocksdb_column_family_handle
                                      char** errptr) {
   if (IsNullArgument(db, "db", errptr)) return;
   std::vector<std::string> files(file_list, file_list + list_len);
-  SaveError(errptr, db->rep->IngestExternalFile(
-                        FamilyOf(handle), files,
-                        IngestOptionsFor(opt)));
+  SaveError(errptr, db->rep->IngestExternalFile(FamilyOf(handle), files, IngestOptionsFor(opt)));
 }
 
 }  // extern "C"

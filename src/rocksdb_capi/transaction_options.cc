@@ -1,7 +1,9 @@
 // The option objects of transactions and backups: rocksdb_transactiondb_options_*,
 // rocksdb_transaction_options_*, rocksdb_optimistictransaction_options_*,
 // rocksdb_backup_engine_options_* and rocksdb_restore_options_*. They hold what is set (the
-// backup getters return it, with RocksDB's defaults). Backups use theirs (backup.h);
+// backup getters return it, with RocksDB's defaults). Backups use backup_dir, destroy_old_data,
+// backup_log_files and sync (backup.h); their other settings only tune how a backup is copied
+// and are accepted without effect (doc/rocksdb_compat.md);
 // transactions are not ShaleDB's yet: a client sets their options up as for RocksDB, and the
 // opens and begins that take them fail visibly (transactions.cc).
 #include <cstdint>
@@ -112,14 +114,17 @@ void rocksdb_backup_engine_options_set_backup_dir(rocksdb_backup_engine_options_
 }
 void rocksdb_backup_engine_options_set_env(rocksdb_backup_engine_options_t* options,
                                            rocksdb_env_t* env) {
+  // accepted without effect
   options->env = env;
 }
 void rocksdb_backup_engine_options_set_share_table_files(rocksdb_backup_engine_options_t* options,
                                                          unsigned char val) {
+  // accepted without effect
   options->share_table_files = val != 0;
 }
 unsigned char rocksdb_backup_engine_options_get_share_table_files(
     rocksdb_backup_engine_options_t* options) {
+  // accepted without effect
   return options->share_table_files;
 }
 void rocksdb_backup_engine_options_set_sync(rocksdb_backup_engine_options_t* options,
@@ -147,50 +152,62 @@ unsigned char rocksdb_backup_engine_options_get_backup_log_files(
 }
 void rocksdb_backup_engine_options_set_backup_rate_limit(rocksdb_backup_engine_options_t* options,
                                                          uint64_t limit) {
+  // accepted without effect
   options->backup_rate_limit = limit;
 }
 uint64_t rocksdb_backup_engine_options_get_backup_rate_limit(
     rocksdb_backup_engine_options_t* options) {
+  // accepted without effect
   return options->backup_rate_limit;
 }
 void rocksdb_backup_engine_options_set_restore_rate_limit(
     rocksdb_backup_engine_options_t* options, uint64_t limit) {
+  // accepted without effect
   options->restore_rate_limit = limit;
 }
 uint64_t rocksdb_backup_engine_options_get_restore_rate_limit(
     rocksdb_backup_engine_options_t* options) {
+  // accepted without effect
   return options->restore_rate_limit;
 }
 void rocksdb_backup_engine_options_set_max_background_operations(
     rocksdb_backup_engine_options_t* options, int val) {
+  // accepted without effect
   options->max_background_operations = val;
 }
 int rocksdb_backup_engine_options_get_max_background_operations(
     rocksdb_backup_engine_options_t* options) {
+  // accepted without effect
   return options->max_background_operations;
 }
 void rocksdb_backup_engine_options_set_callback_trigger_interval_size(
     rocksdb_backup_engine_options_t* options, uint64_t size) {
+  // accepted without effect
   options->callback_trigger_interval_size = size;
 }
 uint64_t rocksdb_backup_engine_options_get_callback_trigger_interval_size(
     rocksdb_backup_engine_options_t* options) {
+  // accepted without effect
   return options->callback_trigger_interval_size;
 }
 void rocksdb_backup_engine_options_set_max_valid_backups_to_open(
     rocksdb_backup_engine_options_t* options, int val) {
+  // accepted without effect
   options->max_valid_backups_to_open = val;
 }
 int rocksdb_backup_engine_options_get_max_valid_backups_to_open(
     rocksdb_backup_engine_options_t* options) {
+  // accepted without effect
   return options->max_valid_backups_to_open;
 }
 void rocksdb_backup_engine_options_set_share_files_with_checksum_naming(
     rocksdb_backup_engine_options_t* options, int val) {
+  // accepted without effect
   options->share_files_with_checksum_naming = val;
 }
 int rocksdb_backup_engine_options_get_share_files_with_checksum_naming(
     rocksdb_backup_engine_options_t* options) {
+  // accepted without effect
   return options->share_files_with_checksum_naming;
 }
 

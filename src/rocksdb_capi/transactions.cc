@@ -35,27 +35,34 @@ rocksdb_transactiondb_t* rocksdb_transactiondb_open_column_families(
 }
 
 const rocksdb_snapshot_t* rocksdb_transactiondb_create_snapshot(rocksdb_transactiondb_t*) {
+  // not supported: Pessimistic transactions (TransactionDB)
   return nullptr;
 }
 
-void rocksdb_transactiondb_release_snapshot(rocksdb_transactiondb_t*, const rocksdb_snapshot_t*) {}
+void rocksdb_transactiondb_release_snapshot(rocksdb_transactiondb_t*, const rocksdb_snapshot_t*) {
+  // not supported: Pessimistic transactions (TransactionDB)
+}
 
 char* rocksdb_transactiondb_property_value(rocksdb_transactiondb_t*, const char*) {
+  // not supported: Pessimistic transactions (TransactionDB)
   return nullptr;
 }
 
 int rocksdb_transactiondb_property_int(rocksdb_transactiondb_t*, const char*, uint64_t*) {
+  // not supported: Pessimistic transactions (TransactionDB)
   return -1;
 }
 
 rocksdb_transaction_t* rocksdb_transaction_begin(
     rocksdb_transactiondb_t*, const rocksdb_writeoptions_t*, const rocksdb_transaction_options_t*,
     rocksdb_transaction_t*) {
+  // not supported: Pessimistic transactions (TransactionDB)
   return nullptr;
 }
 
 rocksdb_transaction_t** rocksdb_transactiondb_get_prepared_transactions(
     rocksdb_transactiondb_t*, size_t* cnt) {
+  // not supported: Pessimistic transactions (TransactionDB)
   if (cnt != nullptr) *cnt = 0;
   return nullptr;
 }
@@ -65,6 +72,7 @@ void rocksdb_transaction_set_name(rocksdb_transaction_t*, const char*, size_t, c
 }
 
 char* rocksdb_transaction_get_name(rocksdb_transaction_t*, size_t* name_len) {
+  // not supported: Pessimistic transactions (TransactionDB)
   if (name_len != nullptr) *name_len = 0;
   return nullptr;
 }
@@ -81,7 +89,9 @@ void rocksdb_transaction_rollback(rocksdb_transaction_t*, char** errptr) {
   NotSupported(errptr, "rocksdb_transaction_rollback");
 }
 
-void rocksdb_transaction_set_savepoint(rocksdb_transaction_t*) {}
+void rocksdb_transaction_set_savepoint(rocksdb_transaction_t*) {
+  // not supported: Pessimistic transactions (TransactionDB)
+}
 
 void rocksdb_transaction_rollback_to_savepoint(rocksdb_transaction_t*, char** errptr) {
   NotSupported(errptr, "rocksdb_transaction_rollback_to_savepoint");
@@ -90,6 +100,7 @@ void rocksdb_transaction_rollback_to_savepoint(rocksdb_transaction_t*, char** er
 void rocksdb_transaction_destroy(rocksdb_transaction_t*) {}
 
 rocksdb_writebatch_wi_t* rocksdb_transaction_get_writebatch_wi(rocksdb_transaction_t*) {
+  // not supported: Pessimistic transactions (TransactionDB)
   return nullptr;
 }
 
@@ -103,11 +114,16 @@ void rocksdb_transaction_rebuild_from_writebatch_wi(
   NotSupported(errptr, "rocksdb_transaction_rebuild_from_writebatch_wi");
 }
 
-void rocksdb_transaction_set_commit_timestamp(rocksdb_transaction_t*, uint64_t) {}
+void rocksdb_transaction_set_commit_timestamp(rocksdb_transaction_t*, uint64_t) {
+  // not supported: Pessimistic transactions (TransactionDB)
+}
 
-void rocksdb_transaction_set_read_timestamp_for_validation(rocksdb_transaction_t*, uint64_t) {}
+void rocksdb_transaction_set_read_timestamp_for_validation(rocksdb_transaction_t*, uint64_t) {
+  // not supported: Pessimistic transactions (TransactionDB)
+}
 
 const rocksdb_snapshot_t* rocksdb_transaction_get_snapshot(rocksdb_transaction_t*) {
+  // not supported: Pessimistic transactions (TransactionDB)
   return nullptr;
 }
 
@@ -319,21 +335,25 @@ void rocksdb_transactiondb_delete_cf(
 
 rocksdb_iterator_t* rocksdb_transaction_create_iterator(
     rocksdb_transaction_t*, const rocksdb_readoptions_t*) {
+  // not supported: Pessimistic transactions (TransactionDB)
   return nullptr;
 }
 
 rocksdb_iterator_t* rocksdb_transaction_create_iterator_cf(
     rocksdb_transaction_t*, const rocksdb_readoptions_t*, rocksdb_column_family_handle_t*) {
+  // not supported: Pessimistic transactions (TransactionDB)
   return nullptr;
 }
 
 rocksdb_iterator_t* rocksdb_transactiondb_create_iterator(
     rocksdb_transactiondb_t*, const rocksdb_readoptions_t*) {
+  // not supported: Pessimistic transactions (TransactionDB)
   return nullptr;
 }
 
 rocksdb_iterator_t* rocksdb_transactiondb_create_iterator_cf(
     rocksdb_transactiondb_t*, const rocksdb_readoptions_t*, rocksdb_column_family_handle_t*) {
+  // not supported: Pessimistic transactions (TransactionDB)
   return nullptr;
 }
 
@@ -374,14 +394,18 @@ rocksdb_optimistictransactiondb_t* rocksdb_optimistictransactiondb_open_column_f
 }
 
 rocksdb_t* rocksdb_optimistictransactiondb_get_base_db(rocksdb_optimistictransactiondb_t*) {
+  // not supported: Optimistic transactions
   return nullptr;
 }
 
-void rocksdb_optimistictransactiondb_close_base_db(rocksdb_t*) {}
+void rocksdb_optimistictransactiondb_close_base_db(rocksdb_t*) {
+  // not supported: Optimistic transactions
+}
 
 rocksdb_transaction_t* rocksdb_optimistictransaction_begin(
     rocksdb_optimistictransactiondb_t*, const rocksdb_writeoptions_t*,
     const rocksdb_optimistictransaction_options_t*, rocksdb_transaction_t*) {
+  // not supported: Optimistic transactions
   return nullptr;
 }
 
@@ -401,11 +425,13 @@ rocksdb_checkpoint_t* rocksdb_optimistictransactiondb_checkpoint_object_create(
 
 char* rocksdb_optimistictransactiondb_property_value(
     rocksdb_optimistictransactiondb_t*, const char*) {
+  // not supported: Optimistic transactions
   return nullptr;
 }
 
 int rocksdb_optimistictransactiondb_property_int(
     rocksdb_optimistictransactiondb_t*, const char*, uint64_t*) {
+  // not supported: Optimistic transactions
   return -1;
 }
 

@@ -33,6 +33,17 @@ constexpr size_t kEntryOverhead = sizeof(LoadedBlock) + 128;
 
 }  // namespace
 
+namespace {
+
+// `cmp` when restart prefixes can serve its order (Block::BuildRestartPrefixes builds them only
+// under the bytewise user comparator), else null: no room is reserved, or charged, for prefixes
+// that would never be built.
+const InternalKeyComparator* PrefixComparator(const InternalKeyComparator* cmp) {
+  return cmp != nullptr && cmp->user_comparator() == BytewiseComparator() ? cmp : nullptr;
+}
+
+}  // namespace
+
 LoadedBlock::LoadedBlock() = default;
 
 std::unique_ptr<LoadedBlock> LoadedBlock::New(Memory memory, size_t trailing_bytes) {
@@ -58,6 +69,7 @@ void LoadedBlock::operator delete(LoadedBlock* p, std::destroying_delete_t) {
 Status LoadedBlock::MakeBlock(std::string contents, Memory memory,
                               std::unique_ptr<LoadedBlock>* result,
                               const InternalKeyComparator* search_cmp) {
+  search_cmp = PrefixComparator(search_cmp);
   Status s;
   size_t bytes_charge = 0;
   std::unique_ptr<LoadedBlock> loaded;
@@ -98,6 +110,7 @@ Status LoadedBlock::MakeBlock(std::string contents, Memory memory,
 
 Status LoadedBlock::ReadBlockInPlace(size_t capacity, const InternalKeyComparator* search_cmp,
                                      BlockReader read, std::unique_ptr<LoadedBlock>* result) {
+  search_cmp = PrefixComparator(search_cmp);
   // Layout as MakeBlock's, but the restart count is unknown until the bytes are in: room for
   // one restart per 256 bytes (a data block with restart interval 16 has one per 16 entries;
   // denser blocks, such as index blocks, get their prefixes allocated on their own).

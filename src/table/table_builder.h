@@ -77,6 +77,14 @@ class TableBuilder {
   // Stops building; the caller deletes the file.
   void Abandon();
 
+  // Records the column family the table is written for in its properties
+  // (TableProperties::column_family_id/name). An empty name records nothing.
+  // REQUIRES: before Finish.
+  void SetColumnFamily(uint32_t id, std::string_view name) {
+    props_.column_family_id = id;
+    props_.column_family_name.assign(name.data(), name.size());
+  }
+
   // Entries added so far (range deletions included).
   uint64_t NumEntries() const { return props_.num_entries; }
   // Bytes written to the file so far; after Finish, the file size.

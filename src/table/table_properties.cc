@@ -65,6 +65,10 @@ constexpr StringProperty kStrings[] = {
     {"shale.largest.range.del.key", &TableProperties::largest_range_del_key},
 };
 
+// The column family pair, stored only when the family is known (see table_properties.h).
+constexpr const char* kColumnFamilyIdName = "shale.column.family.id";
+constexpr const char* kColumnFamilyNameName = "shale.column.family.name";
+
 Status DecodeNumber(std::string_view name, std::string_view value, uint64_t* out) {
   if (!GetVarint64(&value, out) || !value.empty()) {
     return Status::Corruption("bad table property", name);
@@ -85,6 +89,12 @@ std::vector<std::pair<std::string, std::string>> TableProperties::Encode() const
     out.emplace_back(p.name, std::string(1, (this->*p.field) ? '\1' : '\0'));
   }
   for (const StringProperty& p : kStrings) out.emplace_back(p.name, this->*p.field);
+  if (has_column_family()) {
+    std::string id;
+    PutVarint64(&id, column_family_id);
+    out.emplace_back(kColumnFamilyIdName, std::move(id));
+    out.emplace_back(kColumnFamilyNameName, column_family_name);
+  }
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -108,6 +118,11 @@ Status TableProperties::DecodeEntry(std::string_view name, std::string_view valu
       return Status::OK();
     }
   }
+  if (name == kColumnFamilyIdName) return DecodeNumber(name, value, &column_family_id);
+  if (name == kColumnFamilyNameName) {
+    column_family_name.assign(value.data(), value.size());
+    return Status::OK();
+  }
   return Status::OK();  // a property of a newer writer
 }
 
@@ -119,6 +134,10 @@ std::string TableProperties::ToString() const {
   }
   for (const StringProperty& p : kStrings) {
     absl::StrAppend(&r, p.name, ": ", absl::CEscape(ToAbsl(this->*p.field)), "\n");
+  }
+  if (has_column_family()) {
+    absl::StrAppend(&r, kColumnFamilyIdName, ": ", column_family_id, "\n", kColumnFamilyNameName,
+                    ": ", absl::CEscape(ToAbsl(column_family_name)), "\n");
   }
   return r;
 }

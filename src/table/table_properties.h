@@ -71,6 +71,18 @@ struct TableProperties {
   std::string smallest_range_del_key;
   std::string largest_range_del_key;
 
+  // The column family the table was written for (flush, compaction): its id and name, as
+  // RocksDB's rocksdb.column.family.id / rocksdb.column.family.name. RepairDB uses them to put
+  // the table back in its family when the MANIFEST is lost. Unknown (tables written by
+  // SstFileWriter, or by an engine older than these properties): id kUnknownColumnFamilyId and
+  // an empty name. Invariant: both are stored, or neither (a table whose name is empty stores
+  // neither property).
+  static constexpr uint64_t kUnknownColumnFamilyId = 0xffffffffu;
+  uint64_t column_family_id = kUnknownColumnFamilyId;
+  std::string column_family_name;
+  // True when the table named its column family.
+  bool has_column_family() const { return !column_family_name.empty(); }
+
   // The (name, encoded value) pairs of the properties block, sorted by name.
   std::vector<std::pair<std::string, std::string>> Encode() const;
   // Applies one entry of a properties block. Unknown names are ignored; Corruption (naming the

@@ -80,14 +80,15 @@ Status TableReader::GetBlock(const TableReadOptions& options, BlockKind kind,
   request.key = BlockKey{cache_id_, handle.offset()};
   request.kind = kind;
   request.fill_cache = options.fill_cache;
+  // A block a cache keeps goes to huge-page memory (cached reads are TLB-bound); a scan's block
+  // (fill_cache false), or any block without a cache, is used once and stays on the ordinary
+  // heap.
+  const bool kept = options.fill_cache && block_source_ != UncachedBlockSource();
   return block_source_->GetBlock(
       request,
       [&](std::unique_ptr<LoadedBlock>* loaded) {
-        // A block a cache keeps goes to huge-page memory (cached reads are TLB-bound); a
-        // scan's block (fill_cache false) is used once and stays on the ordinary heap.
         return LoadBlock(kind, handle, options.verify_checksums, MaxBlockSize(), loaded,
-                         options.fill_cache ? LoadedBlock::Memory::kHugePages
-                                            : LoadedBlock::Memory::kHeap);
+                         kept ? LoadedBlock::Memory::kHugePages : LoadedBlock::Memory::kHeap);
       },
       block);
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 
 #include "util/jemalloc_api.h"
 
@@ -25,7 +26,7 @@ struct ExtentHooks {
   void* merge;
 };
 
-// jemalloc's default hooks (read from arena 0 once, before the arena is created).
+// jemalloc's default hooks (read once from the new arena, before the wrapper replaces them).
 ExtentHooks* default_hooks = nullptr;
 ExtentHooks huge_page_hooks;
 
@@ -50,19 +51,26 @@ const Backend& GetBackend() {
     Backend b;
     const JemallocApi* api = JemallocApi::Find();
     if (api == nullptr) return b;
+    // The arena is created with jemalloc's own hooks, and the wrapping hook installed after:
+    // jemalloc allocates a new arena's metadata through the hooks it is created with, before
+    // the arena exists, and the default alloc hook of jemalloc before 5.3 dereferences the
+    // arena it allocates for (NULL then: a crash on the first allocation). RocksDB's jemalloc
+    // allocator does the same for the same reason.
+    unsigned index = 0;
+    size_t len = sizeof(index);
+    if (api->mallctl("arenas.create", &index, &len, nullptr, 0) != 0) return b;
+    const std::string hooks_name = "arena." + std::to_string(index) + ".extent_hooks";
     ExtentHooks* defaults = nullptr;
-    size_t len = sizeof(defaults);
-    if (api->mallctl("arena.0.extent_hooks", &defaults, &len, nullptr, 0) != 0 ||
-        defaults == nullptr || defaults->alloc == nullptr) {
-      return b;
+    len = sizeof(defaults);
+    if (api->mallctl(hooks_name.c_str(), &defaults, &len, nullptr, 0) != 0 || defaults == nullptr ||
+        defaults->alloc == nullptr) {
+      return b;  // the arena stays unused
     }
     default_hooks = defaults;
     huge_page_hooks = *defaults;
     huge_page_hooks.alloc = &AllocHugePageExtent;
     ExtentHooks* hooks = &huge_page_hooks;
-    unsigned index = 0;
-    len = sizeof(index);
-    if (api->mallctl("arenas.create", &index, &len, &hooks, sizeof(hooks)) != 0) return b;
+    if (api->mallctl(hooks_name.c_str(), nullptr, nullptr, &hooks, sizeof(hooks)) != 0) return b;
     b.api = api;
     // The thread caches are bypassed: they would mix this arena's memory with the default
     // arenas' (a tcache serves any arena's freed objects of the class).

@@ -430,20 +430,25 @@ Status VersionSet::WriteNewManifest(const ManifestWrite& w) {
 }
 
 Status VersionSet::InstallCurrentFile(uint64_t number, bool* renamed) {
+  return SetCurrentFile(fs_, dbname_, number, renamed);
+}
+
+Status VersionSet::SetCurrentFile(FileSystem* fs, const std::string& dbname, uint64_t number,
+                                  bool* renamed) {
   *renamed = false;
-  const std::string manifest = DescriptorFileName(dbname_, number);
+  const std::string manifest = DescriptorFileName(dbname, number);
   const std::string contents = absl::StrCat(manifest.substr(manifest.rfind('/') + 1), "\n");
-  const std::string tmp = TempFileName(dbname_, number);
-  Status s = WriteStringToFile(fs_, contents, tmp, /*sync=*/true);  // deletes tmp on failure
+  const std::string tmp = TempFileName(dbname, number);
+  Status s = WriteStringToFile(fs, contents, tmp, /*sync=*/true);  // deletes tmp on failure
   if (!s.ok()) return s;
-  s = fs_->RenameFile(tmp, CurrentFileName(dbname_));
+  s = fs->RenameFile(tmp, CurrentFileName(dbname));
   if (!s.ok()) {
-    fs_->DeleteFile(tmp).PermitUncheckedError();
+    fs->DeleteFile(tmp).PermitUncheckedError();
     return s;
   }
   *renamed = true;
   // Makes the rename and the new MANIFEST's directory entry durable.
-  return fs_->SyncDir(dbname_);
+  return fs->SyncDir(dbname);
 }
 
 void VersionSet::Install(ColumnFamilyData* cfd, Version* v, const VersionEdit& edit) {

@@ -185,6 +185,14 @@ class VersionSet {
   // REQUIRES: *mu held; queued with LogAndApply (released during the I/O).
   [[nodiscard]] Status DropColumnFamily(uint32_t id, Mutex* mu) ABSL_EXCLUSIVE_LOCKS_REQUIRED(*mu);
 
+  // Points CURRENT in `dbname` at MANIFEST-<manifest_number> atomically: writes and syncs a
+  // temp file, renames it over CURRENT, syncs the directory (which also makes the MANIFEST's
+  // own entry durable). *renamed: CURRENT was replaced (even if the SyncDir then failed).
+  // REQUIRES: the MANIFEST is complete and synced. Used by LogAndApply and by RepairDB.
+  // Thread-safety: static; the caller keeps other writers of CURRENT out (the DB's LOCK).
+  [[nodiscard]] static Status SetCurrentFile(FileSystem* fs, const std::string& dbname,
+                                             uint64_t manifest_number, bool* renamed);
+
   // ---- Column families (REQUIRES: mu) ----
   // Whether the family is live (created and not dropped).
   bool ColumnFamilyExists(uint32_t id) const { return column_families_.count(id) > 0; }

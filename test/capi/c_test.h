@@ -83,6 +83,7 @@ void TestOptionSetters(void);
 void TestTableOptions(void);
 void TestOptionsFromString(void);
 void TestColumnFamilyDBOptions(void);
+void TestAvoidFlushDuringShutdown(void);
 void TestWritesAndReads(void);
 void TestWriteBatch(void);
 void TestModel(void);
@@ -101,6 +102,7 @@ void TestReadOnly(void);
 void TestWalIterator(void);
 void TestCompactionFilter(void);
 void TestSecondary(void);
+void TestRepair(void);
 
 /* What a shale_progress_callback saw (RecordProgress), checked by CheckProgressLog: at least
  * one report, done counts that never shrink, one final report and nothing after it, the

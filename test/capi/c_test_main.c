@@ -135,6 +135,7 @@ int main(int argc, char** argv) {
   TestTableOptions();
   TestOptionsFromString();
   TestColumnFamilyDBOptions();
+  TestAvoidFlushDuringShutdown();
   TestWritesAndReads();
   TestWriteBatch();
   TestModel();
@@ -153,6 +154,7 @@ int main(int argc, char** argv) {
   TestWalIterator();
   TestCompactionFilter();
   TestSecondary();
+  TestRepair();
 
   if (rmdir(dir) != 0) Fail(__FILE__, __LINE__, "work directory not empty at the end", dir);
   printf("c_test: all checks passed\n");

@@ -26,6 +26,8 @@ class DBVerifyChecksumTest : public ::testing::Test {
     options_.file_system = fs_;
     options_.create_if_missing = true;
     options_.write_buffer_size = 64 << 10;
+    // Fill leaves a key in the memtable, not in a table the tests count: Close keeps it there.
+    options_.avoid_flush_during_shutdown = true;
   }
 
   void Open() { ASSERT_OK(DB::Open(options_, kDBName, &db_)); }

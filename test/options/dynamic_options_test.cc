@@ -57,8 +57,9 @@ TEST(DynamicOptionsTest, TheDynamicOptions) {
       "soft_pending_compaction_bytes_limit",
       "hard_pending_compaction_bytes_limit",
   };
-  const std::set<std::string> db_dynamic = {"delayed_write_rate", "max_background_jobs",
-                                            "max_subcompactions", "max_total_wal_size"};
+  const std::set<std::string> db_dynamic = {"avoid_flush_during_shutdown", "delayed_write_rate",
+                                            "max_background_jobs", "max_subcompactions",
+                                            "max_total_wal_size"};
   std::string cf_text;
   ASSERT_OK(GetStringFromColumnFamilyOptions(&cf_text, ColumnFamilyOptions()));
   std::set<std::string> cf_accepted;

@@ -58,6 +58,8 @@ std::vector<FieldCase> FieldCases() {
       {"max_total_wal_size", "2G",
        [](const Options& o) { return o.max_total_wal_size == (2ull << 30); }},
       {"atomic_flush", "true", [](const Options& o) { return o.atomic_flush; }},
+      {"avoid_flush_during_shutdown", "true",
+       [](const Options& o) { return o.avoid_flush_during_shutdown; }},
       {"max_open_files", "5000", [](const Options& o) { return o.max_open_files == 5000; }},
       {"max_background_jobs", "8", [](const Options& o) { return o.max_background_jobs == 8; }},
       {"stats_dump_period_sec", "30",

@@ -59,6 +59,7 @@ TEST(OptionsTest, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(o.max_manifest_file_size, UINT64_MAX);
   EXPECT_FALSE(o.allow_ingest_behind);
   EXPECT_FALSE(o.skip_checking_sst_file_sizes_on_db_open);
+  EXPECT_FALSE(o.avoid_flush_during_shutdown);
   EXPECT_EQ(o.table_options.block_cache, nullptr);  // the DB makes an 8 MiB one
   EXPECT_FALSE(o.table_options.no_block_cache);
   EXPECT_FALSE(o.table_options.cache_index_and_filter_blocks);

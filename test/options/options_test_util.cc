@@ -18,6 +18,7 @@ void ExpectOptionsEqual(const Options& a, const Options& b) {
   EXPECT_FIELD_EQ(create_missing_column_families);
   EXPECT_FIELD_EQ(max_total_wal_size);
   EXPECT_FIELD_EQ(atomic_flush);
+  EXPECT_FIELD_EQ(avoid_flush_during_shutdown);
   EXPECT_FIELD_EQ(statistics);
   EXPECT_FIELD_EQ(comparator);
   // Runtime objects no options string or OPTIONS file holds (shale/compaction_filter.h): kept
@@ -153,6 +154,7 @@ Options RandomOptions(Random* rnd) {
   o.create_missing_column_families = rnd->OneIn(2);
   o.max_total_wal_size = RandomInt<uint64_t>(rnd);
   o.atomic_flush = rnd->OneIn(2);
+  o.avoid_flush_during_shutdown = rnd->OneIn(2);
   o.comparator = rnd->OneIn(2) ? BytewiseComparator() : TestReverseComparator();
   o.write_buffer_size = RandomInt<size_t>(rnd);
   o.max_write_buffer_number = RandomInt<int>(rnd);

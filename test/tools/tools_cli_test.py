@@ -504,6 +504,21 @@ class ColumnFamilyCliTest(unittest.TestCase):
         p = self.shale("list_column_families", os.path.join(self.tmp, "nope"), expect=1)
         self.assertIn("no such directory", p.stderr)
 
+    def test_repair(self):
+        db = self.copy("repair")
+        os.remove(os.path.join(db, "CURRENT"))
+        self.shale("list_column_families", db, expect=1)
+        self.assertRegex(self.shale("repair", db).stdout, r"^OK: repaired")
+        self.assertEqual(self.shale("list_column_families", db).stdout.splitlines(),
+                         self.FAMILIES)
+        for i, family in enumerate(self.FAMILIES):
+            self.assertEqual(self.keys(db, family), [key_hex(k) for k in range(i, 99, 3)])
+        self.assertRegex(self.shale("verify", db).stdout, r"and 99 keys verified")
+        self.assertIn("usage: shale repair", self.shale("repair", "--help").stdout)
+        p = self.shale("repair", os.path.join(self.tmp, "nope"), expect=1)
+        self.assertIn("no such DB directory", p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "nope")))
+
     def test_reads_go_to_the_named_family(self):
         for i, family in enumerate(self.FAMILIES):
             self.assertEqual(self.keys(self.db, family), [key_hex(k) for k in range(i, 99, 3)])

@@ -42,6 +42,7 @@ int CreateColumnFamilyCommand(const CliArgs& args);
 int DropColumnFamilyCommand(const CliArgs& args);
 int VerifyCommand(const CliArgs& args);
 int CompactCommand(const CliArgs& args);
+int RepairCommand(const CliArgs& args);
 int StatsCommand(const CliArgs& args);
 int OptionsCommand(const CliArgs& args);
 // Moving data in, out and between databases (transfer_commands.cc).

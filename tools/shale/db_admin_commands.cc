@@ -103,6 +103,27 @@ int VerifyCommand(const CliArgs& args) {
   return kExitOk;
 }
 
+int RepairCommand(const CliArgs& args) {
+  const std::string& dir = args.positional()[0];
+  // Each family with the options of the latest OPTIONS file; the default family's for any
+  // other family found (the defaults when there is no OPTIONS file).
+  DBOptions db_options;
+  std::vector<ColumnFamilyDescriptor> families;
+  Status s = LoadLatestOptions(dir, &db_options, &families);
+  if (!s.ok()) return ReportError("repair", s);
+  const ColumnFamilyOptions unknown = FamilyOptions(families, kDefaultColumnFamilyName);
+  bool has_default = false;
+  for (const ColumnFamilyDescriptor& d : families) {
+    has_default = has_default || d.name == kDefaultColumnFamilyName;
+  }
+  if (!has_default) families.emplace_back(kDefaultColumnFamilyName, unknown);
+  s = RepairDB(dir, db_options, families, unknown);
+  if (!s.ok()) return ReportError("repair", s);
+  std::printf("OK: repaired (see %s/LOG; files that could not be used are in %s/lost)\n",
+              dir.c_str(), dir.c_str());
+  return kExitOk;
+}
+
 int CompactCommand(const CliArgs& args) {
   OpenedDb db;
   ColumnFamilyHandle* family = nullptr;

@@ -67,6 +67,12 @@ const Command kCommands[] = {
      "line on stderr shows how far it has got and the time left.\n"
      "  --column_family=NAME  the column family to work on (default: default)",
      {{"column_family"}, {}}, 1, 1, CompactCommand},
+    {"repair", "repair DIR", "rebuild a lost or damaged MANIFEST from the files",
+     "Rebuilds the MANIFEST and CURRENT from the table files and WALs in DIR (RepairDB; see\n"
+     "doc/repair.md): tables that cannot be read are moved to DIR/lost, and the info LOG says\n"
+     "what was found. Each column family keeps its options from the latest OPTIONS file.\n"
+     "Fails while the database is open.",
+     {}, 1, 1, RepairCommand},
     {"ingest",
      "ingest DIR FILE... [--move] [--ingest_behind] [--verify_checksums] "
      "[--no_allow_global_seqno] [--no_allow_blocking_flush] [--column_family=NAME]",

@@ -85,6 +85,10 @@ ABSL_FLAG(bool, sync, false, "Sync all writes to disk");
 ABSL_FLAG(bool, disable_wal, false,
           "If true, do not write WAL for write. bulkload writes without WAL unless this flag is "
           "given.");
+ABSL_FLAG(bool, avoid_flush_during_shutdown, false,
+          "Options::avoid_flush_during_shutdown. If true, closing the DB leaves logged writes "
+          "in the WAL (the next open replays them); if false (the default), closing flushes "
+          "the memtables (up to 256 MiB) so that the next open replays no WAL.");
 // db_bench's default is "snappy"; ShaleDB's (Options::compression) is none, kept here so that
 // a run without the flag measures the engine as it ships.
 ABSL_FLAG(std::string, compression_type, "none",

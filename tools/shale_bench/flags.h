@@ -42,6 +42,7 @@ ABSL_DECLARE_FLAG(int32_t, num_column_families);
 ABSL_DECLARE_FLAG(std::string, options_file);
 ABSL_DECLARE_FLAG(bool, sync);
 ABSL_DECLARE_FLAG(bool, disable_wal);
+ABSL_DECLARE_FLAG(bool, avoid_flush_during_shutdown);
 ABSL_DECLARE_FLAG(std::string, compression_type);
 ABSL_DECLARE_FLAG(int32_t, compression_level);
 ABSL_DECLARE_FLAG(int64_t, write_buffer_size);

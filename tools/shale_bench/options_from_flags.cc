@@ -141,6 +141,7 @@ void SetMemtableAndFiles(Options* o) {
   o->max_write_buffer_number = absl::GetFlag(FLAGS_max_write_buffer_number);
   o->db_write_buffer_size = static_cast<size_t>(absl::GetFlag(FLAGS_db_write_buffer_size));
   o->max_open_files = absl::GetFlag(FLAGS_open_files);
+  o->avoid_flush_during_shutdown = absl::GetFlag(FLAGS_avoid_flush_during_shutdown);
 }
 
 // The block cache as db_bench makes it: --cache_size bytes (negative: none).

@@ -20,7 +20,7 @@ from ._cache import Cache
 from ._column_family import DEFAULT_COLUMN_FAMILY_NAME, ColumnFamily, list_column_families
 from ._compaction_filter import CompactionFilter
 from ._batch import WriteBatch
-from ._db import DB, Snapshot, destroy_db
+from ._db import DB, Snapshot, destroy_db, repair_db
 from ._errors import (CorruptionError, Error, InvalidArgumentError, IOError,
                       NotSupportedError)
 from ._external import SstFileInfo, SstFileWriter
@@ -40,7 +40,7 @@ MAX_WRITE_BATCH_SIZE = 1 << 31
 MAX_TABLE_BLOCK_SIZE = 256 << 20
 
 __all__ = [
-    "DB", "Iterator", "Snapshot", "WriteBatch", "WalIterator", "destroy_db", "SstFileWriter", "SstFileInfo",
+    "DB", "Iterator", "Snapshot", "WriteBatch", "WalIterator", "destroy_db", "repair_db", "SstFileWriter", "SstFileInfo",
     "ColumnFamily", "list_column_families", "DEFAULT_COLUMN_FAMILY_NAME",
     "BulkLoader", "Cache", "MergeOperator", "CompactionFilter", "Progress", "ProgressCallback",
     "Error", "InvalidArgumentError", "IOError", "CorruptionError", "NotSupportedError",

@@ -68,6 +68,19 @@ def destroy_db(path: PathLike, **options: _options.OptionValue) -> None:
         lib.shale_options_destroy(handle)
 
 
+def repair_db(path: PathLike, **options: _options.OptionValue) -> None:
+    """Rebuilds the MANIFEST and CURRENT of the DB in directory `path` from its tables and WALs
+    (RocksDB's RepairDB; doc/repair.md says what comes back). `options` apply to every column
+    family found. Raises while the DB is open (its LOCK is held) and for a missing directory,
+    which is not created."""
+    lib = _library.lib()
+    handle = _options.new_options(lib, options)
+    try:
+        _errors.call(lib.shale_repair_db, handle, os.fsencode(path))
+    finally:
+        lib.shale_options_destroy(handle)
+
+
 class Snapshot:
     """A consistent view of the DB as of its creation (DB.snapshot()), for get and iterator.
 

@@ -106,6 +106,7 @@ _PROTOTYPES: _Prototypes = {
     "shale_open": (_handle, [_handle, _bytes, _errptr]),
     "shale_close": (None, [_handle]),
     "shale_destroy_db": (None, [_handle, _bytes, _errptr]),
+    "shale_repair_db": (None, [_handle, _bytes, _errptr]),
     "shale_options_create": (_handle, []),
     "shale_options_destroy": (None, [_handle]),
     "shale_get_options_from_string": (None, [_handle, _bytes, _handle, _errptr]),

@@ -346,6 +346,27 @@ def test_destroy_db(db_path):
         shale.DB(db_path)
 
 
+def test_repair_db(db_path):
+    with shale.DB(db_path, create_if_missing=True, create_missing_column_families=True,
+                  column_families=["a"]) as db:
+        db.put(b"flushed", b"1")
+        db.flush()
+        db.put(b"k", b"in-wal", cf=db.get_column_family("a"))
+        with pytest.raises(shale.IOError, match="LOCK"):
+            shale.repair_db(db_path)
+    os.remove(os.path.join(db_path, "CURRENT"))
+    with pytest.raises(shale.Error):
+        shale.DB(db_path, column_families=["a"])
+    shale.repair_db(db_path)
+    with shale.DB(db_path, column_families=["a"]) as db:
+        assert db.get(b"flushed") == b"1"
+        assert db.get(b"k", cf=db.get_column_family("a")) == b"in-wal"
+    missing = os.path.join(db_path, "missing")
+    with pytest.raises(shale.Error, match="missing"):
+        shale.repair_db(missing)
+    assert not os.path.exists(missing)
+
+
 def test_corruption_reaches_python(db_path):
     with shale.DB(db_path, create_if_missing=True) as db:
         for i in range(200):
