@@ -244,6 +244,8 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
   {
     MutexLock lock(&mu_);
     auto release = [&](ColumnFamilyData* cfd) {
+      ScrapeSuperVersionSlotsLocked(cfd);
+      cfd->super_version_number.store(0, std::memory_order_release);
       if (cfd->super_version != nullptr) svs.push_back(cfd->super_version);
       cfd->super_version = nullptr;
       cfd->mems.ReleaseAll(&mems);
