@@ -20,7 +20,8 @@ PACKAGES=(cmake ninja-build g++ make pkg-config python3 python3-pip python3-venv
 # The tests that exercise threads against each other: what `test` runs under TSan.
 TSAN_TESTS=(db_concurrency_test lru_cache_test table_cache_test bulk_test db_checkpoint_test
             db_ingest_test db_block_cache_test db_merge_test db_close_race_test
-            db_point_in_time_test db_column_family_race_test)
+            db_point_in_time_test db_column_family_race_test db_super_version_cache_test
+            lru_cache_clock_test)
 
 install_missing_packages() {
   local missing=()

@@ -90,6 +90,13 @@ class SHALE_EXPORT FileSystem {
   // Creates the file, or truncates an existing one.
   virtual Status NewWritableFile(const std::string& path,
                                  std::unique_ptr<WritableFile>* result) = 0;
+  // Creates (or truncates) a write-ahead log: a file written in small appends, each of which
+  // must survive a process crash once Flush returns, and made durable by Sync. Its size on disk
+  // may run ahead of GetFileSize() with zero-filled space until Close (a crash leaves the
+  // zeros; the DB's log reader takes them for the end of the log). Default: NewWritableFile.
+  // The POSIX file system maps the file (on ext4, xfs and tmpfs), so that an append is a copy
+  // into the page cache, not a system call.
+  virtual Status NewWalFile(const std::string& path, std::unique_ptr<WritableFile>* result);
   // Opens for appending; creates the file if it does not exist.
   virtual Status NewAppendableFile(const std::string& path,
                                    std::unique_ptr<WritableFile>* result) = 0;

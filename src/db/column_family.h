@@ -79,6 +79,27 @@ class ColumnFamilyData {
   MemTableSet mems;
   // The SuperVersion readers pin (null before Open installs one and after Close).
   SuperVersion* super_version = nullptr;
+
+  // ---- The point-read SuperVersion cache (DBImpl::AcquireSuperVersionForGet): not guarded
+  // by the DB mutex. A Get takes the slot of its thread (a slot index its thread holds until it
+  // exits; threads beyond kSuperVersionSlots share) by replacing the slot's content with the
+  // thread's own in-use mark (an odd value: never a SuperVersion's address), finds there a
+  // referenced SuperVersion -- the current one -- and puts it back when done, so a Get neither
+  // locks the DB mutex nor writes a cache line another thread writes (the SuperVersion's
+  // reference count). A Get that finds another thread's mark in the slot does not touch it and
+  // takes a reference of its own.
+  // Invariant (kept under the DB mutex by ScrapeSuperVersionSlotsLocked, which every change of
+  // super_version calls first): a slot holds null, one thread's in-use mark, or a reference to
+  // super_version. The scrape replaces marks with null as well; a Get whose mark is gone when it
+  // is done (its put-back compare-exchange expects its own mark, so no other thread's mark can
+  // stand in for it) drops its reference itself.
+  static constexpr size_t kSuperVersionSlots = 64;
+  struct alignas(128) SuperVersionSlot {  // 128: the adjacent-line prefetcher pairs lines
+    std::atomic<SuperVersion*> sv{nullptr};
+  };
+  SuperVersionSlot super_version_slots[kSuperVersionSlots];
+  // super_version's version_number (0: none), published with release order.
+  std::atomic<uint64_t> super_version_number{0};
   // Null for kCompactionStyleNone.
   std::unique_ptr<CompactionPicker> picker;
   // Output ranges of running flushes and compactions of this family (see DBImpl).

@@ -243,7 +243,9 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
   std::vector<MemTable*> mems;
   {
     MutexLock lock(&mu_);
-    auto release = [&](ColumnFamilyData* cfd) {
+    auto release = [&](ColumnFamilyData* cfd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      ScrapeSuperVersionSlotsLocked(cfd);
+      cfd->super_version_number.store(0, std::memory_order_release);
       if (cfd->super_version != nullptr) svs.push_back(cfd->super_version);
       cfd->super_version = nullptr;
       cfd->mems.ReleaseAll(&mems);

@@ -42,6 +42,7 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -196,6 +197,16 @@ class DBImpl final : public DB {
   // first error (e.g. a file already deleted) is returned.
   [[nodiscard]] Status OpenTableFiles() ABSL_LOCKS_EXCLUDED(mu_);
 
+  // The calling thread's point reads use SuperVersion slot `index` (modulo the slot count)
+  // from now on, whichever index the thread was given; kNoSuperVersionSlot undoes it. For
+  // tests that make threads share a slot.
+  static constexpr size_t kNoSuperVersionSlot = ~size_t{0};
+  static void SetSuperVersionSlotForTesting(size_t index);
+  // Called (when set) by a point read that found the current SuperVersion in its slot, before
+  // it reads the read sequence. For tests that make a write land in between. Set it while no
+  // Get runs.
+  static std::function<void()>* TestHookAfterSlotCheck();
+
  private:
   // CheckpointJobContext::capture_plan: at the write queue's front, flushes writes made
   // without the WAL, then captures the plan (CaptureCheckpointVersion) with the WAL being
@@ -310,11 +321,29 @@ class DBImpl final : public DB {
 
   // ---- db_impl_read.cc
   // References the current SuperVersion and, with `sequence`, sets it to the read sequence
-  // of `options` (its snapshot, or the last published sequence, read with the SuperVersion).
+  // of `options` (its snapshot, or the last published sequence, read with the SuperVersion
+  // under mu_; a point read through the slots reads it after the SuperVersion, without mu_).
   // Null once the DB is closed (the caller returns ShutdownInProgress).
   SuperVersion* RefSuperVersion(ColumnFamilyData* cfd, const ReadOptions& options,
                                 SequenceNumber* sequence) ABSL_LOCKS_EXCLUDED(mu_);
   void UnrefSuperVersion(SuperVersion* sv) ABSL_LOCKS_EXCLUDED(mu_);
+  // RefSuperVersion for a point read, through the family's SuperVersion slots (see
+  // ColumnFamilyData::super_version_slots): usually no lock and no shared write. *hold says
+  // which slot the Get holds and with which mark (index kNoSuperVersionSlot: it took a
+  // reference of its own). Release with ReleaseSuperVersionForGet (also when the result is
+  // null: the DB is closed).
+  struct SlotHold {
+    size_t index = kNoSuperVersionSlot;
+    SuperVersion* mark = nullptr;
+  };
+  SuperVersion* AcquireSuperVersionForGet(ColumnFamilyData* cfd, const ReadOptions& options,
+                                          SequenceNumber* sequence, SlotHold* hold)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void ReleaseSuperVersionForGet(ColumnFamilyData* cfd, SuperVersion* sv, const SlotHold& hold)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Empties the family's SuperVersion slots, dropping their references (which never are the
+  // last: super_version still holds its own). Called before super_version changes.
+  void ScrapeSuperVersionSlotsLocked(ColumnFamilyData* cfd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Makes a SuperVersion of the current state and returns the one it replaces (to be
   // released with UnrefSuperVersion after mu_ is released), or null.
   SuperVersion* InstallSuperVersionLocked(ColumnFamilyData* cfd)

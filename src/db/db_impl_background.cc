@@ -337,7 +337,7 @@ Status DBImpl::ReplaceFailedWalLocked() {
   const std::string path = WalFileName(dbname_, number);
   std::unique_ptr<WritableFile> file;
   mu_.Unlock();
-  Status s = fs_->NewWritableFile(path, &file);
+  Status s = fs_->NewWalFile(path, &file);
   if (s.ok()) s = fs_->SyncDir(dbname_);  // sync writes to the new WAL need its entry durable
   if (!s.ok() && file != nullptr) {
     file->Close().PermitUncheckedError();

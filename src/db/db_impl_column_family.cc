@@ -309,6 +309,8 @@ void DBImpl::SweepDroppedFamiliesLocked(std::vector<SuperVersion*>* svs,
       continue;
     }
     ColumnFamilyData* cfd = it->get();
+    ScrapeSuperVersionSlotsLocked(cfd);
+    cfd->super_version_number.store(0, std::memory_order_release);
     if (cfd->super_version != nullptr) svs->push_back(cfd->super_version);
     cfd->super_version = nullptr;
     cfd->mems.ReleaseAll(mems);

@@ -116,8 +116,11 @@ Status DBImpl::InstallExternalFiles(ColumnFamilyData* cfd, IngestionJob* job) {
       job->MarkMaybeLogged();
       RecordBackgroundErrorLocked(s, "ingestion MANIFEST write");
     } else {
-      // Readers take the SuperVersion and the last sequence together under mu_: both change
-      // here without releasing it.
+      // Readers that lock mu_ take the SuperVersion and the last sequence together: both
+      // change here without releasing it. A point read through the SuperVersion slots reads
+      // the sequence after the SuperVersion, without mu_: if it still holds the SuperVersion
+      // without the files, it may read at `last` and miss them, a state that was current
+      // while it ran (it started before the install).
       SuperVersion* old = InstallSuperVersionLocked(cfd);
       if (last > versions_->LastSequence()) versions_->SetLastSequence(last);
       if (old != nullptr) {

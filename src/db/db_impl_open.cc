@@ -428,7 +428,7 @@ Status DBImpl::NewDBLocked(const std::vector<ColumnFamilyDescriptor>& families) 
 
 Status DBImpl::StartNewWal(uint64_t number) {
   std::unique_ptr<WritableFile> file;
-  Status s = fs_->NewWritableFile(WalFileName(dbname_, number), &file);
+  Status s = fs_->NewWalFile(WalFileName(dbname_, number), &file);
   if (s.ok()) s = fs_->SyncDir(dbname_);
   if (!s.ok()) return s;
   log_ = std::make_unique<log::Writer>(std::move(file), 0, log::Writer::FlushPolicy::kManual);

@@ -1,10 +1,14 @@
 // DBImpl: the read path (DESIGN.md "Read path") and SuperVersions.
+#include <cassert>
 #include <chrono>
+#include <cstdint>
+#include <functional>
 
 #include "base/range_tombstones.h"
 #include "db/db_impl.h"
 #include "db/db_iter.h"
 #include "iterator/merging_iterator.h"
+#include "util/mutex.h"
 
 namespace shale {
 namespace {
@@ -34,6 +38,161 @@ SuperVersion* DBImpl::RefSuperVersion(ColumnFamilyData* cfd, const ReadOptions& 
   return sv;
 }
 
+namespace {
+
+// Slot indices handed to threads: the lowest free one, given back when the thread exits, so
+// that up to kSuperVersionSlots live threads never share a slot however many come and go.
+// Thread-safe (mu_).
+class SlotIndexPool {
+ public:
+  static SlotIndexPool& Get() {
+    static SlotIndexPool* pool = new SlotIndexPool;  // outlives every thread's give-back
+    return *pool;
+  }
+  // A free index, or (all taken) a shared one: correct, as a slot tells its users apart by
+  // their marks, only slower.
+  size_t Take() {
+    MutexLock lock(&mu_);
+    for (size_t i = 0; i < ColumnFamilyData::kSuperVersionSlots; i++) {
+      if (!taken_[i]) {
+        taken_[i] = true;
+        return i;
+      }
+    }
+    return kShared + shared_next_++ % ColumnFamilyData::kSuperVersionSlots;
+  }
+  void GiveBack(size_t index) {
+    if (index >= kShared) return;
+    MutexLock lock(&mu_);
+    taken_[index] = false;
+  }
+  // Indices from kShared up name a shared slot (index - kShared).
+  static constexpr size_t kShared = ColumnFamilyData::kSuperVersionSlots;
+
+ private:
+  Mutex mu_;
+  bool taken_[ColumnFamilyData::kSuperVersionSlots] ABSL_GUARDED_BY(mu_) = {};
+  size_t shared_next_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// This thread's slot index: kUnassigned before its first point read, kRetired once the thread
+// is exiting (its index given back; later Gets, from thread_local destructors, take the mutex
+// path). Trivially destructible, so it can be read at any time during the thread's life. Its
+// address, tagged odd, is the thread's in-use mark: unique among live threads, and never a
+// SuperVersion's address.
+constexpr size_t kUnassigned = ~size_t{0};
+constexpr size_t kRetired = ~size_t{0} - 1;
+constinit thread_local size_t tls_slot_index = kUnassigned;
+constinit thread_local size_t tls_slot_override = DBImpl::kNoSuperVersionSlot;
+
+// Gives the thread's index back when the thread exits.
+struct SlotGiveBack {
+  ~SlotGiveBack() {
+    SlotIndexPool::Get().GiveBack(tls_slot_index);
+    tls_slot_index = kRetired;
+  }
+};
+
+// This thread's slot, or kNoSuperVersionSlot (the thread is exiting).
+size_t ThisThreadSlot() {
+  if (tls_slot_index == kUnassigned) {
+    tls_slot_index = SlotIndexPool::Get().Take();
+    thread_local SlotGiveBack give_back;  // constructed (and its destructor registered) once
+    (void)give_back;
+  }
+  if (tls_slot_index == kRetired) return DBImpl::kNoSuperVersionSlot;
+  const size_t i =
+      tls_slot_override != DBImpl::kNoSuperVersionSlot ? tls_slot_override : tls_slot_index;
+  return i % ColumnFamilyData::kSuperVersionSlots;
+}
+
+SuperVersion* ThisThreadMark() {
+  return reinterpret_cast<SuperVersion*>(reinterpret_cast<uintptr_t>(&tls_slot_index) | 1);
+}
+
+bool IsMark(const SuperVersion* p) { return (reinterpret_cast<uintptr_t>(p) & 1) != 0; }
+
+}  // namespace
+
+void DBImpl::SetSuperVersionSlotForTesting(size_t index) { tls_slot_override = index; }
+
+namespace {
+std::function<void()> after_slot_check_hook;  // DBImpl::TestHookAfterSlotCheck
+}  // namespace
+
+std::function<void()>* DBImpl::TestHookAfterSlotCheck() { return &after_slot_check_hook; }
+
+SuperVersion* DBImpl::AcquireSuperVersionForGet(ColumnFamilyData* cfd, const ReadOptions& options,
+                                                SequenceNumber* sequence, SlotHold* hold) {
+  hold->index = ThisThreadSlot();
+  hold->mark = ThisThreadMark();
+  if (hold->index == kNoSuperVersionSlot) return RefSuperVersion(cfd, options, sequence);
+  std::atomic<SuperVersion*>& cell = cfd->super_version_slots[hold->index].sv;
+  SuperVersion* cached = cell.load(std::memory_order_acquire);
+  if (IsMark(cached) || !cell.compare_exchange_strong(cached, hold->mark,
+                                                      std::memory_order_acquire,
+                                                      std::memory_order_relaxed)) {
+    // Another Get uses the slot (a thread sharing the index, or this thread's own Get nested
+    // in a merge operator), or the content changed under us (a scrape, another thread's
+    // release): a reference of our own, and the slot is left alone.
+    hold->index = kNoSuperVersionSlot;
+    return RefSuperVersion(cfd, options, sequence);
+  }
+  if (cached != nullptr &&
+      cached->version_number == cfd->super_version_number.load(std::memory_order_acquire)) {
+    if (sequence == nullptr) return cached;
+    if (options.snapshot != nullptr) {
+      *sequence = options.snapshot->GetSequenceNumber();
+      return cached;
+    }
+    if (after_slot_check_hook) after_slot_check_hook();
+    // The read sequence is taken after the SuperVersion, so it may include writes made after a
+    // newer SuperVersion was installed -- on top of state this one lacks (an ingestion's files
+    // share the memtable that takes those writes: a merge operand written after them must not
+    // be applied to the value below them). So the SuperVersion must still be the current one
+    // once the sequence is read: an install publishes its number before the sequence of any
+    // write made after it, so the number read here differs whenever the sequence is that
+    // late. (Reading the sequence first would not do: a flush could meanwhile drop what that
+    // older sequence sees.)
+    const SequenceNumber last = versions_->LastSequence();
+    if (cached->version_number == cfd->super_version_number.load(std::memory_order_acquire)) {
+      *sequence = last;
+      return cached;
+    }
+  }
+  if (cached != nullptr) UnrefSuperVersion(cached);  // replaced since it was put in the slot
+  return RefSuperVersion(cfd, options, sequence);    // kept in the slot by the release
+}
+
+void DBImpl::ReleaseSuperVersionForGet(ColumnFamilyData* cfd, SuperVersion* sv,
+                                       const SlotHold& hold) {
+  if (hold.index == kNoSuperVersionSlot) {
+    if (sv != nullptr) UnrefSuperVersion(sv);
+    return;
+  }
+  // Only this Get's own mark is replaced: had a scrape taken it out, a mark another thread
+  // put in since must not be taken for ours (the slot would keep a replaced SuperVersion).
+  SuperVersion* expected = hold.mark;
+  if (!cfd->super_version_slots[hold.index].sv.compare_exchange_strong(
+          expected, sv, std::memory_order_release, std::memory_order_relaxed)) {
+    // Scraped while this Get used it (the SuperVersion changed, or the DB closed): the
+    // reference is this Get's to drop.
+    if (sv != nullptr) UnrefSuperVersion(sv);
+  }
+}
+
+void DBImpl::ScrapeSuperVersionSlotsLocked(ColumnFamilyData* cfd) {
+  for (auto& slot : cfd->super_version_slots) {
+    SuperVersion* old = slot.sv.exchange(nullptr, std::memory_order_acq_rel);
+    if (old == nullptr || IsMark(old)) continue;  // a Get using the slot drops its own
+    // A slot only holds the current SuperVersion, which super_version still references: this
+    // never drops the last reference (see ColumnFamilyData::super_version_slots).
+    const int before = old->refs.fetch_sub(1, std::memory_order_acq_rel);
+    assert(before > 1);
+    (void)before;
+  }
+}
+
 void DBImpl::UnrefSuperVersion(SuperVersion* sv) {
   if (sv->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   {
@@ -61,8 +220,10 @@ SuperVersion* DBImpl::InstallSuperVersionLocked(ColumnFamilyData* cfd) {
   sv->current->Ref();
   sv->version_number = ++super_version_number_;
   sv->refs.store(1, std::memory_order_relaxed);
+  ScrapeSuperVersionSlotsLocked(cfd);
   SuperVersion* old = cfd->super_version;
   cfd->super_version = sv;
+  cfd->super_version_number.store(sv->version_number, std::memory_order_release);
   RecalculateWriteStallLocked();
   return old;
 }
@@ -73,10 +234,22 @@ Status DBImpl::Get(const ReadOptions& options, ColumnFamilyHandle* column_family
   ColumnFamilyData* cfd = FamilyOf(column_family);
   if (cfd == nullptr) return Status::InvalidArgument("Get: null or foreign column family handle");
   SequenceNumber sequence;
-  SuperVersion* sv = RefSuperVersion(cfd, options, &sequence);
-  if (sv == nullptr) return Status::ShutdownInProgress("the DB is closed");
-  Status s = GetImpl(options, *cfd, sv, sequence, key, value);
-  UnrefSuperVersion(sv);
+  SlotHold hold;
+  SuperVersion* sv = AcquireSuperVersionForGet(cfd, options, &sequence, &hold);
+  Status s;
+  {
+    // Released also when GetImpl throws (an allocation, a merge operator): a slot left with
+    // this thread's mark would stay unusable, and its reference lost.
+    struct Release {
+      DBImpl* db;
+      ColumnFamilyData* cfd;
+      SuperVersion* sv;
+      const SlotHold& hold;
+      ~Release() { db->ReleaseSuperVersionForGet(cfd, sv, hold); }
+    } release{this, cfd, sv, hold};
+    if (sv == nullptr) return Status::ShutdownInProgress("the DB is closed");
+    s = GetImpl(options, *cfd, sv, sequence, key, value);
+  }
   RecordTick(NUMBER_DB_GET);
   RecordTick(NUMBER_KEYS_READ);
   if (s.ok()) RecordTick(BYTES_READ, value->size());

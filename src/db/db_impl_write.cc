@@ -560,7 +560,7 @@ Status DBImpl::SwitchMemTable(ColumnFamilyData* cfd) {
   // this). It is closed only once the new one is created, so a failed create leaves it usable.
   Status old_log = log_->Sync();
   Status s;
-  if (old_log.ok()) s = fs_->NewWritableFile(WalFileName(dbname_, new_number), &file);
+  if (old_log.ok()) s = fs_->NewWalFile(WalFileName(dbname_, new_number), &file);
   if (old_log.ok() && s.ok()) {
     old_log = log_->Close();
     if (old_log.ok()) old_log = fs_->SyncDir(dbname_);

@@ -251,8 +251,11 @@ Status DBSecondary::Open(const DBOptions& db_options, const std::string& name,
 Status DBSecondary::BuildGeneration(std::shared_ptr<Generation>* result) {
   DBOptions options = db_options_;
   options.stats_dump_period_sec = 0;  // the generation's info LOG discards everything
-  // The primary may be writing the last WAL: its tail is an incomplete record, not damage.
-  if (options.wal_recovery_mode == WALRecoveryMode::kAbsoluteConsistency) {
+  // The primary may be writing the last WAL: its tail is an incomplete record, not damage
+  // (and, as the primary copies records into space allocated ahead, possibly zeros with data
+  // after them, which kTolerateCorruptedTailRecords would refuse).
+  if (options.wal_recovery_mode == WALRecoveryMode::kAbsoluteConsistency ||
+      options.wal_recovery_mode == WALRecoveryMode::kTolerateCorruptedTailRecords) {
     options.wal_recovery_mode = WALRecoveryMode::kPointInTimeRecovery;
   }
   FileSystem* fs = options.file_system.get();

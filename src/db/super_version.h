@@ -23,7 +23,9 @@ struct SuperVersion {
   std::vector<MemTable*> imm;    // immutable memtables, newest first (each referenced)
   Version* current = nullptr;    // the table files (referenced)
   uint64_t version_number = 0;   // increases with each SuperVersion the DB installs
-  std::atomic<int> refs{0};
+  // On a cache line of its own: readers that take a reference write it, while point reads
+  // through the SuperVersion slots read the fields above and must not see their line bounce.
+  alignas(64) std::atomic<int> refs{0};
 };
 
 }  // namespace shale

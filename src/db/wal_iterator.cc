@@ -216,6 +216,9 @@ void WalIterator::Advance() {
   // wal_ was reopened in this call after reaching its end (so the end seen is not one a read
   // made before the publication of `expected` left in the reader's buffer).
   bool reread = false;
+  // Reads of wal_ that met damage while no newer WAL was known (see below).
+  constexpr int kMaxRacingRereads = 8;
+  int racing_rereads = 0;
   while (true) {
     if (reader_ == nullptr) {
       Status s = NextWal(&newer_known, &newer);
@@ -252,6 +255,14 @@ void WalIterator::Advance() {
     if (!reader_->ReadRecord(&record, &scratch_)) {
       Status s = reader_->status();
       CloseReader();
+      if (!s.ok() && s.IsCorruption() && !newer_known && racing_rereads < kMaxRacingRereads) {
+        // wal_ is the newest WAL, being written: its writer copies records into space
+        // allocated ahead (zeros), so a read racing the copies can see a record half there,
+        // or zeros with data after them, which a finished log never holds. Read again from
+        // offset_ before calling it damage.
+        racing_rereads++;
+        continue;
+      }
       if (!s.ok()) return Fail(std::move(s));
       if (newer_known) {
         wal_ = newer;

@@ -10,6 +10,10 @@ WritableFile::~WritableFile() = default;
 FileLock::~FileLock() = default;
 FileSystem::~FileSystem() = default;
 
+Status FileSystem::NewWalFile(const std::string& path, std::unique_ptr<WritableFile>* result) {
+  return NewWritableFile(path, result);
+}
+
 Status WriteStringToFile(FileSystem* fs, std::string_view data, const std::string& path,
                          bool sync) {
   std::unique_ptr<WritableFile> file;

@@ -22,6 +22,7 @@
 #include "fs/path_util.h"
 #include "fs/posix_errors.h"
 #include "fs/posix_files.h"
+#include "fs/posix_mapped_wal_file.h"
 #include "shale/file_system.h"
 
 namespace shale {
@@ -106,6 +107,18 @@ class PosixFileSystem final : public FileSystem {
     Status s = OpenFd(path, O_WRONLY | O_CREAT | O_TRUNC, &fd);
     if (s.ok()) *result = std::make_unique<PosixWritableFile>(path, fd, 0);
     return s;
+  }
+
+  Status NewWalFile(const std::string& path, std::unique_ptr<WritableFile>* result) override {
+    int fd;
+    Status s = OpenFd(path, O_RDWR | O_CREAT | O_TRUNC, &fd);  // mmap needs read access
+    if (!s.ok()) return s;
+    if (UseMappedWal(fd)) {
+      *result = std::make_unique<PosixMappedWalFile>(path, fd);
+    } else {
+      *result = std::make_unique<PosixWritableFile>(path, fd, 0);
+    }
+    return Status::OK();
   }
 
   Status NewAppendableFile(const std::string& path,
