@@ -1,10 +1,18 @@
-// Level-style picking (DESIGN.md "Compaction"): the level with the highest score >= 1 is
-// compacted into the next one, except that L0 always goes first when it is due, and a level
-// whose compaction would collide with a due L0 -> base compaction waits, so L0 is never starved
-// by deeper work. Within a level the file whose overlap with the next level is smallest
-// relative to its own size is chosen (least rewriting per byte moved down). With
-// allow_ingest_behind the tree ends one level early: nothing is picked from or compacted into
-// the reserved last level (compaction/reserved_level.h).
+// Level-style picking (DESIGN.md "Compaction"): the due levels (score >= 1) are tried by score,
+// highest first, each compacted into the next one (L0 into the base level). L0 is not
+// unconditionally first (issue 20): it goes first only when its score is the highest or when
+// its file count has reached level0_slowdown_writes_trigger (writes are being slowed). An
+// L0 -> base compaction takes every L0 file and so, with L0 files spanning the key space, the
+// whole base level; under a steady load L0 is due again by the time it ends, and putting it
+// always first would keep the base level from ever being compacted down while it grows far
+// over its target (RocksDB orders the levels by score alone; the slowdown exception keeps L0
+// from stalling writes). When L0 outranks the base level but must wait for it (busy base-level
+// files), the base level's own compaction waits too, so L0 is not starved by deeper work in
+// the files it needs; a base level that outranks L0 is tried before L0 and is never held
+// back. Within a level the file whose overlap with the next level is smallest relative to its
+// own size is chosen (least rewriting per byte moved down). With allow_ingest_behind the tree
+// ends one level early: nothing is picked from or compacted into the reserved last level
+// (compaction/reserved_level.h).
 #include <algorithm>
 #include <cassert>
 #include <limits>
@@ -34,9 +42,12 @@ class LevelCompactionPicker final : public CompactionPicker {
     for (int level = 0; level < LastWritableLevel(o, v->num_levels()); level++) {
       if (t.scores[level] >= 1.0) order.push_back(level);
     }
-    // L0 first, then by score, highest first.
+    // By score, highest first (ties keep the shallower level first); L0 first while writes are
+    // slowed by its file count.
+    const bool l0_slowing_writes =
+        static_cast<int64_t>(v->files(0).size()) >= o.level0_slowdown_writes_trigger;
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      if ((a == 0) != (b == 0)) return a == 0;
+      if (l0_slowing_writes && (a == 0) != (b == 0)) return a == 0;
       return t.scores[a] > t.scores[b];
     });
     bool l0_blocked = false;
@@ -44,7 +55,8 @@ class LevelCompactionPicker final : public CompactionPicker {
       std::unique_ptr<Compaction> c;
       if (level == 0) {
         c = PickL0(v, o, t, pending);
-        // Waiting on the base level: do not start more work in it meanwhile.
+        // L0 outranks the levels after it and waits on the base level: do not start more work
+        // there meanwhile. (A base level that outranks L0 came earlier in `order`.)
         if (c == nullptr && !AnyBeingCompacted(v->files(0))) l0_blocked = true;
       } else if (!(l0_blocked && level == t.base_level)) {
         c = PickLevel(v, o, t, pending, level);

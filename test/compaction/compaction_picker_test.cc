@@ -1,8 +1,8 @@
-// The pickers on hand-built Versions: level (L0 first, busy files skipped, pending output
-// ranges respected, trivial moves), universal (size amplification, size ratio, run count), FIFO
-// (size bound, ttl) and the manual pick of CompactRange (widened until closed, into the bottom
-// level, conflicts); and each of them with the last level reserved by allow_ingest_behind
-// (never read, never written, never bottommost).
+// The pickers on hand-built Versions: level (L0 first when it outranks the base level, busy
+// files skipped, pending output ranges respected, trivial moves), universal (size
+// amplification, size ratio, run count), FIFO (size bound, ttl) and the manual pick of
+// CompactRange (widened until closed, into the bottom level, conflicts); and each of them with
+// the last level reserved by allow_ingest_behind (never read, never written, never bottommost).
 #include "compaction/compaction_picker.h"
 
 #include <gtest/gtest.h>
@@ -25,10 +25,12 @@ using PickerTest = PickerFixture;
 
 // ---------------------------------------------------------------- Level style
 
-TEST_F(PickerTest, LevelPicksL0FirstWhenDue) {
+TEST_F(PickerTest, LevelPicksL0FirstWhenItOutranksTheBaseLevel) {
   auto picker = NewLevelCompactionPicker(&icmp_);
-  // L1 is 5x over its target, L0 just reaches its trigger: L0 still goes first.
-  Build({{1, File("a", "m", 5000)}, {0, File("a", "z", 100)}, {0, File("a", "z", 100)},
+  // L1 is 1.5x over its target, L0 holds twice its trigger (score 2): L0 goes first. (Which
+  // of L0 and the base level goes first: compaction_picker_priority_test.cc.)
+  options_.level0_file_num_compaction_trigger = 2;
+  Build({{1, File("a", "m", 1500)}, {0, File("a", "z", 100)}, {0, File("a", "z", 100)},
          {0, File("b", "y", 100)}, {0, File("c", "x", 100)}});
   ASSERT_TRUE(picker->NeedsCompaction(*v(), options_, 0));
   Compaction* c = Pick(picker.get());
@@ -69,9 +71,10 @@ TEST_F(PickerTest, LevelL0WaitsForABusyBaseLevelAndKeepsOthersOutOfIt) {
   auto picker = NewLevelCompactionPicker(&icmp_);
   Build({{1, File("a", "c", 3000)}, {1, File("d", "f", 3000)}, {0, File("a", "z", 100)},
          {0, File("a", "z", 100)}, {0, File("a", "z", 100)}, {0, File("a", "z", 100)}});
+  options_.level0_file_num_compaction_trigger = 1;  // L0 scores 4, L1 (3000 bytes idle) 3
   F(1)->being_compacted = true;
-  // L0 cannot go (its base-level overlap is busy); L1 is over target but must not start more
-  // work in the base level while L0 waits for it.
+  // L0 cannot go (its base-level overlap is busy); L1 is over target, but L0 outranks it, so
+  // it must not start more work in the base level while L0 waits for it.
   EXPECT_EQ(Pick(picker.get()), nullptr);
   F(1)->being_compacted = false;
 }
