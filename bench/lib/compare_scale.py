@@ -247,8 +247,10 @@ class Sampler:
         tool = self._tool_pid(pid)
         if tool is None:
             return  # /usr/bin/time has not started it yet
-        self._next += self.interval
         status = compare_parse.parse_proc_status(_read(f"/proc/{tool}/status"))
+        if status.get("rss_bytes") is None:
+            return  # exited (a zombie has no VmRSS) or gone: nothing to record
+        self._next += self.interval
         io = compare_parse.parse_proc_io(_read(f"/proc/{tool}/io"))
         dev = self.device()
         sample = {"at": time.time(), "rss_bytes": status.get("rss_bytes"),

@@ -269,6 +269,24 @@ class ScaleSuiteTest(unittest.TestCase):
             self.assertGreaterEqual(s["hwm_bytes"], s["rss_bytes"])
             self.assertNotIn("device_write_bytes", s)  # no block device given
 
+    def test_sampler_skips_a_process_that_has_exited(self):
+        # A process that has exited but not been reaped still has a /proc/<pid>/status, without
+        # VmRSS: sampling it must record nothing rather than a sample with no RSS (the last
+        # sample of a run is read as the run's final RSS).
+        p = subprocess.Popen(["true"])
+        try:
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                with open(f"/proc/{p.pid}/stat", encoding="utf-8") as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                        break
+                time.sleep(0.01)
+            sampler = self.scale.Sampler(0.05, None, False)
+            sampler(p.pid)
+            self.assertEqual(sampler.samples, [])
+        finally:
+            p.wait()
+
 
 def built_release_db_bench(compare):
     script = os.path.join(os.path.dirname(os.path.abspath(compare)), "rocksdb", "build.sh")
