@@ -561,8 +561,10 @@ class SHALE_EXPORT DB {
     // size-all-mem-tables: those plus flushed memtables that readers still pin;
     // block-cache-usage / block-cache-pinned-usage: the DB's block cache (shared caches report
     // all their users); estimate-table-readers-mem: what the open table readers keep outside
-    // the block cache (indexes and filters unless cache_index_and_filter_blocks);
-    // memory-usage: size-all-mem-tables + block-cache-usage + estimate-table-readers-mem.
+    // the block cache (indexes and filters unless cache_index_and_filter_blocks), charged to
+    // the block cache too with TableOptions::charge_table_reader_memory;
+    // memory-usage: size-all-mem-tables + block-cache-usage + estimate-table-readers-mem (the
+    // last left out when charged: block-cache-usage counts it then).
     static constexpr std::string_view kSizeAllMemTables = "shale.size-all-mem-tables";
     static constexpr std::string_view kBlockCacheUsage = "shale.block-cache-usage";
     static constexpr std::string_view kBlockCachePinnedUsage = "shale.block-cache-pinned-usage";

@@ -94,6 +94,19 @@ struct TableOptions {
   // memory of many open tables by the cache size. Default: false.
   bool cache_index_and_filter_blocks = false;
 
+  // Charge the memory each open table keeps in its reader (its index and filter, unless
+  // cache_index_and_filter_blocks puts them in the cache) to the block cache's capacity, for
+  // as long as the table stays open: the cache evicts data blocks to make room, so the block
+  // cache and the open tables together use no more than the cache's capacity, whatever the
+  // number of tables. The charge counts as pinned usage (Cache::GetPinnedUsage). When the
+  // tables' memory alone exceeds the capacity, no data block stays cached; with
+  // strict_capacity_limit, a table whose charge does not fit is read but not kept open (its
+  // index and filter are read again on its next use). Without a block cache
+  // (no_block_cache) there is no budget to charge. RocksDB's equivalent is
+  // cache_usage_options' kBlockBasedTableReader role (db_bench's --charge_table_reader), off
+  // by default there. Default: true.
+  bool charge_table_reader_memory = true;
+
   // With cache_index_and_filter_blocks, for tables with a partitioned index: the table reader
   // pins its top-level index and filter in the cache while it is open (they count as pinned
   // usage and are never evicted), so lookups never miss on them. Default: true.

@@ -11,7 +11,7 @@ namespace shale {
 TableCache::TableCache(std::string dbname, FileSystem* fs, const InternalKeyComparator* icmp,
                        BlockSource* block_source, const TableReaderOptions& reader_options,
                        size_t capacity, uint64_t cache_id_prefix, bool pin_l0_index_and_filter,
-                       size_t max_open_files)
+                       size_t max_open_files, bool charge_readers_memory)
     : dbname_(std::move(dbname)),
       icmp_(icmp),
       block_source_(block_source),
@@ -19,6 +19,7 @@ TableCache::TableCache(std::string dbname, FileSystem* fs, const InternalKeyComp
       capacity_(std::max<size_t>(capacity, 1)),
       cache_id_prefix_(cache_id_prefix),
       pin_l0_index_and_filter_(pin_l0_index_and_filter),
+      charge_readers_memory_(charge_readers_memory),
       pool_(std::make_shared<TableFilePool>(fs, max_open_files == 0 ? capacity_
                                                                     : max_open_files)) {}
 
@@ -26,7 +27,8 @@ TableCache::~TableCache() = default;
 
 Status TableCache::Open(uint64_t number, uint64_t file_size, int level,
                         SequenceNumber global_seqno,
-                        std::shared_ptr<const CachedTable>* table) const {
+                        std::shared_ptr<const CachedTable>* table, bool* keep) const {
+  *keep = true;
   const std::string path = TableFileName(dbname_, number);
   // Opens no descriptor: the reader's reads take one from the pool each.
   std::unique_ptr<RandomAccessFile> file = TableFilePool::NewFile(pool_, number, path);
@@ -42,6 +44,14 @@ Status TableCache::Open(uint64_t number, uint64_t file_size, int level,
   s = cached->tombstones->AddAll(tombstones.get());
   if (!s.ok()) return Status::Corruption(path + ": range deletions: " + s.ToString());
   cached->tombstones->Finish();
+  if (charge_readers_memory_) {
+    // Refused only by a cache with a strict limit that is full of pinned blocks: then the
+    // table serves the callers that asked for it and is not kept (as such a cache hands out a
+    // block it cannot fit), so the budget holds.
+    *keep = block_source_
+                ->ChargeMemory(cached->reader->ApproximateMemoryUsage(), &cached->memory_charge)
+                .ok();
+  }
   *table = std::move(cached);
   return Status::OK();
 }
@@ -77,7 +87,8 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
     pending_.emplace(number, pending);
   }
   std::shared_ptr<const CachedTable> opened;
-  Status s = Open(number, file_size, level, global_seqno, &opened);
+  bool keep = false;
+  Status s = Open(number, file_size, level, global_seqno, &opened, &keep);
   const size_t memory = s.ok() ? opened->reader->ApproximateMemoryUsage() : 0;
   Dropped dropped;  // released after the lock
   MutexLock lock(&mu_);
@@ -94,9 +105,9 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
   pending->table = opened;
   pending_cv_.SignalAll();
   if (!s.ok()) return s;
-  // Not cached when its file is being deleted or the cache closed meanwhile: the callers that
-  // asked for it (and waited) still get it.
-  if (!pending->evicted && !closed_) {
+  // Not cached when its file is being deleted or the cache closed meanwhile, or when its
+  // memory could not be charged: the callers that asked for it (and waited) still get it.
+  if (keep && !pending->evicted && !closed_) {
     lru_.push_front(Entry{number, opened, memory});
     index_[number] = lru_.begin();
     readers_memory_ += memory;

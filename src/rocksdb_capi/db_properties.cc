@@ -182,12 +182,16 @@ rocksdb_memory_usage_t* rocksdb_approximate_memory_usage_create(
   for (rocksdb_t* db : consumers->dbs) {
     if (db == nullptr) continue;
     shale::DB* d = db->rep.get();
-    // shale.memory-usage is the DB's (every family's) memtables + block cache + readers; the
-    // memtable part is what remains after the other two.
+    // shale.memory-usage is the DB's (every family's) memtables + block cache + readers (the
+    // readers left out when they are charged to the block cache, whose usage counts them
+    // then); the memtable part is what remains after the other two.
     const uint64_t all = IntPropertyOr0(d, "shale.memory-usage");
     const uint64_t cache = IntPropertyOr0(d, "shale.block-cache-usage");
     const uint64_t readers = IntPropertyOr0(d, "shale.estimate-table-readers-mem");
-    usage->mem_table_total += all > cache + readers ? all - cache - readers : 0;
+    const shale::TableOptions& table = d->GetOptions().table_options;
+    const bool charged = table.charge_table_reader_memory && !table.no_block_cache;
+    const uint64_t others = cache + (charged ? 0 : readers);
+    usage->mem_table_total += all > others ? all - others : 0;
     // ShaleDB reports unflushed memtable bytes per family; the public API reaches the default
     // family's only from a rocksdb_t.
     usage->mem_table_unflushed += IntPropertyOr0(d, "shale.cur-size-all-mem-tables");
