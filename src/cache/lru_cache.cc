@@ -471,15 +471,16 @@ class LRUCache::ShardedCharge final : public MemoryCharge {
 Status LRUCache::ChargeMemory(size_t bytes, std::unique_ptr<MemoryCharge>* charge) {
   charge->reset();
   const size_t n = NumShards();
-  const Status refused = Status::MemoryLimit("the block cache (strict_capacity_limit) cannot fit " +
-                                             std::to_string(bytes) +
-                                             " bytes beside its pinned blocks");
+  auto refused = [bytes] {
+    return Status::MemoryLimit("the block cache (strict_capacity_limit) cannot fit " +
+                               std::to_string(bytes) + " bytes beside its pinned blocks");
+  };
   // A first pass that evicts nothing, so a charge that cannot fit usually leaves every shard
   // as it was; a shard whose pinned usage grew between the passes still refuses below (its
   // earlier shards then may have evicted idle blocks for nothing).
   if (HasStrictCapacityLimit()) {
     for (size_t i = 0; i < n; i++) {
-      if (!shards_[i].CanReserve(ShardedCharge::Share(bytes, n, i))) return refused;
+      if (!shards_[i].CanReserve(ShardedCharge::Share(bytes, n, i))) return refused();
     }
   }
   for (size_t i = 0; i < n; i++) {
@@ -488,7 +489,7 @@ Status LRUCache::ChargeMemory(size_t bytes, std::unique_ptr<MemoryCharge>* charg
     for (size_t j = 0; j < i; j++) {  // refused: give back what the earlier shards took
       if (size_t taken = ShardedCharge::Share(bytes, n, j)) shards_[j].Unreserve(taken);
     }
-    return refused;
+    return refused();
   }
   *charge = std::make_unique<ShardedCharge>(this, bytes);
   return Status::OK();

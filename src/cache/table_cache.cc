@@ -27,8 +27,7 @@ TableCache::~TableCache() = default;
 
 Status TableCache::Open(uint64_t number, uint64_t file_size, int level,
                         SequenceNumber global_seqno,
-                        std::shared_ptr<const CachedTable>* table, bool* keep) const {
-  *keep = true;
+                        std::shared_ptr<CachedTable>* table) const {
   const std::string path = TableFileName(dbname_, number);
   // Opens no descriptor: the reader's reads take one from the pool each.
   std::unique_ptr<RandomAccessFile> file = TableFilePool::NewFile(pool_, number, path);
@@ -44,16 +43,21 @@ Status TableCache::Open(uint64_t number, uint64_t file_size, int level,
   s = cached->tombstones->AddAll(tombstones.get());
   if (!s.ok()) return Status::Corruption(path + ": range deletions: " + s.ToString());
   cached->tombstones->Finish();
-  if (charge_readers_memory_) {
-    // Refused only by a cache with a strict limit that is full of pinned blocks: then the
-    // table serves the callers that asked for it and is not kept (as such a cache hands out a
-    // block it cannot fit), so the budget holds.
-    *keep = block_source_
-                ->ChargeMemory(cached->reader->ApproximateMemoryUsage(), &cached->memory_charge)
-                .ok();
-  }
   *table = std::move(cached);
   return Status::OK();
+}
+
+bool TableCache::Charge(CachedTable* table) {
+  const size_t bytes = table->reader->ApproximateMemoryUsage();
+  for (;;) {
+    if (block_source_->ChargeMemory(bytes, &table->memory_charge).ok()) return true;
+    // A strict cache is full of pinned usage: make room by dropping the least recently used
+    // parsed table (its charge goes once no reader holds it), then try again.
+    Dropped dropped;  // released after the lock
+    MutexLock lock(&mu_);
+    if (lru_.empty()) return false;
+    DropLocked(std::prev(lru_.end()), &dropped);
+  }
 }
 
 void TableCache::DropLocked(LruList::iterator it, Dropped* dropped) {
@@ -86,9 +90,12 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
     pending = std::make_shared<Pending>();
     pending_.emplace(number, pending);
   }
-  std::shared_ptr<const CachedTable> opened;
-  bool keep = false;
-  Status s = Open(number, file_size, level, global_seqno, &opened, &keep);
+  std::shared_ptr<CachedTable> opened;
+  Status s = Open(number, file_size, level, global_seqno, &opened);
+  // Refused only when a strict cache cannot fit the table even with no other table parsed:
+  // then it serves the callers that asked for it and is not kept (as such a cache hands out a
+  // block it cannot fit), so the budget holds.
+  const bool keep = !s.ok() || !charge_readers_memory_ || Charge(opened.get());
   const size_t memory = s.ok() ? opened->reader->ApproximateMemoryUsage() : 0;
   Dropped dropped;  // released after the lock
   MutexLock lock(&mu_);

@@ -87,8 +87,9 @@ class TableCache {
   // file number to make the reader's id in `block_source`; it must leave the file numbers'
   // bits clear. `charge_readers_memory`: charge each parsed table's memory
   // (TableReader::ApproximateMemoryUsage) to `block_source` (BlockSource::ChargeMemory) for as
-  // long as the table is parsed; a table whose charge a strict cache refuses serves the
-  // callers that asked for it and is not kept.
+  // long as the table is parsed. When a strict cache refuses a charge, the least recently used
+  // parsed tables make room; a table that does not fit even then serves the callers that asked
+  // for it and is not kept.
   TableCache(std::string dbname, FileSystem* fs, const InternalKeyComparator* icmp,
              BlockSource* block_source, const TableReaderOptions& reader_options,
              size_t capacity, uint64_t cache_id_prefix = 0,
@@ -177,11 +178,14 @@ class TableCache {
   using LruList = std::list<Entry>;
   using Dropped = std::vector<std::shared_ptr<const CachedTable>>;
 
-  // Parses the table (reading through the pool) and charges its memory if asked to; *keep
-  // is false when that charge was refused (the table must not be cached).
+  // Parses the table (reading through the pool).
   [[nodiscard]] Status Open(uint64_t number, uint64_t file_size, int level,
                             SequenceNumber global_seqno,
-                            std::shared_ptr<const CachedTable>* table, bool* keep) const;
+                            std::shared_ptr<CachedTable>* table) const;
+  // Charges the table's reader memory to the block source (table->memory_charge). When a
+  // strict cache refuses, drops the least recently used parsed tables one at a time and tries
+  // again; false once none is left to drop.
+  bool Charge(CachedTable* table) ABSL_LOCKS_EXCLUDED(mu_);
   // Moves the entry to *dropped and out of the cache.
   void DropLocked(LruList::iterator it, Dropped* dropped) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

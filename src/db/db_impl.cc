@@ -85,7 +85,10 @@ DBImpl::DBImpl(const Options& options, const std::string& dbname, bool read_only
       ParsedTableCapacity(options.max_open_files), cache_id_prefix,
       topts.cache_index_and_filter_blocks && topts.pin_l0_filter_and_index_blocks_in_cache,
       TableFileDescriptors(options.max_open_files),
-      topts.charge_table_reader_memory && block_source_ != UncachedBlockSource());
+      // Only a cache the options name: the private 8 MiB one is no budget anyone chose, and
+      // the tables of a DB past ~1 GB would leave it no room for a single block.
+      topts.charge_table_reader_memory && topts.block_cache != nullptr &&
+          block_source_ != UncachedBlockSource());
   VersionSetOptions vopts;
   vopts.max_manifest_file_size = options.max_manifest_file_size;
   versions_ = std::make_unique<VersionSet>(dbname_, fs_, icmp_, options.num_levels, vopts);

@@ -110,6 +110,10 @@ bool DBImpl::GetIntProperty(ColumnFamilyHandle* column_family, std::string_view 
     *value = table_cache_->ApproximateReadersMemory();
     return true;
   }
+  if (property == Properties::kTableReadersMemCharged) {
+    *value = table_cache_->charges_readers_memory() ? table_cache_->ApproximateReadersMemory() : 0;
+    return true;
+  }
   if (property == Properties::kMemoryUsage) {
     // The DB's: every family's memtables.
     uint64_t memtables = 0;

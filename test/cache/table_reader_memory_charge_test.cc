@@ -264,6 +264,37 @@ TEST_F(TableCacheChargeTest, NothingIsChargedUnlessAsked) {
   EXPECT_EQ(block_cache->GetPinnedUsage(), 0u);
 }
 
+TEST_F(TableCacheChargeTest, AStrictCacheDropsTheLeastRecentlyUsedTablesToMakeRoom) {
+  // Room for two tables' charges (every table here charges about the same), not three.
+  size_t one = 0;
+  {
+    auto probe_cache = MakeCache(64 << 20, 0);
+    auto probe = NewTableCache(probe_cache.get(), /*charge=*/true);
+    std::shared_ptr<const CachedTable> table;
+    ASSERT_TRUE(Find(probe.get(), 1, &table).ok());
+    one = table->memory_charge->bytes();
+  }
+  auto block_cache = MakeCache(one * 5 / 2, 0, /*strict=*/true);
+  auto tables = NewTableCache(block_cache.get(), /*charge=*/true);
+  for (uint64_t t = 1; t <= 4; t++) {
+    std::shared_ptr<const CachedTable> table;
+    ASSERT_TRUE(Find(tables.get(), t, &table).ok());
+    EXPECT_NE(table->memory_charge, nullptr) << t;  // kept: older tables made room
+    EXPECT_TRUE(Reads(*table, t, 7));
+    EXPECT_LE(tables->NumTables(), 2u);
+    EXPECT_LE(block_cache->GetUsage(), one * 5 / 2);
+  }
+  // The two most recently used are the ones kept: finding them again opens nothing.
+  EXPECT_EQ(tables->NumTables(), 2u);
+  const size_t charged = block_cache->GetPinnedUsage();
+  for (uint64_t t : {3, 4}) {
+    std::shared_ptr<const CachedTable> table;
+    ASSERT_TRUE(Find(tables.get(), t, &table).ok());
+  }
+  EXPECT_EQ(block_cache->GetPinnedUsage(), charged);
+  EXPECT_EQ(tables->ApproximateReadersMemory(), charged);
+}
+
 TEST_F(TableCacheChargeTest, AStrictCacheThatCannotFitATableServesItWithoutKeepingIt) {
   auto block_cache = MakeCache(256, 0, /*strict=*/true);  // smaller than any table's charge
   auto tables = NewTableCache(block_cache.get(), /*charge=*/true);

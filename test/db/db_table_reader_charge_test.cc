@@ -87,6 +87,7 @@ TEST(TableReaderChargeTest, OpenTablesAndCachedBlocksStayWithinTheCapacity) {
   ASSERT_GT(readers, 100u << 10);  // the filters alone: 60,000 keys x 10 bits
   // Nothing else is pinned once the reads are done: the pinned usage is the readers' charge.
   EXPECT_EQ(cache->GetPinnedUsage(), readers);
+  EXPECT_EQ(Prop(db.get(), DB::Properties::kTableReadersMemCharged), readers);
   EXPECT_LE(cache->GetUsage(), kCacheBytes);  // readers and data blocks together
   EXPECT_GT(cache->GetUsage(), readers);      // and the rest still caches data blocks
 
@@ -105,7 +106,23 @@ TEST(TableReaderChargeTest, WithoutTheChargeReadersComeOnTopOfAFullCache) {
   ASSERT_NO_FATAL_FAILURE(ExpectModel(db.get(), model));
   const uint64_t readers = Prop(db.get(), DB::Properties::kEstimateTableReadersMem);
   EXPECT_EQ(cache->GetPinnedUsage(), 0u);
+  EXPECT_EQ(Prop(db.get(), DB::Properties::kTableReadersMemCharged), 0u);
   EXPECT_GT(cache->GetUsage() + readers, kCacheBytes);  // what the charge prevents
+  ASSERT_OK(db->Close());
+}
+
+// The DB's private 8 MiB cache (no block_cache given) is not charged: the readers of a DB
+// much past 1 GB would take all of it.
+TEST(TableReaderChargeTest, ThePrivateDefaultCacheIsNotCharged) {
+  std::unique_ptr<DB> db;
+  ASSERT_OK(DB::Open(ManyTablesOptions(/*charge=*/true, nullptr), "/db", &db));
+  std::map<std::string, std::string> model;
+  ASSERT_NO_FATAL_FAILURE(LoadTables(db.get(), &model));
+  ASSERT_NO_FATAL_FAILURE(ExpectModel(db.get(), model));
+  EXPECT_EQ(Prop(db.get(), DB::Properties::kBlockCacheCapacity), 8u << 20);
+  EXPECT_GT(Prop(db.get(), DB::Properties::kEstimateTableReadersMem), 0u);
+  EXPECT_EQ(Prop(db.get(), DB::Properties::kTableReadersMemCharged), 0u);
+  EXPECT_EQ(Prop(db.get(), DB::Properties::kBlockCachePinnedUsage), 0u);
   ASSERT_OK(db->Close());
 }
 
