@@ -416,6 +416,10 @@ shale_block_based_options_set_pin_l0_filter_and_index_blocks_in_cache(
     shale_block_based_table_options_t* options, unsigned char v);
 extern SHALE_LIBRARY_API void shale_block_based_options_set_no_block_cache(
     shale_block_based_table_options_t* options, unsigned char v);
+/* TableOptions::charge_table_reader_memory (shale/table_options.h): charge the memory of open
+ * tables' readers (index and filter) to the block cache's capacity. Default: 1. */
+extern SHALE_LIBRARY_API void shale_block_based_options_set_charge_table_reader_memory(
+    shale_block_based_table_options_t* options, unsigned char v);
 /* One of the shale_block_based_table_data_block_index_type_* constants. */
 extern SHALE_LIBRARY_API void shale_block_based_options_set_data_block_index_type(
     shale_block_based_table_options_t* options, int v);

@@ -561,14 +561,21 @@ class SHALE_EXPORT DB {
     // size-all-mem-tables: those plus flushed memtables that readers still pin;
     // block-cache-usage / block-cache-pinned-usage: the DB's block cache (shared caches report
     // all their users); estimate-table-readers-mem: what the open table readers keep outside
-    // the block cache (indexes and filters unless cache_index_and_filter_blocks);
-    // memory-usage: size-all-mem-tables + block-cache-usage + estimate-table-readers-mem.
+    // the block cache (indexes and filters unless cache_index_and_filter_blocks), charged to
+    // the block cache too with TableOptions::charge_table_reader_memory;
+    // memory-usage: size-all-mem-tables + block-cache-usage + estimate-table-readers-mem -
+    // table-readers-mem-charged (what is charged is in block-cache-usage already).
     static constexpr std::string_view kSizeAllMemTables = "shale.size-all-mem-tables";
     static constexpr std::string_view kBlockCacheUsage = "shale.block-cache-usage";
     static constexpr std::string_view kBlockCachePinnedUsage = "shale.block-cache-pinned-usage";
     static constexpr std::string_view kBlockCacheCapacity = "shale.block-cache-capacity";
     static constexpr std::string_view kEstimateTableReadersMem =
         "shale.estimate-table-readers-mem";
+    // The part of estimate-table-readers-mem charged to the block cache (all of it with
+    // TableOptions::charge_table_reader_memory and a block_cache given; else 0): counted in
+    // block-cache-usage and block-cache-pinned-usage too.
+    static constexpr std::string_view kTableReadersMemCharged =
+        "shale.table-readers-mem-charged";
     static constexpr std::string_view kMemoryUsage = "shale.memory-usage";
     // Background errors recorded since Open (numeric), and the current one as text ("" when
     // the DB is not in the error state).

@@ -96,6 +96,11 @@ class [[nodiscard]] SHALE_EXPORT Status {
   static Status Aborted(std::string_view msg, std::string_view msg2 = {}) {
     return Status(Code::kAborted, SubCode::kNone, msg, msg2);
   }
+  // Aborted with subcode kMemoryLimit: a memory budget (the block cache with
+  // strict_capacity_limit) refused what the operation needed.
+  static Status MemoryLimit(std::string_view msg, std::string_view msg2 = {}) {
+    return Status(Code::kAborted, SubCode::kMemoryLimit, msg, msg2);
+  }
   // Busy with subcode kLockTimeout etc. can be made with the general constructor below.
   static Status Busy(std::string_view msg, std::string_view msg2 = {}) {
     return Status(Code::kBusy, SubCode::kNone, msg, msg2);
@@ -124,6 +129,9 @@ class [[nodiscard]] SHALE_EXPORT Status {
   bool IsBusy() const { return code_ == Code::kBusy; }
   bool IsExpired() const { return code_ == Code::kExpired; }
   bool IsTryAgain() const { return code_ == Code::kTryAgain; }
+  bool IsMemoryLimit() const {
+    return code_ == Code::kAborted && subcode_ == SubCode::kMemoryLimit;
+  }
   bool IsNoSpace() const { return code_ == Code::kIOError && subcode_ == SubCode::kNoSpace; }
   bool IsPathNotFound() const {
     return (code_ == Code::kIOError || code_ == Code::kNotFound) &&

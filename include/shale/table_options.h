@@ -94,6 +94,22 @@ struct TableOptions {
   // memory of many open tables by the cache size. Default: false.
   bool cache_index_and_filter_blocks = false;
 
+  // Charge the memory each open table keeps in its reader (its index and filter, unless
+  // cache_index_and_filter_blocks puts them in the cache) to the block cache's capacity, for
+  // as long as the table stays open: the cache evicts data blocks to make room, so the block
+  // cache and the open tables together use no more than the cache's capacity, whatever the
+  // number of tables. The charge counts as pinned usage (Cache::GetPinnedUsage). When the
+  // tables' memory alone exceeds the capacity, no data block stays cached; with
+  // strict_capacity_limit, the least recently used open tables are closed to make room for a
+  // table whose charge does not fit, and one that does not fit even then is read but not kept
+  // open (its index and filter are read again on its next use). Only a cache given in block_cache is
+  // charged: the DB's private 8 MiB cache (block_cache null) is no budget anyone chose, and
+  // the tables of a DB past ~1 GB would leave it no room for a single block; with
+  // no_block_cache there is nothing to charge. RocksDB's equivalent is
+  // cache_usage_options' kBlockBasedTableReader role (db_bench's --charge_table_reader), off
+  // by default there. Default: true.
+  bool charge_table_reader_memory = true;
+
   // With cache_index_and_filter_blocks, for tables with a partitioned index: the table reader
   // pins its top-level index and filter in the cache while it is open (they count as pinned
   // usage and are never evicted), so lookups never miss on them. Default: true.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <new>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -150,6 +151,38 @@ class LRUCacheShard {
     return result;
   }
 
+  // Counts `bytes` of memory kept outside the cache (LRUCache::ChargeMemory) as usage that is
+  // pinned, evicting idle entries to make room. False, with nothing counted or evicted, when a
+  // strict limit cannot fit them beside what is pinned already.
+  bool Reserve(size_t bytes) {
+    std::vector<LRUEntry*> evicted;
+    bool fits;
+    {
+      MutexLock lock(&mu_);
+      fits = !strict_ || pinned_usage_ + bytes <= capacity_;
+      if (fits) {
+        EvictLocked(bytes, &evicted);
+        usage_ += bytes;
+        pinned_usage_ += bytes;
+      }
+    }
+    Free(evicted);
+    return fits;
+  }
+
+  // Whether Reserve(bytes) would succeed now (it may not by the time it is called).
+  bool CanReserve(size_t bytes) const {
+    MutexLock lock(&mu_);
+    return !strict_ || pinned_usage_ + bytes <= capacity_;
+  }
+
+  // Gives back what Reserve(bytes) counted.
+  void Unreserve(size_t bytes) {
+    MutexLock lock(&mu_);
+    usage_ -= bytes;
+    pinned_usage_ -= bytes;
+  }
+
   void Release(LRUEntry* e) {
     bool free_it = false;
     {
@@ -294,8 +327,9 @@ class LRUCacheShard {
   // an eviction scan starts. Guarded by mu_.
   LRUEntry low_ ABSL_GUARDED_BY(mu_);
   LRUEntry high_ ABSL_GUARDED_BY(mu_);
-  // Guarded by mu_. usage_ = charges of table_'s entries + of detached entries still in use;
-  // pinned_usage_ = charges of the entries with refs > 0; idle_count_[p] / idle_usage_[p] =
+  // Guarded by mu_. usage_ = charges of table_'s entries + of detached entries still in use +
+  // the bytes reserved (Reserve) and not given back; pinned_usage_ = charges of the entries
+  // with refs > 0 + the bytes reserved; idle_count_[p] / idle_usage_[p] =
   // number / charges of the idle entries of priority p (0: data, 1: index and filter).
   size_t usage_ ABSL_GUARDED_BY(mu_) = 0;
   size_t pinned_usage_ ABSL_GUARDED_BY(mu_) = 0;
@@ -408,6 +442,56 @@ Status LRUCache::GetBlock(const BlockRequest& request, BlockLoader load,
     }
   }
   *block = std::move(loaded);  // not kept: the block lives as long as its holder
+  return Status::OK();
+}
+
+// A charge spread over every shard (each takes its share of the bytes), so a large charge does
+// not empty one shard: bytes / n each, the remainder one byte apiece to the first shards, as
+// ConfigureShards splits the capacity.
+class LRUCache::ShardedCharge final : public MemoryCharge {
+ public:
+  ShardedCharge(LRUCache* cache, size_t bytes) : cache_(cache), bytes_(bytes) {}
+  ~ShardedCharge() override {
+    const size_t n = cache_->NumShards();
+    for (size_t i = 0; i < n; i++) {
+      if (size_t share = Share(bytes_, n, i)) cache_->shards_[i].Unreserve(share);
+    }
+  }
+  size_t bytes() const override { return bytes_; }
+
+  static size_t Share(size_t bytes, size_t n, size_t i) {
+    return bytes / n + (i < bytes % n ? 1 : 0);
+  }
+
+ private:
+  LRUCache* const cache_;
+  const size_t bytes_;
+};
+
+Status LRUCache::ChargeMemory(size_t bytes, std::unique_ptr<MemoryCharge>* charge) {
+  charge->reset();
+  const size_t n = NumShards();
+  auto refused = [bytes] {
+    return Status::MemoryLimit("the block cache (strict_capacity_limit) cannot fit " +
+                               std::to_string(bytes) + " bytes beside its pinned blocks");
+  };
+  // A first pass that evicts nothing, so a charge that cannot fit usually leaves every shard
+  // as it was; a shard whose pinned usage grew between the passes still refuses below (its
+  // earlier shards then may have evicted idle blocks for nothing).
+  if (HasStrictCapacityLimit()) {
+    for (size_t i = 0; i < n; i++) {
+      if (!shards_[i].CanReserve(ShardedCharge::Share(bytes, n, i))) return refused();
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    const size_t share = ShardedCharge::Share(bytes, n, i);
+    if (share == 0 || shards_[i].Reserve(share)) continue;
+    for (size_t j = 0; j < i; j++) {  // refused: give back what the earlier shards took
+      if (size_t taken = ShardedCharge::Share(bytes, n, j)) shards_[j].Unreserve(taken);
+    }
+    return refused();
+  }
+  *charge = std::make_unique<ShardedCharge>(this, bytes);
   return Status::OK();
 }
 

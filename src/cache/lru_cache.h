@@ -9,7 +9,9 @@
 //   - idle: refs == 0, on the list of its priority (evictable);
 //   - detached: erased from the table (evicted or replaced) while in use; freed, and its charge
 //     released, when its last user lets go.
-// Usage counts the charge of every entry in the table and of every detached entry.
+// Usage counts the charge of every entry in the table and of every detached entry, plus the
+// memory charged from outside (ChargeMemory: table readers' indexes and filters), which counts
+// as pinned: it makes idle blocks go, and is never evicted itself.
 //
 // Eviction order: least recently used, approximated by CLOCK (lru_cache.cc's shard comment): a
 // hit sets the entry's visited bit and touches no list; eviction takes the first idle entry
@@ -72,6 +74,10 @@ class LRUCache final : public Cache, public BlockSource {
   Status GetBlock(const BlockRequest& request, BlockLoader load,
                   std::shared_ptr<const LoadedBlock>* block) override;
   bool IsCharged(const std::shared_ptr<const LoadedBlock>& block) const override;
+  // Spread over the shards (each takes its share, as the capacity is split), counted as
+  // pinned usage until the charge is destroyed. With a strict limit, MemoryLimit when a
+  // shard cannot fit its share beside its pinned entries (nothing is charged then).
+  Status ChargeMemory(size_t bytes, std::unique_ptr<MemoryCharge>* charge) override;
 
   // A prefix for the cache ids of one DB's tables, unique within this cache.
   uint64_t NewCacheIdPrefix();
@@ -79,6 +85,9 @@ class LRUCache final : public Cache, public BlockSource {
   int num_shard_bits() const { return num_shard_bits_; }
 
  private:
+  class ShardedCharge;
+
+  size_t NumShards() const { return size_t{1} << num_shard_bits_; }
   LRUCacheShard& ShardFor(const BlockKey& key) const;
   // Gives each shard its share of the capacity and the current limits.
   void ConfigureShards();

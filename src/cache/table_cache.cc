@@ -11,7 +11,7 @@ namespace shale {
 TableCache::TableCache(std::string dbname, FileSystem* fs, const InternalKeyComparator* icmp,
                        BlockSource* block_source, const TableReaderOptions& reader_options,
                        size_t capacity, uint64_t cache_id_prefix, bool pin_l0_index_and_filter,
-                       size_t max_open_files)
+                       size_t max_open_files, bool charge_readers_memory)
     : dbname_(std::move(dbname)),
       icmp_(icmp),
       block_source_(block_source),
@@ -19,6 +19,7 @@ TableCache::TableCache(std::string dbname, FileSystem* fs, const InternalKeyComp
       capacity_(std::max<size_t>(capacity, 1)),
       cache_id_prefix_(cache_id_prefix),
       pin_l0_index_and_filter_(pin_l0_index_and_filter),
+      charge_readers_memory_(charge_readers_memory),
       pool_(std::make_shared<TableFilePool>(fs, max_open_files == 0 ? capacity_
                                                                     : max_open_files)) {}
 
@@ -26,7 +27,7 @@ TableCache::~TableCache() = default;
 
 Status TableCache::Open(uint64_t number, uint64_t file_size, int level,
                         SequenceNumber global_seqno,
-                        std::shared_ptr<const CachedTable>* table) const {
+                        std::shared_ptr<CachedTable>* table) const {
   const std::string path = TableFileName(dbname_, number);
   // Opens no descriptor: the reader's reads take one from the pool each.
   std::unique_ptr<RandomAccessFile> file = TableFilePool::NewFile(pool_, number, path);
@@ -44,6 +45,19 @@ Status TableCache::Open(uint64_t number, uint64_t file_size, int level,
   cached->tombstones->Finish();
   *table = std::move(cached);
   return Status::OK();
+}
+
+bool TableCache::Charge(CachedTable* table) {
+  const size_t bytes = table->reader->ApproximateMemoryUsage();
+  for (;;) {
+    if (block_source_->ChargeMemory(bytes, &table->memory_charge).ok()) return true;
+    // A strict cache is full of pinned usage: make room by dropping the least recently used
+    // parsed table (its charge goes once no reader holds it), then try again.
+    Dropped dropped;  // released after the lock
+    MutexLock lock(&mu_);
+    if (lru_.empty()) return false;
+    DropLocked(std::prev(lru_.end()), &dropped);
+  }
 }
 
 void TableCache::DropLocked(LruList::iterator it, Dropped* dropped) {
@@ -76,8 +90,12 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
     pending = std::make_shared<Pending>();
     pending_.emplace(number, pending);
   }
-  std::shared_ptr<const CachedTable> opened;
+  std::shared_ptr<CachedTable> opened;
   Status s = Open(number, file_size, level, global_seqno, &opened);
+  // Refused only when a strict cache cannot fit the table even with no other table parsed:
+  // then it serves the callers that asked for it and is not kept (as such a cache hands out a
+  // block it cannot fit), so the budget holds.
+  const bool keep = !s.ok() || !charge_readers_memory_ || Charge(opened.get());
   const size_t memory = s.ok() ? opened->reader->ApproximateMemoryUsage() : 0;
   Dropped dropped;  // released after the lock
   MutexLock lock(&mu_);
@@ -94,9 +112,9 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
   pending->table = opened;
   pending_cv_.SignalAll();
   if (!s.ok()) return s;
-  // Not cached when its file is being deleted or the cache closed meanwhile: the callers that
-  // asked for it (and waited) still get it.
-  if (!pending->evicted && !closed_) {
+  // Not cached when its file is being deleted or the cache closed meanwhile, or when its
+  // memory could not be charged: the callers that asked for it (and waited) still get it.
+  if (keep && !pending->evicted && !closed_) {
     lru_.push_front(Entry{number, opened, memory});
     index_[number] = lru_.begin();
     readers_memory_ += memory;

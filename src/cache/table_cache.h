@@ -12,7 +12,9 @@
 // descriptor was closed (only because its table was evicted from a full cache). The memory of
 // the parsed tables is their index and filter bytes (ApproximateReadersMemory), bounded by
 // capacity(); with cache_index_and_filter_blocks those live in the block cache and are
-// bounded by it.
+// bounded by it; with charge_readers_memory (TableOptions::charge_table_reader_memory) they
+// stay in the readers but are charged to the block cache, so data blocks make room for them
+// and the two together stay within the cache's capacity.
 //
 // A table is handed out as a std::shared_ptr<const CachedTable>: whoever holds the pointer (a
 // Get in progress, an iterator) keeps the parsed table, even if it is evicted meanwhile.
@@ -66,6 +68,9 @@ namespace shale {
 
 // A parsed table and what the DB precomputes from it.
 struct CachedTable {
+  // The reader's memory charged to the block source (TableCache's charge_readers_memory), or
+  // null. Released when the parsed table goes, after the reader (declared first).
+  std::unique_ptr<MemoryCharge> memory_charge;
   std::unique_ptr<TableReader> reader;
   // The table's range deletions, fragmented. Empty when it has none.
   std::unique_ptr<RangeTombstones> tombstones;
@@ -80,11 +85,16 @@ class TableCache {
   // parsed, >= 1 (0 is taken as 1), or kUnlimited. `max_open_files`: the most table
   // descriptors open at once (0: as many as `capacity`). `cache_id_prefix` is or-ed with each
   // file number to make the reader's id in `block_source`; it must leave the file numbers'
-  // bits clear.
+  // bits clear. `charge_readers_memory`: charge each parsed table's memory
+  // (TableReader::ApproximateMemoryUsage) to `block_source` (BlockSource::ChargeMemory) for as
+  // long as the table is parsed. When a strict cache refuses a charge, the least recently used
+  // parsed tables make room; a table that does not fit even then serves the callers that asked
+  // for it and is not kept.
   TableCache(std::string dbname, FileSystem* fs, const InternalKeyComparator* icmp,
              BlockSource* block_source, const TableReaderOptions& reader_options,
              size_t capacity, uint64_t cache_id_prefix = 0,
-             bool pin_l0_index_and_filter = false, size_t max_open_files = 0);
+             bool pin_l0_index_and_filter = false, size_t max_open_files = 0,
+             bool charge_readers_memory = false);
   ~TableCache();
 
   TableCache(const TableCache&) = delete;
@@ -127,6 +137,9 @@ class TableCache {
   // Bytes the parsed tables the cache holds keep in memory
   // (TableReader::ApproximateMemoryUsage, summed).
   size_t ApproximateReadersMemory() const;
+  // Whether those bytes are charged to the block source (the constructor's
+  // charge_readers_memory).
+  bool charges_readers_memory() const { return charge_readers_memory_; }
 
   // The descriptor pool's figures (table_file_pool.h): descriptors open now, the most kept
   // open now (lowered once the descriptor limit was hit), the configured most, the most open
@@ -168,7 +181,11 @@ class TableCache {
   // Parses the table (reading through the pool).
   [[nodiscard]] Status Open(uint64_t number, uint64_t file_size, int level,
                             SequenceNumber global_seqno,
-                            std::shared_ptr<const CachedTable>* table) const;
+                            std::shared_ptr<CachedTable>* table) const;
+  // Charges the table's reader memory to the block source (table->memory_charge). When a
+  // strict cache refuses, drops the least recently used parsed tables one at a time and tries
+  // again; false once none is left to drop.
+  bool Charge(CachedTable* table) ABSL_LOCKS_EXCLUDED(mu_);
   // Moves the entry to *dropped and out of the cache.
   void DropLocked(LruList::iterator it, Dropped* dropped) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -179,6 +196,7 @@ class TableCache {
   const size_t capacity_;  // >= 1
   const uint64_t cache_id_prefix_;
   const bool pin_l0_index_and_filter_;
+  const bool charge_readers_memory_;
   // The tables' descriptors. Shared with the pooled files of the readers, which may outlive
   // the cache.
   const std::shared_ptr<TableFilePool> pool_;

@@ -56,6 +56,11 @@ void shale_block_based_options_set_no_block_cache(shale_block_based_table_option
   options->rep.no_block_cache = v != 0;
 }
 
+void shale_block_based_options_set_charge_table_reader_memory(
+    shale_block_based_table_options_t* options, unsigned char v) {
+  options->rep.charge_table_reader_memory = v != 0;
+}
+
 void shale_block_based_options_set_pin_top_level_index_and_filter(
     shale_block_based_table_options_t* options, unsigned char v) {
   options->rep.pin_top_level_index_and_filter = v != 0;

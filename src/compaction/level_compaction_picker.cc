@@ -1,17 +1,26 @@
-// Level-style picking (DESIGN.md "Compaction"): the due levels (score >= 1) are tried by score,
-// highest first, each compacted into the next one (L0 into the base level). L0 is not
-// unconditionally first (issue 20): it goes first only when its score is the highest or when
-// its file count has reached level0_slowdown_writes_trigger (writes are being slowed). An
-// L0 -> base compaction takes every L0 file and so, with L0 files spanning the key space, the
-// whole base level; under a steady load L0 is due again by the time it ends, and putting it
-// always first would keep the base level from ever being compacted down while it grows far
-// over its target (RocksDB orders the levels by score alone; the slowdown exception keeps L0
-// from stalling writes). When L0 outranks the base level but must wait for it (busy base-level
-// files), the base level's own compaction waits too, so L0 is not starved by deeper work in
-// the files it needs; a base level that outranks L0 is tried before L0 and is never held
-// back. Within a level the file whose overlap with the next level is smallest relative to its
-// own size is chosen (least rewriting per byte moved down). With allow_ingest_behind the tree
-// ends one level early: nothing is picked from or compacted into the reserved last level
+// Level-style picking (DESIGN.md "Compaction"): the due levels (score >= 1) are tried in order,
+// each compacted into the next one (L0 into the base level). The order (issue 20):
+//   - L0 first when it is urgent: its file count + 1 has reached level0_slowdown_writes_trigger,
+//     i.e. one more flush would slow writes. That is the L0 condition Flush()/CompactRange()
+//     wait on with allow_write_stall = false (DBImpl::WaitUntilFlushWouldNotStallLocked); were
+//     L0 not first then, such a Flush would wait for every level outranking L0 to drain.
+//   - otherwise by score, highest first (ties keep the shallower level first). L0's score is its
+//     file count against level0_file_num_compaction_trigger (or its bytes against the base
+//     size); a level's score is its bytes against its target, with no adjustment. (RocksDB
+//     also orders by score but damps a level's score by the bytes expected to come down into
+//     it and raises L0's score by its size relative to the base level; ShaleDB does neither.)
+// L0 is not simply always first: an L0 -> base compaction takes every L0 file and so, with L0
+// files spanning the key space, the whole base level; under a steady load L0 is due again by
+// the time it ends, and putting it always first would keep the base level from ever being
+// compacted down while it grows far over its target.
+// Hold-back: when L0 comes before the base level in the order (it is urgent or outranks it) but
+// cannot be picked because base-level files it needs are busy, neither the base level's own
+// compaction nor a ttl pick from the base level is started, so L0 is not starved by deeper work
+// in the files it waits for. A base level that comes before a non-urgent L0 (outranks it) is
+// not held back.
+// Within a level the file whose overlap with the next level is smallest relative to its own
+// size is chosen (least rewriting per byte moved down). With allow_ingest_behind the tree ends
+// one level early: nothing is picked from or compacted into the reserved last level
 // (compaction/reserved_level.h).
 #include <algorithm>
 #include <cassert>
@@ -42,28 +51,38 @@ class LevelCompactionPicker final : public CompactionPicker {
     for (int level = 0; level < LastWritableLevel(o, v->num_levels()); level++) {
       if (t.scores[level] >= 1.0) order.push_back(level);
     }
-    // By score, highest first (ties keep the shallower level first); L0 first while writes are
-    // slowed by its file count.
-    const bool l0_slowing_writes =
-        static_cast<int64_t>(v->files(0).size()) >= o.level0_slowdown_writes_trigger;
+    // By score, highest first (ties keep the shallower level first); an urgent L0 first.
+    // L0 is urgent when one more flush would slow writes: its file count (every L0 file, being
+    // compacted or not) + 1 reaches level0_slowdown_writes_trigger. This MUST agree with the L0
+    // condition DBImpl::WaitUntilFlushWouldNotStallLocked waits on (Version::NumFiles(0) + 1
+    // against the same trigger, through WriteController::Update; the stop trigger is validated
+    // to be >= it), so that whenever a Flush waits on L0 files, L0 is compacted before the other
+    // levels. Only when the slowdown trigger equals level0_file_num_compaction_trigger is an
+    // urgent L0 not due yet; that Flush waits only behind a pending immutable memtable
+    // (it returns at once below the compaction trigger otherwise), whose flush makes L0 due.
+    const bool l0_urgent =
+        static_cast<int64_t>(v->files(0).size()) + 1 >= o.level0_slowdown_writes_trigger;
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      if (l0_slowing_writes && (a == 0) != (b == 0)) return a == 0;
+      if (l0_urgent && (a == 0) != (b == 0)) return a == 0;
       return t.scores[a] > t.scores[b];
     });
+    // Set when L0 was tried and could not be picked although none of its files is busy (it
+    // waits on base-level files). Invariant: it is set only on L0's turn, so it holds back only
+    // levels after L0 in `order`; an urgent L0 is first, so a blocked urgent L0 always holds the
+    // base level back, also when the base level outranks it.
     bool l0_blocked = false;
     for (int level : order) {
       std::unique_ptr<Compaction> c;
       if (level == 0) {
         c = PickL0(v, o, t, pending);
-        // L0 outranks the levels after it and waits on the base level: do not start more work
-        // there meanwhile. (A base level that outranks L0 came earlier in `order`.)
         if (c == nullptr && !AnyBeingCompacted(v->files(0))) l0_blocked = true;
       } else if (!(l0_blocked && level == t.base_level)) {
+        // The base level is skipped while L0, ahead of it, waits on it: no more work there.
         c = PickLevel(v, o, t, pending, level);
       }
       if (c != nullptr) return c;
     }
-    return PickExpired(v, o, t, pending, now);
+    return PickExpired(v, o, t, pending, now, /*skip_base_level=*/l0_blocked);
   }
 
   bool NeedsCompaction(const Version& v, const Options& o, uint64_t now) const override {
@@ -103,11 +122,14 @@ class LevelCompactionPicker final : public CompactionPicker {
            !f.being_compacted;
   }
 
+  // With `skip_base_level` (a blocked L0 holds the base level back) nothing is picked from the
+  // base level.
   std::unique_ptr<Compaction> PickExpired(Version* v, const Options& o, const LevelTargets& t,
                                           const std::vector<PendingOutputRange>& pending,
-                                          uint64_t now) {
+                                          uint64_t now, bool skip_base_level) {
     if (o.ttl == 0) return nullptr;
     for (int level = 0; level < LastWritableLevel(o, v->num_levels()); level++) {
+      if (skip_base_level && level == t.base_level) continue;
       for (FileMetaData* f : v->files(level)) {
         if (!Expired(*f, o, now)) continue;
         std::vector<CompactionInputLevel> inputs(1);

@@ -84,7 +84,11 @@ DBImpl::DBImpl(const Options& options, const std::string& dbname, bool read_only
       dbname_, fs_, &icmp_, block_source_, reader_options,
       ParsedTableCapacity(options.max_open_files), cache_id_prefix,
       topts.cache_index_and_filter_blocks && topts.pin_l0_filter_and_index_blocks_in_cache,
-      TableFileDescriptors(options.max_open_files));
+      TableFileDescriptors(options.max_open_files),
+      // Only a cache the options name: the private 8 MiB one is no budget anyone chose, and
+      // the tables of a DB past ~1 GB would leave it no room for a single block.
+      topts.charge_table_reader_memory && topts.block_cache != nullptr &&
+          block_source_ != UncachedBlockSource());
   VersionSetOptions vopts;
   vopts.max_manifest_file_size = options.max_manifest_file_size;
   versions_ = std::make_unique<VersionSet>(dbname_, fs_, icmp_, options.num_levels, vopts);

@@ -278,7 +278,9 @@ Status DBImpl::WaitUntilFlushWouldNotStallLocked(ColumnFamilyData* cfd, bool* fl
       shape.pending_compaction_bytes = cfd->picker->EstimatePendingCompactionBytes(*v, cf_options);
     }
     // What the write controller would say after this flush: one more immutable memtable, then
-    // one more L0 file.
+    // one more L0 file. The L0 part (NumFiles(0) + 1 >= level0_slowdown_writes_trigger) MUST
+    // agree with the level picker's "urgent L0" (compaction/level_compaction_picker.cc), which
+    // then compacts L0 before every other level, so this wait is not behind deeper levels.
     shape.l0_files++;
     shape.immutable_memtables++;
     WriteController probe;  // a fresh one: only its state is wanted

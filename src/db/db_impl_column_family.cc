@@ -86,11 +86,12 @@ Status DBImpl::CheckFamilyOptions(const std::string& name, const ColumnFamilyOpt
   if (t.no_block_cache != d.no_block_cache ||
       t.cache_index_and_filter_blocks != d.cache_index_and_filter_blocks ||
       t.pin_top_level_index_and_filter != d.pin_top_level_index_and_filter ||
-      t.pin_l0_filter_and_index_blocks_in_cache != d.pin_l0_filter_and_index_blocks_in_cache) {
+      t.pin_l0_filter_and_index_blocks_in_cache != d.pin_l0_filter_and_index_blocks_in_cache ||
+      t.charge_table_reader_memory != d.charge_table_reader_memory) {
     return refuse(
         "table_options no_block_cache, cache_index_and_filter_blocks, "
-        "pin_top_level_index_and_filter and pin_l0_filter_and_index_blocks_in_cache must "
-        "match the default family's (the table cache that reads every family uses them)");
+        "pin_top_level_index_and_filter, pin_l0_filter_and_index_blocks_in_cache and "
+        "charge_table_reader_memory must match the default family's (the table cache that reads every family uses them)");
   }
   return Status::OK();
 }

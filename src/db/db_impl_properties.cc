@@ -110,15 +110,20 @@ bool DBImpl::GetIntProperty(ColumnFamilyHandle* column_family, std::string_view 
     *value = table_cache_->ApproximateReadersMemory();
     return true;
   }
+  if (property == Properties::kTableReadersMemCharged) {
+    *value = table_cache_->charges_readers_memory() ? table_cache_->ApproximateReadersMemory() : 0;
+    return true;
+  }
   if (property == Properties::kMemoryUsage) {
     // The DB's: every family's memtables.
     uint64_t memtables = 0;
     for (const auto& [id, family] : column_families_) {
       memtables += family->mems.MemoryUsage() + family->mems.FlushedBytesPinned();
     }
-    *value = memtables +
-             (block_cache_ == nullptr ? 0 : block_cache_->GetUsage()) +
-             table_cache_->ApproximateReadersMemory();
+    // Readers charged to the block cache are in its usage already.
+    *value = memtables + (block_cache_ == nullptr ? 0 : block_cache_->GetUsage()) +
+             (table_cache_->charges_readers_memory() ? 0
+                                                     : table_cache_->ApproximateReadersMemory());
     return true;
   }
   if (property == Properties::kEstimateNumKeys) {

@@ -354,6 +354,7 @@ std::span<const OptionField<TableOptions>> TableOptionsFields() {
       SHALE_SCALAR(T, cache_index_and_filter_blocks, kTableFactory),
       SHALE_SCALAR(T, pin_top_level_index_and_filter, kTableFactory),
       SHALE_SCALAR(T, pin_l0_filter_and_index_blocks_in_cache, kTableFactory),
+      SHALE_SCALAR(T, charge_table_reader_memory, kTableFactory),
   };
   return kFields;
 }

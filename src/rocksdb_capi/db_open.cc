@@ -65,6 +65,7 @@ void ShareDbCacheSettings(const ColumnFamilyOptions& default_family, ColumnFamil
   t.cache_index_and_filter_blocks = d.cache_index_and_filter_blocks;
   t.pin_top_level_index_and_filter = d.pin_top_level_index_and_filter;
   t.pin_l0_filter_and_index_blocks_in_cache = d.pin_l0_filter_and_index_blocks_in_cache;
+  t.charge_table_reader_memory = d.charge_table_reader_memory;
 }
 
 Status RocksDbOpenError(const std::string& name, const Status& s) {

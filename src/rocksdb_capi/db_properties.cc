@@ -7,6 +7,7 @@
 // Any other name is unknown: NULL (property_value) or -1 (property_int), as RocksDB does.
 // Thread-safety: from any thread (as shale::DB); a memory-consumers object is filled by one
 // thread at a time.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -39,7 +40,9 @@ struct rocksdb_memory_consumers_t {
 struct rocksdb_memory_usage_t {
   uint64_t mem_table_total = 0;          // memtables, flushed ones still pinned included
   uint64_t mem_table_unflushed = 0;      // memtables not flushed yet
-  uint64_t mem_table_readers_total = 0;  // table readers' memory outside the block cache
+  // Table readers' memory (also in cache_total when charged to the block cache, as RocksDB's
+  // charged kBlockBasedTableReader role is).
+  uint64_t mem_table_readers_total = 0;
   uint64_t cache_total = 0;              // the distinct block caches
 };
 
@@ -182,12 +185,16 @@ rocksdb_memory_usage_t* rocksdb_approximate_memory_usage_create(
   for (rocksdb_t* db : consumers->dbs) {
     if (db == nullptr) continue;
     shale::DB* d = db->rep.get();
-    // shale.memory-usage is the DB's (every family's) memtables + block cache + readers; the
-    // memtable part is what remains after the other two.
+    // shale.memory-usage is the DB's (every family's) memtables + block cache + readers (the
+    // readers left out when they are charged to the block cache, whose usage counts them
+    // then); the memtable part is what remains after the other two.
     const uint64_t all = IntPropertyOr0(d, "shale.memory-usage");
     const uint64_t cache = IntPropertyOr0(d, "shale.block-cache-usage");
+    // One reading of the readers' memory: the charged share may move between two reads.
     const uint64_t readers = IntPropertyOr0(d, "shale.estimate-table-readers-mem");
-    usage->mem_table_total += all > cache + readers ? all - cache - readers : 0;
+    const uint64_t charged = std::min(readers, IntPropertyOr0(d, "shale.table-readers-mem-charged"));
+    const uint64_t others = cache + readers - charged;
+    usage->mem_table_total += all > others ? all - others : 0;
     // ShaleDB reports unflushed memtable bytes per family; the public API reaches the default
     // family's only from a rocksdb_t.
     usage->mem_table_unflushed += IntPropertyOr0(d, "shale.cur-size-all-mem-tables");

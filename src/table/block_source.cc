@@ -166,6 +166,13 @@ BlockSource::~BlockSource() = default;
 
 bool BlockSource::IsCharged(const std::shared_ptr<const LoadedBlock>&) const { return false; }
 
+Status BlockSource::ChargeMemory(size_t, std::unique_ptr<MemoryCharge>* charge) {
+  charge->reset();
+  return Status::OK();
+}
+
+MemoryCharge::~MemoryCharge() = default;
+
 namespace {
 
 class Uncached final : public BlockSource {

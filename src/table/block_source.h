@@ -144,6 +144,16 @@ struct BlockRequest {
   bool fill_cache = true;
 };
 
+// Memory charged to a source's byte budget for something kept outside it (a table reader's
+// index and filter): the source counts it as pinned usage, evicting idle blocks to make room,
+// until this object is destroyed. It must not outlive its source.
+class MemoryCharge {
+ public:
+  virtual ~MemoryCharge();
+  // The bytes charged.
+  virtual size_t bytes() const = 0;
+};
+
 class BlockSource {
  public:
   virtual ~BlockSource();
@@ -154,6 +164,11 @@ class BlockSource {
   // True when `block` (returned by GetBlock) is charged to this source, false when the source
   // handed it out uncached (a cache refused it, or there is no cache).
   virtual bool IsCharged(const std::shared_ptr<const LoadedBlock>& block) const;
+  // Charges `bytes` to the source's budget until *charge is destroyed. A source without a
+  // budget (no cache) leaves *charge null and returns OK; a cache with a strict capacity limit
+  // that cannot fit the bytes beside what is pinned returns Status::MemoryLimit and charges
+  // nothing.
+  virtual Status ChargeMemory(size_t bytes, std::unique_ptr<MemoryCharge>* charge);
 };
 
 // The source without a cache: calls the loader on every request. A process-wide stateless

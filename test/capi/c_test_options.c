@@ -279,6 +279,46 @@ static void CheckTableOptionsWork(shale_block_based_table_options_t* table) {
   shale_options_destroy(options);
 }
 
+/* charge_table_reader_memory: an open table's index and filter show as the block cache's
+ * pinned usage while the DB is open (the default), and not at all when switched off. */
+static void CheckReaderCharge(unsigned char charge) {
+  shale_cache_t* cache = shale_cache_create_lru(4 << 20);
+  shale_block_based_table_options_t* t = shale_block_based_options_create();
+  shale_block_based_options_set_block_cache(t, cache);
+  shale_block_based_options_set_filter_policy(t, shale_filterpolicy_create_bloom(10));
+  if (charge != 1) shale_block_based_options_set_charge_table_reader_memory(t, charge);
+  shale_options_t* options = NewTestOptions();
+  shale_options_set_block_based_table_factory(options, t);
+  shale_t* db = OpenOrFail(options, "db_charge");
+  shale_writeoptions_t* wo = shale_writeoptions_create();
+  shale_readoptions_t* ro = shale_readoptions_create();
+  shale_flushoptions_t* fo = shale_flushoptions_create();
+  char* err = NULL;
+  char key[16];
+  for (int i = 0; i < 2000; i++) {
+    snprintf(key, sizeof(key), "k%04d", i);
+    shale_put(db, wo, STR(key), STR(key), &err);
+    CHECK_OK(err);
+  }
+  shale_flush(db, fo, &err);
+  CHECK_OK(err);
+  CheckGet(db, ro, "k0042", "k0042");
+  if (charge) {
+    CHECK(shale_cache_get_pinned_usage(cache) > 2000 * 10 / 8); /* the filter at least */
+  } else {
+    CHECK(shale_cache_get_pinned_usage(cache) == 0);
+  }
+  shale_close(db);
+  CHECK(shale_cache_get_pinned_usage(cache) == 0); /* closed: the charge is given back */
+  DestroyOrFail("db_charge");
+  shale_flushoptions_destroy(fo);
+  shale_readoptions_destroy(ro);
+  shale_writeoptions_destroy(wo);
+  shale_options_destroy(options);
+  shale_block_based_options_destroy(t);
+  shale_cache_destroy(cache);
+}
+
 /* Opens "db_rejected" with `table` expecting an error naming `text`, then destroys `table`. */
 static void ExpectTableRejected(shale_block_based_table_options_t* table, const char* text) {
   shale_options_t* options = NewTestOptions();
@@ -336,6 +376,8 @@ void TestTableOptions(void) {
   CHECK(shale_cache_get_usage(watched) == 0);
   shale_block_based_options_destroy(t);
   shale_cache_destroy(watched);
+  CheckReaderCharge(1);
+  CheckReaderCharge(0);
   /* No block cache at all; contradicting it with a cache is rejected. */
   t = shale_block_based_options_create();
   shale_block_based_options_set_no_block_cache(t, 1);

@@ -338,6 +338,9 @@ class IndexAndFilterInCacheTest : public ::testing::Test {
     options_.disable_auto_compactions = true;
     options_.write_buffer_size = 4 << 20;  // only Prepare's flushes make tables
     options_.table_options.block_size = 1024;
+    // These compare where the index and filter live (readers or cache); charging the readers'
+    // memory to the cache (db_table_reader_charge_test) would count them in the cache both ways.
+    options_.table_options.charge_table_reader_memory = false;
   }
 
   // Writes kKeys small entries (big filters and indexes for their data) into 4 tables, each
@@ -633,7 +636,10 @@ TEST_F(SecondPassTest, FillCacheFalseKeepsNothing) {
   ASSERT_NE(db, nullptr);
   const uint64_t usage_before = Prop(db.get(), DB::Properties::kBlockCacheUsage);
   ASSERT_NO_FATAL_FAILURE(Pass(db.get(), false));
-  EXPECT_EQ(Prop(db.get(), DB::Properties::kBlockCacheUsage), usage_before);
+  // The pass opened the tables: their readers' memory is charged (charge_table_reader_memory),
+  // and that is all the cache holds.
+  EXPECT_EQ(Prop(db.get(), DB::Properties::kBlockCacheUsage),
+            usage_before + Prop(db.get(), DB::Properties::kEstimateTableReadersMem));
   fs_->ResetOpCounts();
   ASSERT_NO_FATAL_FAILURE(Pass(db.get(), true));
   EXPECT_GT(Reads(), 0u) << "nothing should have been kept by the fill_cache=false pass";
@@ -671,7 +677,10 @@ TEST(BlockCacheTest, DefaultCacheAndOptimizeForPointLookup) {
   ASSERT_NO_FATAL_FAILURE(ExpectAll(db.get(), 0, 3000, "v"));
   std::string value;
   EXPECT_TRUE(db->Get(ReadOptions(), "absent", &value).IsNotFound());
-  EXPECT_GT(Prop(db.get(), DB::Properties::kBlockCacheUsage), 0u);
+  // Blocks beyond the open tables' charged reader memory (the preset's cache is a named one).
+  EXPECT_GT(Prop(db.get(), DB::Properties::kTableReadersMemCharged), 0u);
+  EXPECT_GT(Prop(db.get(), DB::Properties::kBlockCacheUsage),
+            Prop(db.get(), DB::Properties::kTableReadersMemCharged));
   EXPECT_LE(Prop(db.get(), DB::Properties::kBlockCacheUsage), 1u << 20);
   ASSERT_OK(db->Close());
 }
@@ -684,7 +693,10 @@ void ExpectMemoryUsageAddsUp(DB* db) {
   const uint64_t cache = Prop(db, DB::Properties::kBlockCacheUsage);
   const uint64_t readers = Prop(db, DB::Properties::kEstimateTableReadersMem);
   EXPECT_GE(mem, cur);
-  EXPECT_EQ(Prop(db, DB::Properties::kMemoryUsage), mem + cache + readers);
+  // Readers charged to the block cache are in its usage already.
+  const uint64_t charged = Prop(db, DB::Properties::kTableReadersMemCharged);
+  EXPECT_LE(charged, readers);
+  EXPECT_EQ(Prop(db, DB::Properties::kMemoryUsage), mem + cache + readers - charged);
 }
 
 // The flush thread drops its reference to a flushed memtable a moment after Flush returns:

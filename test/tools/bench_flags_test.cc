@@ -61,6 +61,10 @@ TEST_F(FlagsTest, BlockCacheFlagsReachTheTableOptions) {
   ASSERT_NE(o.table_options.block_cache, nullptr);
   EXPECT_EQ(o.table_options.block_cache->GetCapacity(), 8u << 20);
   EXPECT_FALSE(o.table_options.cache_index_and_filter_blocks);
+  EXPECT_TRUE(o.table_options.charge_table_reader_memory);  // the engine's default
+  absl::SetFlag(&FLAGS_charge_table_reader, false);
+  ASSERT_OK(OptionsFromFlags(&o));
+  EXPECT_FALSE(o.table_options.charge_table_reader_memory);
   absl::SetFlag(&FLAGS_cache_size, 64 << 20);
   absl::SetFlag(&FLAGS_cache_index_and_filter_blocks, true);
   absl::SetFlag(&FLAGS_pin_top_level_index_and_filter, true);

@@ -121,6 +121,10 @@ ABSL_FLAG(bool, pin_top_level_index_and_filter, false,
           "Pin top-level index of partitioned index/filter blocks in block cache.");
 ABSL_FLAG(bool, pin_l0_filter_and_index_blocks_in_cache, false,
           "Pin index/filter blocks of L0 files in block cache.");
+ABSL_FLAG(bool, charge_table_reader, true,
+          "Charge the memory of open tables' readers (index and filter) to the block cache "
+          "(TableOptions::charge_table_reader_memory; RocksDB's flag of this name defaults to "
+          "false).");
 ABSL_FLAG(int32_t, bloom_bits, -1,
           "Bloom filter bits per key. Negative means use default (no filter). Zero disables.");
 ABSL_FLAG(bool, partition_index, false, "Partition index blocks");

@@ -54,6 +54,7 @@ ABSL_DECLARE_FLAG(int32_t, cache_numshardbits);
 ABSL_DECLARE_FLAG(bool, cache_index_and_filter_blocks);
 ABSL_DECLARE_FLAG(bool, pin_top_level_index_and_filter);
 ABSL_DECLARE_FLAG(bool, pin_l0_filter_and_index_blocks_in_cache);
+ABSL_DECLARE_FLAG(bool, charge_table_reader);
 ABSL_DECLARE_FLAG(double, cache_high_pri_pool_ratio);
 ABSL_DECLARE_FLAG(int32_t, bloom_bits);
 ABSL_DECLARE_FLAG(bool, partition_index);

@@ -163,6 +163,7 @@ Status SetBlockCache(TableOptions* t) {
   t->pin_top_level_index_and_filter = absl::GetFlag(FLAGS_pin_top_level_index_and_filter);
   t->pin_l0_filter_and_index_blocks_in_cache =
       absl::GetFlag(FLAGS_pin_l0_filter_and_index_blocks_in_cache);
+  t->charge_table_reader_memory = absl::GetFlag(FLAGS_charge_table_reader);
   return Status::OK();
 }
 

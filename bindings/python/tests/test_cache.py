@@ -69,7 +69,26 @@ def test_set_capacity_evicts(tmp_path):
         assert cache.usage <= 16 << 10  # nothing is in use between reads
         read_all(db, b"k", 50)
         cache.set_capacity(0)
-        assert cache.usage == 0
+        # What is left is the open table's reader memory, charged while the table is open
+        # (charge_table_reader_memory, on by default).
+        assert cache.usage == cache.pinned_usage == db.int_property(
+            "shale.estimate-table-readers-mem")
+
+
+def test_open_tables_are_charged_to_the_cache_unless_told_not_to(tmp_path):
+    for charge in (True, False):
+        cache = shale.Cache(1 << 20)
+        with shale.DB(str(tmp_path / str(charge)), create_if_missing=True, block_cache=cache,
+                      block_based_table_factory={"filter_policy": "bloomfilter:10",
+                                                 "charge_table_reader_memory": charge}) as db:
+            for part in range(3):
+                fill(db, b"k%d" % part)
+            for part in range(3):
+                read_all(db, b"k%d" % part)
+            readers = db.int_property("shale.estimate-table-readers-mem")
+            assert readers > 3 * 2000 * 10 // 8  # three tables' filters at least
+            assert cache.pinned_usage == (readers if charge else 0)
+            assert cache.usage <= 1 << 20
 
 
 def test_the_db_keeps_the_cache_after_its_handle_is_gone(tmp_path):
