@@ -12,6 +12,7 @@
 //   index and filter) stays until its last user lets go;
 // - keeps index and filter blocks in a high-priority pool of high_pri_pool_ratio * capacity:
 //   they are evicted only after the data blocks, unless the pool itself is over its share;
+//   with a ratio of 0 there is no pool and they are kept and evicted as data blocks are;
 // - with strict_capacity_limit, refuses an insert that would take usage past capacity (the
 //   read goes on with its block uncached); without it, usage may exceed capacity only by the
 //   blocks that are pinned;

@@ -138,7 +138,10 @@ class LRUCacheShard {
           e->charge = charge;
           e->refs = 1;
           e->in_table = true;
-          e->high_pri = high_pri;
+          // Without a pool (ratio 0) index and filter blocks are kept as data blocks are, in
+          // one CLOCK order (as RocksDB's LRU cache does): on a list of their own they would
+          // all be over the pool's zero bytes and go before any data block, hit or not.
+          e->high_pri = high_pri && high_pri_capacity_ > 0;
           table_.emplace(key, e);
           LinkLocked(e);
           usage_ += charge;

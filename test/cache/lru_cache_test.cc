@@ -536,6 +536,29 @@ TEST(LRUCacheTest, WithRatioZeroIndexAndFilterBlocksAreEvictedLikeData) {
   EXPECT_EQ(cache->GetOccupancyCount(), 11u);
 }
 
+// With no pool, an index block a lookup just hit must not go before data blocks nobody touched
+// (RocksDB's LRU cache puts high-priority entries among the others when the pool is empty).
+// Before, every idle index or filter block was evicted first: at ratio 0 (db_bench's and
+// shale_bench's default) the index and filter partitions of a cache-suite read churned through
+// the cache ahead of the data blocks.
+TEST(LRUCacheTest, WithRatioZeroARecentlyHitIndexBlockOutlivesUntouchedDataBlocks) {
+  const size_t charge = ChargeFor(kPad);
+  auto cache = MakeCache(11 * charge, 0, false, 0.0);
+  std::atomic<int> loads{0};
+  for (int i = 0; i < 5; i++) Fetch(cache.get(), Key(i), &loads, kPad, kHighPriKinds[i]);
+  for (int k = 100; k < 106; k++) Fetch(cache.get(), Key(k), &loads);
+  ASSERT_EQ(cache->GetOccupancyCount(), 11u);
+  for (int i = 0; i < 5; i++) Fetch(cache.get(), Key(i), &loads, kPad, kHighPriKinds[i]);  // hits
+  ASSERT_EQ(loads.load(), 11);
+  Fetch(cache.get(), Key(106), &loads);  // one block must go: an untouched data block
+  EXPECT_EQ(cache->GetOccupancyCount(), 11u);
+  EXPECT_FALSE(IsCached(cache.get(), Key(100)));
+  for (int i = 0; i < 5; i++) {
+    EXPECT_TRUE(IsCached(cache.get(), Key(i), kPad, nullptr, kHighPriKinds[i]))
+        << BlockKindName(kHighPriKinds[i]);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // fill_cache = false
 
