@@ -69,7 +69,10 @@ void TableCache::DropLocked(LruList::iterator it, Dropped* dropped) {
 
 Status TableCache::Find(uint64_t number, uint64_t file_size,
                         std::shared_ptr<const CachedTable>* table, int level,
-                        SequenceNumber global_seqno) {
+                        SequenceNumber global_seqno, bool* cached) {
+  bool ignored;
+  if (cached == nullptr) cached = &ignored;
+  *cached = false;
   std::shared_ptr<Pending> pending;
   {
     MutexLock lock(&mu_);
@@ -78,13 +81,19 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
     if (it != index_.end()) {
       lru_.splice(lru_.begin(), lru_, it->second);  // now most recently used
       *table = it->second->table;
+      *cached = true;
       return Status::OK();
     }
     if (auto p = pending_.find(number); p != pending_.end()) {
       // Another thread parses it: wait for its result.
       std::shared_ptr<Pending> other = p->second;
       while (!other->done) pending_cv_.Wait(&mu_);
-      if (other->status.ok()) *table = other->table;
+      if (other->status.ok()) {
+        *table = other->table;
+        // Kept if the cache holds this very table now.
+        auto kept = index_.find(number);
+        *cached = kept != index_.end() && kept->second->table == other->table;
+      }
       return other->status;
     }
     pending = std::make_shared<Pending>();
@@ -119,6 +128,7 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
     index_[number] = lru_.begin();
     readers_memory_ += memory;
     while (lru_.size() > capacity_) DropLocked(std::prev(lru_.end()), &dropped);
+    *cached = index_.contains(number);
   }
   *table = std::move(opened);
   return Status::OK();

@@ -104,10 +104,25 @@ class TableCache {
   // parsing it on a miss (ShutdownInProgress after Close). `level` is the table's level in the
   // version asking (-1: unknown); it matters only when the table is parsed. `global_seqno` is
   // the file's FileMetaData::global_seqno (0 for every file that was not ingested with one); a
-  // file number's global sequence never changes. Errors name the file.
+  // file number's global sequence never changes. Errors name the file. When `cached` is not
+  // null, *cached says whether the cache keeps the table it handed out (false for one it
+  // could not keep: its memory did not fit a strict block cache, or it was evicted or the
+  // cache closed while it was parsed).
   [[nodiscard]] Status Find(uint64_t number, uint64_t file_size,
                             std::shared_ptr<const CachedTable>* table, int level = -1,
-                            SequenceNumber global_seqno = 0);
+                            SequenceNumber global_seqno = 0, bool* cached = nullptr);
+
+  // True when a table the cache keeps now stays until Evict or Close: the number of parsed
+  // tables is unbounded, and their memory is either not charged or charged to a block source
+  // that cannot refuse (which would make room by dropping tables). Then a holder of the file's
+  // metadata may keep the table as long as the metadata lives (TablePin) without keeping it
+  // any longer than the cache would. May turn false (a block cache made strict later); tables
+  // pinned before keep their charges, and a charge the strict cache refuses drops the cache's
+  // reference only.
+  bool KeepsTablesUntilEvicted() const {
+    return capacity_ == kUnlimited &&
+           !(charge_readers_memory_ && block_source_->MayRefuseCharges());
+  }
 
   // An iterator over the point entries of the table; it keeps the parsed table while it
   // lives (not a descriptor). On error, an empty iterator carrying the error.

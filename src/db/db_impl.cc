@@ -260,6 +260,14 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
   }
   for (SuperVersion* sv : svs) UnrefSuperVersion(sv);
   for (MemTable* m : mems) m->Unref();
+  {
+    // The tables point reads pinned (FileMetaData::table_pin) go with the table cache's
+    // below, but for files a read in progress or an iterator can still reach (those go as the
+    // last such reader lets go: UnrefSuperVersion).
+    std::vector<std::shared_ptr<const CachedTable>> unpinned;  // let go of after the lock
+    MutexLock lock(&mu_);
+    versions_->ReleaseTablePinsOfUnreadFiles(&unpinned);
+  }
   // The table cache itself stays until the destructor: a read that took its SuperVersion
   // before Close (a Get, or an iterator not yet destroyed) still reads the tables it holds.
   // Closed before the LOCK is released: the cached tables are let go (with their descriptors),

@@ -166,6 +166,8 @@ BlockSource::~BlockSource() = default;
 
 bool BlockSource::IsCharged(const std::shared_ptr<const LoadedBlock>&) const { return false; }
 
+bool BlockSource::MayRefuseCharges() const { return false; }
+
 Status BlockSource::ChargeMemory(size_t, std::unique_ptr<MemoryCharge>* charge) {
   charge->reset();
   return Status::OK();

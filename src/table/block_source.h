@@ -169,6 +169,8 @@ class BlockSource {
   // that cannot fit the bytes beside what is pinned returns Status::MemoryLimit and charges
   // nothing.
   virtual Status ChargeMemory(size_t bytes, std::unique_ptr<MemoryCharge>* charge);
+  // True when ChargeMemory may refuse a charge now (a cache with a strict capacity limit).
+  virtual bool MayRefuseCharges() const;
 };
 
 // The source without a cache: calls the loader on every request. A process-wide stateless
