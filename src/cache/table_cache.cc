@@ -55,9 +55,22 @@ bool TableCache::Charge(CachedTable* table) {
     // parsed table (its charge goes once no reader holds it), then try again.
     Dropped dropped;  // released after the lock
     MutexLock lock(&mu_);
-    if (lru_.empty()) return false;
-    DropLocked(std::prev(lru_.end()), &dropped);
+    auto victim = lru_.end();
+    for (auto it = lru_.rbegin(); it != lru_.rend(); ++it) {
+      if (!it->kept_for_file_life) {
+        victim = std::prev(it.base());
+        break;
+      }
+    }
+    if (victim == lru_.end()) return false;
+    DropLocked(victim, &dropped);
   }
+}
+
+void TableCache::MarkPinnableLocked(LruList::iterator it, bool* pinnable) {
+  if (!KeepsTablesUntilEvicted()) return;
+  it->kept_for_file_life = true;
+  *pinnable = true;
 }
 
 void TableCache::DropLocked(LruList::iterator it, Dropped* dropped) {
@@ -69,10 +82,10 @@ void TableCache::DropLocked(LruList::iterator it, Dropped* dropped) {
 
 Status TableCache::Find(uint64_t number, uint64_t file_size,
                         std::shared_ptr<const CachedTable>* table, int level,
-                        SequenceNumber global_seqno, bool* cached) {
+                        SequenceNumber global_seqno, bool* pinnable) {
   bool ignored;
-  if (cached == nullptr) cached = &ignored;
-  *cached = false;
+  if (pinnable == nullptr) pinnable = &ignored;
+  *pinnable = false;
   std::shared_ptr<Pending> pending;
   {
     MutexLock lock(&mu_);
@@ -81,7 +94,7 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
     if (it != index_.end()) {
       lru_.splice(lru_.begin(), lru_, it->second);  // now most recently used
       *table = it->second->table;
-      *cached = true;
+      MarkPinnableLocked(it->second, pinnable);
       return Status::OK();
     }
     if (auto p = pending_.find(number); p != pending_.end()) {
@@ -90,9 +103,11 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
       while (!other->done) pending_cv_.Wait(&mu_);
       if (other->status.ok()) {
         *table = other->table;
-        // Kept if the cache holds this very table now.
+        // Pinnable if the cache holds this very table now.
         auto kept = index_.find(number);
-        *cached = kept != index_.end() && kept->second->table == other->table;
+        if (kept != index_.end() && kept->second->table == other->table) {
+          MarkPinnableLocked(kept->second, pinnable);
+        }
       }
       return other->status;
     }
@@ -128,7 +143,9 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
     index_[number] = lru_.begin();
     readers_memory_ += memory;
     while (lru_.size() > capacity_) DropLocked(std::prev(lru_.end()), &dropped);
-    *cached = index_.contains(number);
+    if (auto kept = index_.find(number); kept != index_.end()) {
+      MarkPinnableLocked(kept->second, pinnable);
+    }
   }
   *table = std::move(opened);
   return Status::OK();

@@ -104,21 +104,23 @@ class TableCache {
   // parsing it on a miss (ShutdownInProgress after Close). `level` is the table's level in the
   // version asking (-1: unknown); it matters only when the table is parsed. `global_seqno` is
   // the file's FileMetaData::global_seqno (0 for every file that was not ingested with one); a
-  // file number's global sequence never changes. Errors name the file. When `cached` is not
-  // null, *cached says whether the cache keeps the table it handed out (false for one it
-  // could not keep: its memory did not fit a strict block cache, or it was evicted or the
-  // cache closed while it was parsed).
+  // file number's global sequence never changes. Errors name the file.
+  //
+  // `pinnable` (optional, for point reads that keep the table with the file's metadata,
+  // FileMetaData::table_pin): *pinnable is set when the cache keeps the table it handed out
+  // until Evict or Close (KeepsTablesUntilEvicted holds and the cache holds this table), and
+  // the cache then marks it so: it is never dropped to make room for another table's charge,
+  // so a pin keeps nothing the cache does not. This is RocksDB's rule for max_open_files = -1
+  // (a table stays open for its file's life): a block cache made strict later does not evict
+  // a marked table's charge; a new table that does not fit then is served and not kept.
   [[nodiscard]] Status Find(uint64_t number, uint64_t file_size,
                             std::shared_ptr<const CachedTable>* table, int level = -1,
-                            SequenceNumber global_seqno = 0, bool* cached = nullptr);
+                            SequenceNumber global_seqno = 0, bool* pinnable = nullptr);
 
-  // True when a table the cache keeps now stays until Evict or Close: the number of parsed
-  // tables is unbounded, and their memory is either not charged or charged to a block source
-  // that cannot refuse (which would make room by dropping tables). Then a holder of the file's
-  // metadata may keep the table as long as the metadata lives (TablePin) without keeping it
-  // any longer than the cache would. May turn false (a block cache made strict later); tables
-  // pinned before keep their charges, and a charge the strict cache refuses drops the cache's
-  // reference only.
+  // True when the cache may mark the tables it hands out as kept until Evict or Close (see
+  // Find's `pinnable`): the number of parsed tables is unbounded, and their memory is either
+  // not charged or charged to a block source that cannot refuse it now (a strict one makes
+  // room by dropping tables).
   bool KeepsTablesUntilEvicted() const {
     return capacity_ == kUnlimited &&
            !(charge_readers_memory_ && block_source_->MayRefuseCharges());
@@ -182,6 +184,8 @@ class TableCache {
     uint64_t number;
     std::shared_ptr<const CachedTable> table;
     size_t memory;  // table->reader->ApproximateMemoryUsage(), fixed once parsed
+    // Handed out as pinnable (Find): kept until Evict or Close, never dropped for room.
+    bool kept_for_file_life = false;
   };
   // A parse under way (single flight): the threads missing the same table wait for it.
   struct Pending {
@@ -198,11 +202,13 @@ class TableCache {
                             SequenceNumber global_seqno,
                             std::shared_ptr<CachedTable>* table) const;
   // Charges the table's reader memory to the block source (table->memory_charge). When a
-  // strict cache refuses, drops the least recently used parsed tables one at a time and tries
-  // again; false once none is left to drop.
+  // strict cache refuses, drops the least recently used parsed tables one at a time (never one
+  // kept for its file's life) and tries again; false once none is left to drop.
   bool Charge(CachedTable* table) ABSL_LOCKS_EXCLUDED(mu_);
   // Moves the entry to *dropped and out of the cache.
   void DropLocked(LruList::iterator it, Dropped* dropped) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sets *pinnable, and marks the entry kept for its file's life, when KeepsTablesUntilEvicted.
+  void MarkPinnableLocked(LruList::iterator it, bool* pinnable) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string dbname_;
   const InternalKeyComparator* const icmp_;

@@ -23,6 +23,8 @@ std::string KeyDebugString(std::string_view internal_key) {
 }  // namespace
 
 TablePin& TablePin::operator=(const TablePin& other) {
+  // Only plain-value FileMetaData are assigned to (a VersionEdit's, a job's), and those are
+  // never pinned; were one pinned, its table would be let go of here.
   if (this != &other) Release();
   return *this;
 }

@@ -66,12 +66,12 @@ Status Version::Get(const TableReadOptions& options, TableCache* table_cache,
     const CachedTable* table = f->table_pin.Get();
     std::shared_ptr<const CachedTable> held;
     if (table == nullptr) {
-      bool cached = false;
+      bool pinnable = false;
       Status s = table_cache->Find(f->number, f->file_size, &held, level, f->global_seqno,
-                                   &cached);
+                                   &pinnable);
       if (!s.ok()) return s;
       table = held.get();
-      if (cached && table_cache->KeepsTablesUntilEvicted()) table = f->table_pin.Set(held);
+      if (pinnable) table = f->table_pin.Set(held);
     }
     Status s;
     if (!table->tombstones->empty()) {

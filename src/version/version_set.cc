@@ -473,7 +473,7 @@ void VersionSet::AddLiveFiles(std::set<uint64_t>* live) const {
 }
 
 void VersionSet::ReleaseTablePinsOfUnreadFiles(
-    std::vector<std::shared_ptr<const CachedTable>>* released) {
+    const Version* dropping, std::vector<std::shared_ptr<const CachedTable>>* released) {
   std::vector<const ColumnFamilyData*> families;
   for (const auto& [id, cfd] : column_families_) families.push_back(cfd.get());
   for (const auto& cfd : dropped_families_) families.push_back(cfd.get());
@@ -481,7 +481,7 @@ void VersionSet::ReleaseTablePinsOfUnreadFiles(
   absl::flat_hash_set<const FileMetaData*> read;
   for (const ColumnFamilyData* cfd : families) {
     for (const Version* v = cfd->dummy_versions->next_; v != cfd->dummy_versions; v = v->next_) {
-      const int own_refs = v == cfd->current ? 1 : 0;
+      const int own_refs = (v == cfd->current ? 1 : 0) + (v == dropping ? 1 : 0);
       if (v->refs_ <= own_refs) continue;
       for (const auto& level : v->files_) read.insert(level.begin(), level.end());
     }

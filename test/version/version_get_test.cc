@@ -438,5 +438,46 @@ TEST_F(VersionGetTest, TablesChargedToAStrictBlockCacheAreNotPinned) {
   }
 }
 
+// Review of the pins, HIGH-1: a block cache made strict while tables are pinned. The pinned
+// table stays in the table cache (its charge is kept, as RocksDB keeps a table open for its
+// file's life with max_open_files = -1) instead of being dropped for room, which freed nothing
+// and left the cache keeping no table at all; a new table that does not fit is served and not
+// kept, nor pinned.
+TEST_F(VersionGetTest, ABlockCacheMadeStrictLaterNeverDropsAPinnedTableForRoom) {
+  std::shared_ptr<Cache> block_cache = NewLRUCache(1 << 20, 0, /*strict=*/false, 0.5);
+  cache_ = std::make_unique<TableCache>(kDb, fs_.get(), &icmp_,
+                                        LRUCache::FromCache(block_cache.get()),
+                                        TableReaderOptions(), TableCache::kUnlimited,
+                                        /*cache_id_prefix=*/0, /*pin_l0_index_and_filter=*/false,
+                                        /*max_open_files=*/0, /*charge_readers_memory=*/true);
+  AddTable(1, 7, {Put("a", 1, "va")});
+  EXPECT_EQ(Get("a"), "va");
+  const FileMetaData* pinned = current_->files(1)[0];
+  ASSERT_NE(pinned->table_pin.Get(), nullptr);
+  const size_t charge = cache_->ApproximateReadersMemory();
+  ASSERT_GT(charge, 0U);
+  ASSERT_EQ(block_cache->GetPinnedUsage(), charge);
+
+  // Room for table 7's charge and half another.
+  block_cache->SetStrictCapacityLimit(true);
+  block_cache->SetCapacity(charge + charge / 2);
+  ASSERT_FALSE(cache_->KeepsTablesUntilEvicted());
+  AddTable(1, 8, {Put("b", 2, "vb")});
+  const FileMetaData* other = current_->files(1)[1];
+  ASSERT_EQ(other->number, 8U);
+  EXPECT_EQ(Get("b"), "vb");
+  EXPECT_EQ(Get("b"), "vb");
+  EXPECT_EQ(Get("a"), "va");
+  EXPECT_EQ(cache_->NumTables(), 1U) << "the pinned table was dropped from the cache for room";
+  EXPECT_EQ(cache_->ApproximateReadersMemory(), charge);
+  EXPECT_EQ(other->table_pin.Get(), nullptr) << "a table the cache does not keep was pinned";
+  EXPECT_LE(block_cache->GetPinnedUsage(), charge + charge / 2);
+
+  current_->Unref();  // the tables go before the block cache they are charged to
+  current_ = new Version(&icmp_, kLevels);
+  current_->Ref();
+  cache_.reset();
+}
+
 }  // namespace
 }  // namespace shale::test
