@@ -68,7 +68,9 @@ bool TableCache::Charge(CachedTable* table) {
 }
 
 void TableCache::MarkPinnableLocked(LruList::iterator it, bool* pinnable) {
-  if (!KeepsTablesUntilEvicted()) return;
+  // Only a table handed out to be pinned is kept for its file's life: those iterators,
+  // compactions and checks use may still be dropped for room.
+  if (pinnable == nullptr || !KeepsTablesUntilEvicted()) return;
   it->kept_for_file_life = true;
   *pinnable = true;
 }
@@ -83,9 +85,7 @@ void TableCache::DropLocked(LruList::iterator it, Dropped* dropped) {
 Status TableCache::Find(uint64_t number, uint64_t file_size,
                         std::shared_ptr<const CachedTable>* table, int level,
                         SequenceNumber global_seqno, bool* pinnable) {
-  bool ignored;
-  if (pinnable == nullptr) pinnable = &ignored;
-  *pinnable = false;
+  if (pinnable != nullptr) *pinnable = false;
   std::shared_ptr<Pending> pending;
   {
     MutexLock lock(&mu_);

@@ -207,7 +207,8 @@ class TableCache {
   bool Charge(CachedTable* table) ABSL_LOCKS_EXCLUDED(mu_);
   // Moves the entry to *dropped and out of the cache.
   void DropLocked(LruList::iterator it, Dropped* dropped) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Sets *pinnable, and marks the entry kept for its file's life, when KeepsTablesUntilEvicted.
+  // When `pinnable` is not null and KeepsTablesUntilEvicted: sets *pinnable and marks the
+  // entry kept for its file's life (permanently: until Evict or Close).
   void MarkPinnableLocked(LruList::iterator it, bool* pinnable) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string dbname_;

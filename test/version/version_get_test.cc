@@ -479,5 +479,38 @@ TEST_F(VersionGetTest, ABlockCacheMadeStrictLaterNeverDropsAPinnedTableForRoom) 
   cache_.reset();
 }
 
+// Second review, M1: only a table handed out to be pinned is kept for its file's life; one
+// an iterator or a compaction asked for (Find without `pinnable`) may still be dropped to make
+// room in a strict cache, as before the pins.
+TEST_F(VersionGetTest, ATableFoundWithoutPinningMayStillBeDroppedForRoom) {
+  std::shared_ptr<Cache> block_cache = NewLRUCache(1 << 20, 0, /*strict=*/false, 0.5);
+  cache_ = std::make_unique<TableCache>(kDb, fs_.get(), &icmp_,
+                                        LRUCache::FromCache(block_cache.get()),
+                                        TableReaderOptions(), TableCache::kUnlimited,
+                                        /*cache_id_prefix=*/0, /*pin_l0_index_and_filter=*/false,
+                                        /*max_open_files=*/0, /*charge_readers_memory=*/true);
+  AddTable(1, 7, {Put("a", 1, "va")});
+  AddTable(1, 8, {Put("b", 2, "vb")});
+  const FileMetaData* f7 = current_->files(1)[0];
+  const FileMetaData* f8 = current_->files(1)[1];
+  std::shared_ptr<const CachedTable> t7;
+  ASSERT_OK(cache_->Find(7, f7->file_size, &t7));  // as an iterator does
+  t7.reset();
+  const size_t charge = cache_->ApproximateReadersMemory();
+  block_cache->SetStrictCapacityLimit(true);
+  block_cache->SetCapacity(charge + charge / 2);  // room for one table's charge
+  std::shared_ptr<const CachedTable> first, second;
+  ASSERT_OK(cache_->Find(8, f8->file_size, &first));
+  ASSERT_OK(cache_->Find(8, f8->file_size, &second));
+  EXPECT_EQ(first, second) << "table 8 was not kept: table 7 was not dropped to make room";
+  EXPECT_EQ(cache_->NumTables(), 1U);
+  first.reset();
+  second.reset();
+  current_->Unref();  // the tables go before the block cache they are charged to
+  current_ = new Version(&icmp_, kLevels);
+  current_->Ref();
+  cache_.reset();
+}
+
 }  // namespace
 }  // namespace shale::test
