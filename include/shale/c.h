@@ -392,6 +392,12 @@ extern SHALE_LIBRARY_API void shale_block_based_options_destroy(
     shale_block_based_table_options_t* options);
 extern SHALE_LIBRARY_API void shale_block_based_options_set_block_size(
     shale_block_based_table_options_t* options, size_t block_size);
+/* Keys between restart points in data and index blocks (TableOptions::block_restart_interval,
+ * index_block_restart_interval); values below 1 are taken as 1. */
+extern SHALE_LIBRARY_API void shale_block_based_options_set_block_restart_interval(
+    shale_block_based_table_options_t* options, int block_restart_interval);
+extern SHALE_LIBRARY_API void shale_block_based_options_set_index_block_restart_interval(
+    shale_block_based_table_options_t* options, int index_block_restart_interval);
 /* Takes ownership of `policy` (as RocksDB does): do not destroy it afterwards; it is destroyed
  * with the table options or when another policy is set. NULL removes the filter. */
 extern SHALE_LIBRARY_API void shale_block_based_options_set_filter_policy(

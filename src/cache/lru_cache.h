@@ -78,6 +78,7 @@ class LRUCache final : public Cache, public BlockSource {
   // pinned usage until the charge is destroyed. With a strict limit, MemoryLimit when a
   // shard cannot fit its share beside its pinned entries (nothing is charged then).
   Status ChargeMemory(size_t bytes, std::unique_ptr<MemoryCharge>* charge) override;
+  bool MayRefuseCharges() const override { return HasStrictCapacityLimit(); }
 
   // A prefix for the cache ids of one DB's tables, unique within this cache.
   uint64_t NewCacheIdPrefix();

@@ -55,9 +55,24 @@ bool TableCache::Charge(CachedTable* table) {
     // parsed table (its charge goes once no reader holds it), then try again.
     Dropped dropped;  // released after the lock
     MutexLock lock(&mu_);
-    if (lru_.empty()) return false;
-    DropLocked(std::prev(lru_.end()), &dropped);
+    auto victim = lru_.end();
+    for (auto it = lru_.rbegin(); it != lru_.rend(); ++it) {
+      if (!it->kept_for_file_life) {
+        victim = std::prev(it.base());
+        break;
+      }
+    }
+    if (victim == lru_.end()) return false;
+    DropLocked(victim, &dropped);
   }
+}
+
+void TableCache::MarkPinnableLocked(LruList::iterator it, bool* pinnable) {
+  // Only a table handed out to be pinned is kept for its file's life: those iterators,
+  // compactions and checks use may still be dropped for room.
+  if (pinnable == nullptr || !KeepsTablesUntilEvicted()) return;
+  it->kept_for_file_life = true;
+  *pinnable = true;
 }
 
 void TableCache::DropLocked(LruList::iterator it, Dropped* dropped) {
@@ -69,7 +84,8 @@ void TableCache::DropLocked(LruList::iterator it, Dropped* dropped) {
 
 Status TableCache::Find(uint64_t number, uint64_t file_size,
                         std::shared_ptr<const CachedTable>* table, int level,
-                        SequenceNumber global_seqno) {
+                        SequenceNumber global_seqno, bool* pinnable) {
+  if (pinnable != nullptr) *pinnable = false;
   std::shared_ptr<Pending> pending;
   {
     MutexLock lock(&mu_);
@@ -78,13 +94,21 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
     if (it != index_.end()) {
       lru_.splice(lru_.begin(), lru_, it->second);  // now most recently used
       *table = it->second->table;
+      MarkPinnableLocked(it->second, pinnable);
       return Status::OK();
     }
     if (auto p = pending_.find(number); p != pending_.end()) {
       // Another thread parses it: wait for its result.
       std::shared_ptr<Pending> other = p->second;
       while (!other->done) pending_cv_.Wait(&mu_);
-      if (other->status.ok()) *table = other->table;
+      if (other->status.ok()) {
+        *table = other->table;
+        // Pinnable if the cache holds this very table now.
+        auto kept = index_.find(number);
+        if (kept != index_.end() && kept->second->table == other->table) {
+          MarkPinnableLocked(kept->second, pinnable);
+        }
+      }
       return other->status;
     }
     pending = std::make_shared<Pending>();
@@ -119,6 +143,9 @@ Status TableCache::Find(uint64_t number, uint64_t file_size,
     index_[number] = lru_.begin();
     readers_memory_ += memory;
     while (lru_.size() > capacity_) DropLocked(std::prev(lru_.end()), &dropped);
+    if (auto kept = index_.find(number); kept != index_.end()) {
+      MarkPinnableLocked(kept->second, pinnable);
+    }
   }
   *table = std::move(opened);
   return Status::OK();

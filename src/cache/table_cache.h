@@ -105,9 +105,26 @@ class TableCache {
   // version asking (-1: unknown); it matters only when the table is parsed. `global_seqno` is
   // the file's FileMetaData::global_seqno (0 for every file that was not ingested with one); a
   // file number's global sequence never changes. Errors name the file.
+  //
+  // `pinnable` (optional, for point reads that keep the table with the file's metadata,
+  // FileMetaData::table_pin): *pinnable is set when the cache keeps the table it handed out
+  // until Evict or Close (KeepsTablesUntilEvicted holds and the cache holds this table), and
+  // the cache then marks it so: it is never dropped to make room for another table's charge,
+  // so a pin keeps nothing the cache does not. This is RocksDB's rule for max_open_files = -1
+  // (a table stays open for its file's life): a block cache made strict later does not evict
+  // a marked table's charge; a new table that does not fit then is served and not kept.
   [[nodiscard]] Status Find(uint64_t number, uint64_t file_size,
                             std::shared_ptr<const CachedTable>* table, int level = -1,
-                            SequenceNumber global_seqno = 0);
+                            SequenceNumber global_seqno = 0, bool* pinnable = nullptr);
+
+  // True when the cache may mark the tables it hands out as kept until Evict or Close (see
+  // Find's `pinnable`): the number of parsed tables is unbounded, and their memory is either
+  // not charged or charged to a block source that cannot refuse it now (a strict one makes
+  // room by dropping tables).
+  bool KeepsTablesUntilEvicted() const {
+    return capacity_ == kUnlimited &&
+           !(charge_readers_memory_ && block_source_->MayRefuseCharges());
+  }
 
   // An iterator over the point entries of the table; it keeps the parsed table while it
   // lives (not a descriptor). On error, an empty iterator carrying the error.
@@ -167,6 +184,8 @@ class TableCache {
     uint64_t number;
     std::shared_ptr<const CachedTable> table;
     size_t memory;  // table->reader->ApproximateMemoryUsage(), fixed once parsed
+    // Handed out as pinnable (Find): kept until Evict or Close, never dropped for room.
+    bool kept_for_file_life = false;
   };
   // A parse under way (single flight): the threads missing the same table wait for it.
   struct Pending {
@@ -183,11 +202,14 @@ class TableCache {
                             SequenceNumber global_seqno,
                             std::shared_ptr<CachedTable>* table) const;
   // Charges the table's reader memory to the block source (table->memory_charge). When a
-  // strict cache refuses, drops the least recently used parsed tables one at a time and tries
-  // again; false once none is left to drop.
+  // strict cache refuses, drops the least recently used parsed tables one at a time (never one
+  // kept for its file's life) and tries again; false once none is left to drop.
   bool Charge(CachedTable* table) ABSL_LOCKS_EXCLUDED(mu_);
   // Moves the entry to *dropped and out of the cache.
   void DropLocked(LruList::iterator it, Dropped* dropped) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // When `pinnable` is not null and KeepsTablesUntilEvicted: sets *pinnable and marks the
+  // entry kept for its file's life (permanently: until Evict or Close).
+  void MarkPinnableLocked(LruList::iterator it, bool* pinnable) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string dbname_;
   const InternalKeyComparator* const icmp_;

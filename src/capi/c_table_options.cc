@@ -20,6 +20,16 @@ void shale_block_based_options_set_block_size(shale_block_based_table_options_t*
   options->rep.block_size = block_size;
 }
 
+void shale_block_based_options_set_block_restart_interval(
+    shale_block_based_table_options_t* options, int block_restart_interval) {
+  options->rep.block_restart_interval = block_restart_interval;
+}
+
+void shale_block_based_options_set_index_block_restart_interval(
+    shale_block_based_table_options_t* options, int index_block_restart_interval) {
+  options->rep.index_block_restart_interval = index_block_restart_interval;
+}
+
 void shale_block_based_options_set_filter_policy(shale_block_based_table_options_t* options,
                                                  shale_filterpolicy_t* policy) {
   options->filter_policy.reset(policy);

@@ -260,6 +260,17 @@ Status DBImpl::CloseImpl(bool check_snapshots) {
   }
   for (SuperVersion* sv : svs) UnrefSuperVersion(sv);
   for (MemTable* m : mems) m->Unref();
+  {
+    // The tables point reads pinned (FileMetaData::table_pin) go with the table cache's
+    // below, but for files a read in progress or an iterator can still reach (those go as the
+    // last such reader lets go: UnrefSuperVersion). A Get in progress may still pin a table
+    // until the table cache closes; that pin, too, goes with its last reader. (A Version an
+    // iterator holds keeps the pins of all its files, so with an iterator alive at Close the
+    // table file pool keeps the descriptors of those tables until the iterator goes.)
+    std::vector<std::shared_ptr<const CachedTable>> unpinned;  // let go of after the lock
+    MutexLock lock(&mu_);
+    versions_->ReleaseTablePinsOfUnreadFiles(/*dropping=*/nullptr, &unpinned);
+  }
   // The table cache itself stays until the destructor: a read that took its SuperVersion
   // before Close (a Get, or an iterator not yet destroyed) still reads the tables it holds.
   // Closed before the LOCK is released: the cached tables are let go (with their descriptors),

@@ -195,8 +195,13 @@ void DBImpl::ScrapeSuperVersionSlotsLocked(ColumnFamilyData* cfd) {
 
 void DBImpl::UnrefSuperVersion(SuperVersion* sv) {
   if (sv->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  std::vector<std::shared_ptr<const CachedTable>> unpinned;  // let go of after the lock
   {
     MutexLock lock(&mu_);
+    // After Close, the last reader of a file lets go of the table a Get pinned (Close kept
+    // it for this reader), so that no table, nor its descriptor, outlives Close and its
+    // readers; unpinned before the Version goes, so that its files do not free them here.
+    if (closed_) versions_->ReleaseTablePinsOfUnreadFiles(sv->current, &unpinned);
     sv->current->Unref();  // Versions are guarded by mu_
   }
   // Freeing a memtable purges its arena: done without the mutex.

@@ -40,6 +40,9 @@ void ApplyRocksDbDefaults(shale::Options* o) {
   // keep_log_files replays them); ShaleDB's default flushes them at Close. Writes made without
   // the WAL are flushed at close either way, as RocksDB's default does.
   o->avoid_flush_during_shutdown = true;
+  // RocksDB's data blocks restart every 16 keys (ShaleDB's every 4: faster point reads, a few
+  // per cent more bytes); a RocksDB client gets RocksDB's file layout and size.
+  o->table_options.block_restart_interval = 16;
 }
 
 }  // namespace

@@ -59,7 +59,9 @@ extern "C" {
 // ------------------------------------------------------------------------ Block-based options
 
 rocksdb_block_based_table_options_t* rocksdb_block_based_options_create(void) {
-  return new rocksdb_block_based_table_options_t;
+  auto* options = new rocksdb_block_based_table_options_t;
+  options->rep.block_restart_interval = 16;  // RocksDB's default (ShaleDB's is 4)
+  return options;
 }
 
 void rocksdb_block_based_options_destroy(rocksdb_block_based_table_options_t* options) {

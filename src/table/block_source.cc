@@ -109,12 +109,15 @@ Status LoadedBlock::MakeBlock(std::string contents, Memory memory,
 }
 
 Status LoadedBlock::ReadBlockInPlace(size_t capacity, const InternalKeyComparator* search_cmp,
-                                     BlockReader read, std::unique_ptr<LoadedBlock>* result) {
+                                     BlockReader read, std::unique_ptr<LoadedBlock>* result,
+                                     size_t restarts_hint) {
   search_cmp = PrefixComparator(search_cmp);
   // Layout as MakeBlock's, but the restart count is unknown until the bytes are in: room for
-  // one restart per 256 bytes (a data block with restart interval 16 has one per 16 entries;
-  // denser blocks, such as index blocks, get their prefixes allocated on their own).
-  const size_t prefix_room = search_cmp != nullptr ? ((capacity / 64 + 8 + 7) & ~size_t{7}) : 0;
+  // the hinted count, or else one restart per 256 bytes (a data block of ~120-byte entries
+  // restarting every 2 entries); denser blocks get their prefixes allocated on their own.
+  const size_t restarts = restarts_hint > 0 ? restarts_hint : capacity / 256 + 2;
+  const size_t prefix_room =
+      search_cmp != nullptr ? ((restarts * sizeof(uint32_t) + 7) & ~size_t{7}) : 0;
   std::unique_ptr<LoadedBlock> loaded = New(Memory::kHugePages, prefix_room + capacity);
   char* bytes = loaded->TrailingBytes() + prefix_room;
   std::string uncompressed;
@@ -165,6 +168,8 @@ LoadedBlock::~LoadedBlock() = default;
 BlockSource::~BlockSource() = default;
 
 bool BlockSource::IsCharged(const std::shared_ptr<const LoadedBlock>&) const { return false; }
+
+bool BlockSource::MayRefuseCharges() const { return false; }
 
 Status BlockSource::ChargeMemory(size_t, std::unique_ptr<MemoryCharge>* charge) {
   charge->reset();

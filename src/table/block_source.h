@@ -93,11 +93,15 @@ class LoadedBlock {
   // MakeBlock(kHugePages) without the copy: `read(buffer, &uncompressed, &contents,
   // &in_buffer)` reads the block's `capacity` stored bytes (ReadBlockInto's contract) straight
   // into the new LoadedBlock's allocation. A block that comes back compressed is made from
-  // `uncompressed` as MakeBlock does.
+  // `uncompressed` as MakeBlock does. `restarts_hint`: how many restarts the block likely has
+  // (the most seen in the table's blocks of its kind), to reserve room for its restart prefixes
+  // in the same allocation; 0: one per 256 bytes of `capacity`. A block with more restarts
+  // than the room holds gets its prefixes allocated on their own.
   using BlockReader = absl::FunctionRef<Status(char* buffer, std::string* uncompressed,
                                                std::string_view* contents, bool* in_buffer)>;
   static Status ReadBlockInPlace(size_t capacity, const InternalKeyComparator* search_cmp,
-                                 BlockReader read, std::unique_ptr<LoadedBlock>* result);
+                                 BlockReader read, std::unique_ptr<LoadedBlock>* result,
+                                 size_t restarts_hint = 0);
 
   // LoadedBlocks are made only by MakeBlock/MakeFilter, in memory they choose (see Memory);
   // `delete` gives it back to the right allocator.
@@ -169,6 +173,8 @@ class BlockSource {
   // that cannot fit the bytes beside what is pinned returns Status::MemoryLimit and charges
   // nothing.
   virtual Status ChargeMemory(size_t bytes, std::unique_ptr<MemoryCharge>* charge);
+  // True when ChargeMemory may refuse a charge now (a cache with a strict capacity limit).
+  virtual bool MayRefuseCharges() const;
 };
 
 // The source without a cache: calls the loader on every request. A process-wide stateless

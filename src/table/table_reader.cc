@@ -54,9 +54,19 @@ Status TableReader::LoadBlock(BlockKind kind, const BlockHandle& handle, bool ve
                                   in_buffer);
       return read_status;
     };
+    std::atomic<uint32_t>& seen =
+        kind == BlockKind::kData ? data_block_restarts_ : index_block_restarts_;
     s = LoadedBlock::ReadBlockInPlace(static_cast<size_t>(handle.size()) + kBlockTrailerSize,
-                                      search_cmp, read, block);
+                                      search_cmp, read, block,
+                                      seen.load(std::memory_order_relaxed));
     if (!read_status.ok()) return read_status;  // already names the file and offset
+    if (s.ok() && search_cmp != nullptr) {
+      const uint32_t restarts = (*block)->block()->num_restarts();
+      uint32_t known = seen.load(std::memory_order_relaxed);
+      while (restarts > known &&
+             !seen.compare_exchange_weak(known, restarts, std::memory_order_relaxed)) {
+      }
+    }
   } else {
     std::string contents;
     s = ReadBlock(file_.get(), path_, handle, limits, verify_checksums, ThreadLocalDecompressor(),

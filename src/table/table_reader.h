@@ -25,6 +25,7 @@
 #ifndef SHALE_TABLE_TABLE_READER_H_
 #define SHALE_TABLE_TABLE_READER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -212,6 +213,14 @@ class TableReader {
   std::unique_ptr<Block> range_del_block_;    // null when the table has no range deletions
   BlockHandle properties_handle_;
   SequenceNumber global_seqno_ = 0;  // TableReaderOptions::global_seqno
+
+  // The most restarts seen so far in a block of this table read in place (data blocks;
+  // index and filter-index blocks), 0 before the first: the room LoadBlock reserves for the
+  // next one's restart prefixes (LoadedBlock::ReadBlockInPlace's restarts_hint), so blocks
+  // of any restart interval get theirs in the same allocation. Only ever raised (relaxed: a
+  // stale value costs one separate allocation).
+  mutable std::atomic<uint32_t> data_block_restarts_{0};
+  mutable std::atomic<uint32_t> index_block_restarts_{0};
 };
 
 }  // namespace shale

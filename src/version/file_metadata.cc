@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <memory>
+#include <utility>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -19,6 +21,33 @@ std::string KeyDebugString(std::string_view internal_key) {
 }
 
 }  // namespace
+
+TablePin& TablePin::operator=(const TablePin& other) {
+  // Only plain-value FileMetaData are assigned to (a VersionEdit's, a job's), and those are
+  // never pinned; were one pinned, its table would be let go of here.
+  if (this != &other) Release();
+  return *this;
+}
+
+std::shared_ptr<const CachedTable> TablePin::Release() {
+  table_.store(nullptr, std::memory_order_relaxed);
+  std::unique_ptr<Owner> owner(owner_.exchange(nullptr, std::memory_order_relaxed));
+  return owner == nullptr ? nullptr : std::move(owner->table);
+}
+
+TablePin::~TablePin() { delete owner_.load(std::memory_order_relaxed); }
+
+const CachedTable* TablePin::Set(std::shared_ptr<const CachedTable> table) const {
+  auto owner = std::make_unique<Owner>();
+  owner->table = std::move(table);
+  Owner* expected = nullptr;
+  if (!owner_.compare_exchange_strong(expected, owner.get(), std::memory_order_acq_rel)) {
+    return expected->table.get();  // another reader pinned it first: the same table
+  }
+  const CachedTable* pinned = owner.release()->table.get();
+  table_.store(pinned, std::memory_order_release);
+  return pinned;
+}
 
 void FileMetaData::UpdateBoundaries(std::string_view key, SequenceNumber seqno) {
   if (smallest.empty()) smallest.assign(key.data(), key.size());

@@ -15,13 +15,58 @@
 #ifndef SHALE_VERSION_FILE_METADATA_H_
 #define SHALE_VERSION_FILE_METADATA_H_
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "base/internal_key.h"
 
 namespace shale {
+
+struct CachedTable;
+
+// A file's parsed table, kept with its FileMetaData so that a point read finds it without the
+// table cache's lock, hash lookup and reference count (Version::Get). Set at most once, by the
+// first read that finds the table in a table cache that keeps every parsed table until its file
+// is deleted (TableCache::KeepsTablesUntilEvicted): then pinning changes no budget, since the
+// cache would keep the table at least as long as the FileMetaData lives (a file is deleted, and
+// its table evicted, only once no Version lists it).
+//
+// Copying gives an empty pin: a copy is another FileMetaData (a plain value, or a new shared
+// one) that finds its table for itself.
+//
+// Thread-safety: Get and Set may be called concurrently from any thread; the first Set wins and
+// the table it publishes stays until the pin is destroyed or Released (at Close, for files no
+// reader can reach: VersionSet::ReleaseTablePinsOfUnreadFiles). Copy, assignment, Release and
+// destruction need exclusive access (as for the rest of FileMetaData).
+class TablePin {
+ public:
+  TablePin() = default;
+  TablePin(const TablePin&) {}
+  TablePin& operator=(const TablePin& other);
+  ~TablePin();
+
+  // The pinned table, or null when none is pinned yet.
+  const CachedTable* Get() const { return table_.load(std::memory_order_acquire); }
+  // Pins `table` unless a table is pinned already; returns the pinned table.
+  const CachedTable* Set(std::shared_ptr<const CachedTable> table) const;
+  // Unpins the table and hands it over (null when none was pinned): the caller lets go of it
+  // where it suits (not under a lock). REQUIRES: no concurrent Get or Set, and no reader still
+  // using the table Get returned.
+  std::shared_ptr<const CachedTable> Release();
+
+ private:
+  struct Owner {
+    std::shared_ptr<const CachedTable> table;
+  };
+  // Owns the pinned table; published once by compare-and-swap.
+  mutable std::atomic<Owner*> owner_{nullptr};
+  // owner_->table.get(), stored after owner_ (a reader that sees it sees a pinned table; one
+  // that sees null falls back to the table cache).
+  mutable std::atomic<const CachedTable*> table_{nullptr};
+};
 
 struct FileMetaData {
   // ---- Persistent: written to the MANIFEST. ----
@@ -58,6 +103,9 @@ struct FileMetaData {
   bool being_compacted = false;
   // Something (for example a deletion-heavy table) asked for this file to be compacted soon.
   bool marked_for_compaction = false;
+  // The parsed table, for point reads (see TablePin). Only ever set on a shared FileMetaData
+  // that a Version lists.
+  TablePin table_pin;
 
   // Widens [smallest, largest] and the sequence range to take in an entry with internal key
   // `key`. For builders that see the entries in order: the first call sets smallest.

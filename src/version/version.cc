@@ -61,9 +61,19 @@ Status Version::Get(const TableReadOptions& options, TableCache* table_cache,
   const SequenceNumber snapshot = ExtractSequence(key.internal_key());
   // Feeds *context the key's entries in one file.
   auto search_file = [&](const FileMetaData* f, int level) -> Status {
-    std::shared_ptr<const CachedTable> table;
-    Status s = table_cache->Find(f->number, f->file_size, &table, level, f->global_seqno);
-    if (!s.ok()) return s;
+    // The file's pinned table needs no lookup: this Version lists f, so f, and the table it
+    // pins, outlive the read.
+    const CachedTable* table = f->table_pin.Get();
+    std::shared_ptr<const CachedTable> held;
+    if (table == nullptr) {
+      bool pinnable = false;
+      Status s = table_cache->Find(f->number, f->file_size, &held, level, f->global_seqno,
+                                   &pinnable);
+      if (!s.ok()) return s;
+      table = held.get();
+      if (pinnable) table = f->table_pin.Set(held);
+    }
+    Status s;
     if (!table->tombstones->empty()) {
       context->AddCoveringTombstone(table->tombstones->MaxCoveringSequence(user_key, snapshot));
     }

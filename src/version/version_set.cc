@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/filename.h"
 #include "util/absl_compat.h"
@@ -469,6 +470,32 @@ void VersionSet::AddLiveFiles(std::set<uint64_t>* live) const {
   for (const auto& [id, cfd] : column_families_) add_family(*cfd);
   for (const auto& cfd : dropped_families_) add_family(*cfd);
   live->insert(uncertain_files_.begin(), uncertain_files_.end());
+}
+
+void VersionSet::ReleaseTablePinsOfUnreadFiles(
+    const Version* dropping, std::vector<std::shared_ptr<const CachedTable>>* released) {
+  std::vector<const ColumnFamilyData*> families;
+  for (const auto& [id, cfd] : column_families_) families.push_back(cfd.get());
+  for (const auto& cfd : dropped_families_) families.push_back(cfd.get());
+  // A pin may be in use while any referenced Version lists its file.
+  absl::flat_hash_set<const FileMetaData*> read;
+  for (const ColumnFamilyData* cfd : families) {
+    for (const Version* v = cfd->dummy_versions->next_; v != cfd->dummy_versions; v = v->next_) {
+      const int own_refs = (v == cfd->current ? 1 : 0) + (v == dropping ? 1 : 0);
+      if (v->refs_ <= own_refs) continue;
+      for (const auto& level : v->files_) read.insert(level.begin(), level.end());
+    }
+  }
+  for (const ColumnFamilyData* cfd : families) {
+    for (const Version* v = cfd->dummy_versions->next_; v != cfd->dummy_versions; v = v->next_) {
+      for (const auto& level : v->files_) {
+        for (FileMetaData* f : level) {
+          if (read.contains(f)) continue;
+          if (auto table = f->table_pin.Release()) released->push_back(std::move(table));
+        }
+      }
+    }
+  }
 }
 
 std::string VersionSet::LevelSummary(uint32_t cf) const {

@@ -260,6 +260,18 @@ class VersionSet {
   // (dropped families' Versions still referenced included), and of every file added by a
   // failed LogAndApply that no new MANIFEST has settled yet. REQUIRES: mu.
   void AddLiveFiles(std::set<uint64_t>* live) const;
+
+  // The DB is closing (no new read starts): unpins the parsed tables the files of the live
+  // Versions pin (FileMetaData::table_pin), except those of files a referenced Version lists
+  // (one a Get in progress or an iterator still holds: the VersionSet's own reference to a
+  // family's current Version does not count, nor one reference to `dropping`, which the caller
+  // is about to drop, or null), and appends them to *released for the caller to let go of
+  // without mu. So the table cache, once closed, lets go of every table no reader holds, with
+  // its descriptor; called again as each later reader lets go, before its Version is
+  // unreferenced, so that no table is freed under mu with the Version. REQUIRES: mu, and
+  // every read that could use a pin holds a reference to a Version listing the file.
+  void ReleaseTablePinsOfUnreadFiles(const Version* dropping,
+                                     std::vector<std::shared_ptr<const CachedTable>>* released);
   // "files[ 4 2 0 0 0 0 0 ]": the number of files per level of the family's current Version.
   std::string LevelSummary(uint32_t cf = kDefaultColumnFamilyId) const;
   // Appends the whole current state, one MANIFEST record per live family (the default

@@ -339,6 +339,12 @@ void TestTableOptions(void) {
   shale_block_based_table_options_t* t;
   t = shale_block_based_options_create(); shale_block_based_options_set_block_size(t, 0);
   ExpectTableRejected(t, "block_size");
+  t = shale_block_based_options_create();
+  shale_block_based_options_set_block_restart_interval(t, 0);
+  ExpectTableAdjusted(t, "block_based_table_factory.block_restart_interval: 0 -> 1");
+  t = shale_block_based_options_create();
+  shale_block_based_options_set_index_block_restart_interval(t, -3);
+  ExpectTableAdjusted(t, "block_based_table_factory.index_block_restart_interval: -3 -> 1");
   t = shale_block_based_options_create(); shale_block_based_options_set_partition_filters(t, 1);
   ExpectTableAdjusted(t, "block_based_table_factory.partition_filters: true -> false");
   t = shale_block_based_options_create();
@@ -398,6 +404,8 @@ void TestTableOptions(void) {
    * given to them, also when it is replaced. */
   t = shale_block_based_options_create();
   shale_block_based_options_set_block_size(t, 1024);
+  shale_block_based_options_set_block_restart_interval(t, 2);
+  shale_block_based_options_set_index_block_restart_interval(t, 3);
   shale_block_based_options_set_filter_policy(t, shale_filterpolicy_create_bloom(5));
   shale_block_based_options_set_filter_policy(t, shale_filterpolicy_create_bloom(10));
   shale_block_based_options_set_index_type(

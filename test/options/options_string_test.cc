@@ -281,9 +281,9 @@ TEST(OptionsStringTest, NestedTableOptionsStartFromTheBase) {
   Options base;
   base.table_options.block_size = 16 << 10;
   base.table_options.filter_policy = NewBloomFilterPolicy(7);
-  Options o = Parse("block_based_table_factory={block_restart_interval=4}", base);
+  Options o = Parse("block_based_table_factory={block_restart_interval=12}", base);
   EXPECT_EQ(o.table_options.block_size, 16u << 10);
-  EXPECT_EQ(o.table_options.block_restart_interval, 4);
+  EXPECT_EQ(o.table_options.block_restart_interval, 12);
   EXPECT_EQ(o.table_options.filter_policy, base.table_options.filter_policy);
 
   // The same filter keeps the object; another one replaces it; nullptr removes it.

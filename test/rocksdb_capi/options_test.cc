@@ -108,6 +108,13 @@ TEST(RocksdbCapiOptionsTest, CreateGivesRocksDbDefaults) {
   EXPECT_EQ(rocksdb_options_get_wal_compression(p), rocksdb_no_compression);
   // RocksDB's compression level is the codec's default (ShaleDB's 0).
   EXPECT_EQ(ShaleOptionsFor(p).compression_level, 0);
+  // RocksDB's data-block restart interval (ShaleDB's default is 4), also from a new
+  // block-based table factory.
+  EXPECT_EQ(ShaleOptionsFor(p).table_options.block_restart_interval, 16);
+  rocksdb_block_based_table_options_t* table = rocksdb_block_based_options_create();
+  rocksdb_options_set_block_based_table_factory(p, table);
+  rocksdb_block_based_options_destroy(table);
+  EXPECT_EQ(ShaleOptionsFor(p).table_options.block_restart_interval, 16);
   // Nothing was set: nothing to write to the LOG, nothing refused.
   EXPECT_TRUE(p->accepted_knobs.empty());
   EXPECT_EQ(AcceptedKnobsLogText(p), "");

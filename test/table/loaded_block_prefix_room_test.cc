@@ -79,5 +79,41 @@ TEST(LoadedBlockPrefixRoomTest, InPlaceReadsReserveNoRoomForANonBytewiseOrder) {
   }
 }
 
+// Second review of issue 21's pins, M2: a data block restarting every 4 keys (the default
+// since) of small entries has more restarts than the room a read in place used to reserve
+// (one per 256 bytes), so its prefixes took a second allocation. With the restart count the
+// reader has seen (restarts_hint) the prefixes share the block's allocation, and the block
+// costs no more than MakeBlock's.
+TEST(LoadedBlockPrefixRoomTest, InPlaceReadsWithTheRestartsHintNeedNoSecondAllocation) {
+  BlockBuilder builder(4);
+  for (int i = 0; i < 85; i++) {  // ~48-byte entries: ~21 restarts in 4 KiB
+    char user[17];
+    std::snprintf(user, sizeof(user), "key%013d", i);
+    builder.Add(MakeInternalKey(user, 1, kTypeValue), std::string(24, 'v'));
+  }
+  const std::string contents(builder.Finish());
+  const InternalKeyComparator icmp(BytewiseComparator());
+  auto load = [&](size_t hint, std::unique_ptr<LoadedBlock>* out) {
+    return LoadedBlock::ReadBlockInPlace(
+        contents.size(), &icmp,
+        [&](char* buffer, std::string*, std::string_view* view, bool* in_buffer) {
+          std::memcpy(buffer, contents.data(), contents.size());
+          *view = std::string_view(buffer, contents.size());
+          *in_buffer = true;
+          return Status::OK();
+        },
+        out, hint);
+  };
+  std::unique_ptr<LoadedBlock> made, unhinted, hinted;
+  ASSERT_OK(LoadedBlock::MakeBlock(contents, LoadedBlock::Memory::kHugePages, &made, &icmp));
+  ASSERT_OK(load(0, &unhinted));
+  const size_t restarts = unhinted->block()->num_restarts();
+  ASSERT_GT(restarts, contents.size() / 256 + 2) << "the block fits the default room";
+  ASSERT_OK(load(restarts, &hinted));
+  EXPECT_TRUE(hinted->block()->has_restart_prefixes());
+  EXPECT_GT(unhinted->charge(), made->charge()) << "the default room now fits: test is moot";
+  EXPECT_LE(hinted->charge(), made->charge());
+}
+
 }  // namespace
 }  // namespace shale

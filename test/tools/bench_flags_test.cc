@@ -275,6 +275,8 @@ TEST_F(FlagsTest, FlagsMapOntoOptions) {
   absl::SetFlag(&FLAGS_partition_index_and_filters, true);
   absl::SetFlag(&FLAGS_use_data_block_hash_index, true);
   absl::SetFlag(&FLAGS_block_size, 16384);
+  absl::SetFlag(&FLAGS_block_restart_interval, 7);
+  absl::SetFlag(&FLAGS_index_block_restart_interval, 3);
   absl::SetFlag(&FLAGS_write_buffer_size, int64_t{1} << 20);
   absl::SetFlag(&FLAGS_compaction_style, 3);
   absl::SetFlag(&FLAGS_open_files, 500);
@@ -290,6 +292,8 @@ TEST_F(FlagsTest, FlagsMapOntoOptions) {
   EXPECT_TRUE(o.table_options.partition_filters);
   EXPECT_EQ(o.table_options.data_block_index_type, TableOptions::kDataBlockBinaryAndHash);
   EXPECT_EQ(o.table_options.block_size, 16384u);
+  EXPECT_EQ(o.table_options.block_restart_interval, 7);
+  EXPECT_EQ(o.table_options.index_block_restart_interval, 3);
   EXPECT_EQ(o.write_buffer_size, 1u << 20);
   EXPECT_EQ(o.compaction_style, kCompactionStyleNone);
   EXPECT_EQ(o.max_open_files, 500);

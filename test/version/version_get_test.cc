@@ -5,7 +5,9 @@
 // not newer ones), the read's snapshot, a key whose entries continue into the next file of a
 // level, ingested files read at their global sequence, early stop (files below the deciding
 // one are never opened), errors returned as they are; and that AddIterators yields every entry
-// and AddRangeTombstones every file's range deletions.
+// and AddRangeTombstones every file's range deletions. And the table pin (FileMetaData::table_pin):
+// a Get pins a file's parsed table only when the table cache would keep it until the file is
+// deleted, and then reads through the pin without the cache.
 #include "version/version.h"
 
 #include <gtest/gtest.h>
@@ -18,6 +20,7 @@
 
 #include "base/filename.h"
 #include "base/range_tombstones.h"
+#include "cache/lru_cache.h"
 #include "cache/table_cache.h"
 #include "iterator/merging_iterator.h"
 #include "merge/get_context.h"
@@ -356,6 +359,157 @@ TEST_F(VersionGetTest, LevelFilesIteratorSeeksAcrossFilesAndReportsAMissingFile)
   it->SeekToFirst();
   EXPECT_FALSE(it->Valid());
   EXPECT_FALSE(it->status().ok());
+}
+
+// ---- The table pin (FileMetaData::table_pin, TableCache::KeepsTablesUntilEvicted). ----
+
+TEST(TablePinTest, FirstSetWinsACopyStartsEmptyAndReleaseHandsItOver) {
+  auto first = std::make_shared<CachedTable>();
+  auto second = std::make_shared<CachedTable>();
+  std::weak_ptr<CachedTable> watch = first;
+  TablePin pin;
+  EXPECT_EQ(pin.Get(), nullptr);
+  EXPECT_EQ(pin.Set(first), first.get());
+  EXPECT_EQ(pin.Set(second), first.get()) << "a later Set must not replace the pinned table";
+  EXPECT_EQ(pin.Get(), first.get());
+  TablePin copy(pin);
+  EXPECT_EQ(copy.Get(), nullptr) << "a copy is another file's metadata";
+  copy = pin;
+  EXPECT_EQ(copy.Get(), nullptr);
+  first.reset();
+  EXPECT_FALSE(watch.expired()) << "the pin keeps the table";
+  std::shared_ptr<const CachedTable> released = pin.Release();
+  EXPECT_EQ(pin.Get(), nullptr);
+  EXPECT_FALSE(watch.expired()) << "handed over to the caller";
+  released.reset();
+  EXPECT_TRUE(watch.expired());
+  EXPECT_EQ(pin.Release(), nullptr);
+}
+
+TEST_F(VersionGetTest, AnUnboundedCachePinsTheTableAndLaterGetsSkipTheCache) {
+  cache_ = std::make_unique<TableCache>(kDb, fs_.get(), &icmp_, UncachedBlockSource(),
+                                        TableReaderOptions(), TableCache::kUnlimited);
+  ASSERT_TRUE(cache_->KeepsTablesUntilEvicted());
+  AddTable(1, 7, {Put("a", 1, "va"), Put("b", 2, "vb")});
+  const FileMetaData* f = current_->files(1)[0];
+  EXPECT_EQ(f->table_pin.Get(), nullptr);
+  EXPECT_EQ(Get("a"), "va");
+  ASSERT_NE(f->table_pin.Get(), nullptr);
+  std::shared_ptr<const CachedTable> cached;
+  ASSERT_OK(cache_->Find(7, f->file_size, &cached));
+  EXPECT_EQ(f->table_pin.Get(), cached.get()) << "the pin is the cache's table";
+  cached.reset();
+  // Once the cache forgot it, a Get that went through the cache would parse it again.
+  cache_->Evict(7);
+  ASSERT_EQ(cache_->NumTables(), 0U);
+  EXPECT_EQ(Get("b"), "vb");
+  EXPECT_EQ(Get("c"), "NOT_FOUND");
+  EXPECT_EQ(cache_->NumTables(), 0U) << "the Gets went through the table cache";
+}
+
+TEST_F(VersionGetTest, ABoundedCachePinsNothing) {
+  // The fixture's cache keeps at most 100 tables: a pin would keep evicted ones parsed.
+  ASSERT_FALSE(cache_->KeepsTablesUntilEvicted());
+  AddTable(1, 7, {Put("a", 1, "va")});
+  EXPECT_EQ(Get("a"), "va");
+  EXPECT_EQ(current_->files(1)[0]->table_pin.Get(), nullptr);
+}
+
+TEST_F(VersionGetTest, TablesChargedToAStrictBlockCacheAreNotPinned) {
+  for (const bool strict : {false, true}) {
+    SCOPED_TRACE(strict ? "strict" : "not strict");
+    std::shared_ptr<Cache> block_cache = NewLRUCache(1 << 20, 0, strict, 0.5);
+    cache_ = std::make_unique<TableCache>(kDb, fs_.get(), &icmp_,
+                                          LRUCache::FromCache(block_cache.get()),
+                                          TableReaderOptions(), TableCache::kUnlimited,
+                                          /*cache_id_prefix=*/0, /*pin_l0_index_and_filter=*/false,
+                                          /*max_open_files=*/0, /*charge_readers_memory=*/true);
+    // A strict cache that cannot fit a new table's charge drops older tables to make room; a
+    // pin would keep them, and their memory, beyond the cache's budget.
+    EXPECT_EQ(cache_->KeepsTablesUntilEvicted(), !strict);
+    AddTable(1, strict ? 9 : 8, {Put("a", 1, "va")});
+    const FileMetaData* f = current_->files(1).back();
+    EXPECT_EQ(Get("a"), "va");
+    EXPECT_EQ(f->table_pin.Get() != nullptr, !strict);
+    current_->Unref();  // the tables go before the block cache they are charged to
+    current_ = new Version(&icmp_, kLevels);
+    current_->Ref();
+    cache_.reset();
+  }
+}
+
+// Review of the pins, HIGH-1: a block cache made strict while tables are pinned. The pinned
+// table stays in the table cache (its charge is kept, as RocksDB keeps a table open for its
+// file's life with max_open_files = -1) instead of being dropped for room, which freed nothing
+// and left the cache keeping no table at all; a new table that does not fit is served and not
+// kept, nor pinned.
+TEST_F(VersionGetTest, ABlockCacheMadeStrictLaterNeverDropsAPinnedTableForRoom) {
+  std::shared_ptr<Cache> block_cache = NewLRUCache(1 << 20, 0, /*strict=*/false, 0.5);
+  cache_ = std::make_unique<TableCache>(kDb, fs_.get(), &icmp_,
+                                        LRUCache::FromCache(block_cache.get()),
+                                        TableReaderOptions(), TableCache::kUnlimited,
+                                        /*cache_id_prefix=*/0, /*pin_l0_index_and_filter=*/false,
+                                        /*max_open_files=*/0, /*charge_readers_memory=*/true);
+  AddTable(1, 7, {Put("a", 1, "va")});
+  EXPECT_EQ(Get("a"), "va");
+  const FileMetaData* pinned = current_->files(1)[0];
+  ASSERT_NE(pinned->table_pin.Get(), nullptr);
+  const size_t charge = cache_->ApproximateReadersMemory();
+  ASSERT_GT(charge, 0U);
+  ASSERT_EQ(block_cache->GetPinnedUsage(), charge);
+
+  // Room for table 7's charge and half another.
+  block_cache->SetStrictCapacityLimit(true);
+  block_cache->SetCapacity(charge + charge / 2);
+  ASSERT_FALSE(cache_->KeepsTablesUntilEvicted());
+  AddTable(1, 8, {Put("b", 2, "vb")});
+  const FileMetaData* other = current_->files(1)[1];
+  ASSERT_EQ(other->number, 8U);
+  EXPECT_EQ(Get("b"), "vb");
+  EXPECT_EQ(Get("b"), "vb");
+  EXPECT_EQ(Get("a"), "va");
+  EXPECT_EQ(cache_->NumTables(), 1U) << "the pinned table was dropped from the cache for room";
+  EXPECT_EQ(cache_->ApproximateReadersMemory(), charge);
+  EXPECT_EQ(other->table_pin.Get(), nullptr) << "a table the cache does not keep was pinned";
+  EXPECT_LE(block_cache->GetPinnedUsage(), charge + charge / 2);
+
+  current_->Unref();  // the tables go before the block cache they are charged to
+  current_ = new Version(&icmp_, kLevels);
+  current_->Ref();
+  cache_.reset();
+}
+
+// Second review, M1: only a table handed out to be pinned is kept for its file's life; one
+// an iterator or a compaction asked for (Find without `pinnable`) may still be dropped to make
+// room in a strict cache, as before the pins.
+TEST_F(VersionGetTest, ATableFoundWithoutPinningMayStillBeDroppedForRoom) {
+  std::shared_ptr<Cache> block_cache = NewLRUCache(1 << 20, 0, /*strict=*/false, 0.5);
+  cache_ = std::make_unique<TableCache>(kDb, fs_.get(), &icmp_,
+                                        LRUCache::FromCache(block_cache.get()),
+                                        TableReaderOptions(), TableCache::kUnlimited,
+                                        /*cache_id_prefix=*/0, /*pin_l0_index_and_filter=*/false,
+                                        /*max_open_files=*/0, /*charge_readers_memory=*/true);
+  AddTable(1, 7, {Put("a", 1, "va")});
+  AddTable(1, 8, {Put("b", 2, "vb")});
+  const FileMetaData* f7 = current_->files(1)[0];
+  const FileMetaData* f8 = current_->files(1)[1];
+  std::shared_ptr<const CachedTable> t7;
+  ASSERT_OK(cache_->Find(7, f7->file_size, &t7));  // as an iterator does
+  t7.reset();
+  const size_t charge = cache_->ApproximateReadersMemory();
+  block_cache->SetStrictCapacityLimit(true);
+  block_cache->SetCapacity(charge + charge / 2);  // room for one table's charge
+  std::shared_ptr<const CachedTable> first, second;
+  ASSERT_OK(cache_->Find(8, f8->file_size, &first));
+  ASSERT_OK(cache_->Find(8, f8->file_size, &second));
+  EXPECT_EQ(first, second) << "table 8 was not kept: table 7 was not dropped to make room";
+  EXPECT_EQ(cache_->NumTables(), 1U);
+  first.reset();
+  second.reset();
+  current_->Unref();  // the tables go before the block cache they are charged to
+  current_ = new Version(&icmp_, kLevels);
+  current_->Ref();
+  cache_.reset();
 }
 
 }  // namespace

@@ -135,6 +135,12 @@ ABSL_FLAG(bool, use_data_block_hash_index, false,
           "if use kDataBlockBinaryAndHash instead of kDataBlockBinarySearch.");
 ABSL_FLAG(bool, enable_index_compression, true, "Compress the index block");
 ABSL_FLAG(int32_t, block_size, 4096, "Number of bytes in a block.");
+ABSL_FLAG(int32_t, block_restart_interval, 0,
+          "Keys between restart points in data blocks (TableOptions::block_restart_interval); "
+          "0: the engine's default.");
+ABSL_FLAG(int32_t, index_block_restart_interval, 0,
+          "Keys between restart points in index blocks "
+          "(TableOptions::index_block_restart_interval); 0: the engine's default.");
 ABSL_FLAG(int32_t, compaction_style, 0,
           "style of compaction: 0 level-based, 1 universal, 2 fifo, 3 none (only compact and "
           "bulkload compact)");

@@ -63,6 +63,8 @@ ABSL_DECLARE_FLAG(int64_t, metadata_block_size);
 ABSL_DECLARE_FLAG(bool, use_data_block_hash_index);
 ABSL_DECLARE_FLAG(bool, enable_index_compression);
 ABSL_DECLARE_FLAG(int32_t, block_size);
+ABSL_DECLARE_FLAG(int32_t, block_restart_interval);
+ABSL_DECLARE_FLAG(int32_t, index_block_restart_interval);
 ABSL_DECLARE_FLAG(int32_t, compaction_style);
 ABSL_DECLARE_FLAG(bool, disable_auto_compactions);
 ABSL_DECLARE_FLAG(int32_t, level0_file_num_compaction_trigger);

@@ -169,6 +169,12 @@ Status SetBlockCache(TableOptions* t) {
 
 void SetTableOptions(TableOptions* t) {
   t->block_size = static_cast<size_t>(absl::GetFlag(FLAGS_block_size));
+  if (const int32_t interval = absl::GetFlag(FLAGS_block_restart_interval); interval > 0) {
+    t->block_restart_interval = interval;
+  }
+  if (const int32_t interval = absl::GetFlag(FLAGS_index_block_restart_interval); interval > 0) {
+    t->index_block_restart_interval = interval;
+  }
   t->metadata_block_size = static_cast<uint64_t>(absl::GetFlag(FLAGS_metadata_block_size));
   t->enable_index_compression = absl::GetFlag(FLAGS_enable_index_compression);
   if (absl::GetFlag(FLAGS_use_data_block_hash_index)) {
