@@ -32,8 +32,10 @@ struct TableOptions {
   };
 
   // Uncompressed size of a data block, in bytes (a block is cut once it reaches this, or before
-  // an entry that would take it past this once it holds 90% of it, as RocksDB's
-  // block_size_deviation of 10 does). At most
+  // an entry that would take it past this, less what a block cache adds to a kept block's
+  // allocation -- ~300 bytes -- once it holds 90% of that, as RocksDB's block_size_deviation of
+  // 10 does: so a cached 4 KiB block takes 4 KiB of memory, not the allocator's next class,
+  // 5 KiB). At most
   // kMaxTableBlockSizeOption (256 MiB, shale/limits.h). Default: 4096.
   size_t block_size = 4 * 1024;
 
