@@ -172,10 +172,14 @@ size_t TableBuilder::BlockFitTarget() const {
   // restart prefixes, the block and its trailer (LoadedBlock::ReadBlockInPlace). Leave room for
   // them when block_size is not tiny, so that the allocation fits the allocator's block_size
   // class (4 KiB blocks used to take 5 KiB each: 25% of a cache's memory).
+  // (Whether block_size is tiny is decided on the fixed part, so that the target does not
+  // change within a block as its restarts grow.)
   const size_t extra =
       kBlockTrailerSize + LoadedBlock::KeptBlockOverhead(data_block_.num_restarts() + 1);
   const size_t target = options_.block_size;
-  return target > 4 * extra ? target - extra : target;
+  return target > 4 * (kBlockTrailerSize + LoadedBlock::KeptBlockOverhead(0)) && target > extra
+             ? target - extra
+             : target;
 }
 
 Status TableBuilder::CheckBlockSize(std::string_view what, size_t size) const {
