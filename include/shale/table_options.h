@@ -31,9 +31,12 @@ struct TableOptions {
     kDataBlockBinaryAndHash = 1,
   };
 
-  // Uncompressed size of a data block, in bytes (a block is cut once it reaches this, or before
-  // an entry that would take it past this once it holds 90% of it, as RocksDB's
-  // block_size_deviation of 10 does). At most
+  // Uncompressed size of a data block, in bytes. A block is cut once it reaches this, and
+  // before an entry that would take it past a target once it holds 90% of that (as RocksDB's
+  // block_size_deviation of 10 does). The target is this less what a block cache adds to a
+  // kept block's allocation (~250 bytes plus 4 per restart point), so that a cached block of
+  // ordinary entries takes block_size bytes of memory rather than the allocator's next size
+  // class (5 KiB for 4 KiB); blocks are that much smaller, cache or not. At most
   // kMaxTableBlockSizeOption (256 MiB, shale/limits.h). Default: 4096.
   size_t block_size = 4 * 1024;
 

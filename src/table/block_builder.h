@@ -77,6 +77,8 @@ class BlockBuilder {
   size_t EstimateSizeAfterKV(std::string_view key, std::string_view value) const;
 
   bool empty() const { return num_entries_ == 0; }
+  // Restart points so far (at least 1).
+  size_t num_restarts() const { return restarts_.size(); }
   size_t num_entries() const { return num_entries_; }
 
  private:

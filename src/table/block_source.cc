@@ -1,5 +1,6 @@
 #include "table/block_source.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -115,9 +116,17 @@ Status LoadedBlock::ReadBlockInPlace(size_t capacity, const InternalKeyComparato
   // Layout as MakeBlock's, but the restart count is unknown until the bytes are in: room for
   // the hinted count, or else one restart per 256 bytes (a data block of ~120-byte entries
   // restarting every 2 entries); denser blocks get their prefixes allocated on their own.
+  // The room never takes the allocation into the allocator's next size class: it is capped at
+  // the slack the block alone leaves in its class (a table builder cuts blocks to leave room
+  // for their own prefixes: table_builder.cc, BlockFitTarget), so one block with many
+  // restarts (a run of deletions) does not push every later block of the table up a class.
   const size_t restarts = restarts_hint > 0 ? restarts_hint : capacity / 256 + 2;
-  const size_t prefix_room =
-      search_cmp != nullptr ? ((restarts * sizeof(uint32_t) + 7) & ~size_t{7}) : 0;
+  size_t prefix_room = 0;
+  if (search_cmp != nullptr) {
+    const size_t slack =
+        AllocationFootprint(sizeof(LoadedBlock) + capacity) - sizeof(LoadedBlock) - capacity;
+    prefix_room = std::min((restarts * sizeof(uint32_t) + 7) & ~size_t{7}, slack & ~size_t{7});
+  }
   std::unique_ptr<LoadedBlock> loaded = New(Memory::kHugePages, prefix_room + capacity);
   char* bytes = loaded->TrailingBytes() + prefix_room;
   std::string uncompressed;

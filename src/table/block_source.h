@@ -111,6 +111,14 @@ class LoadedBlock {
   LoadedBlock(const LoadedBlock&) = delete;
   LoadedBlock& operator=(const LoadedBlock&) = delete;
 
+  // Bytes a block kept in huge-page memory (kHugePages: MakeBlock, ReadBlockInPlace) takes in
+  // its one allocation beyond its stored bytes: the LoadedBlock and room for `restarts`
+  // restart prefixes. A table builder cuts blocks so that this, the block and its trailer fit
+  // the allocator's block_size class.
+  static constexpr size_t KeptBlockOverhead(size_t restarts) {
+    return sizeof(LoadedBlock) + ((restarts * sizeof(uint32_t) + 7) & ~size_t{7});
+  }
+
   const Block* block() const { return block_view_; }
   const BloomFilterReader* filter() const { return filter_.get(); }
   // Heap bytes this object keeps (the allocator's size-class slack included: util/heap_size.h),

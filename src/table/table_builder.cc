@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "shale/limits.h"
+#include "table/block_source.h"
 #include "table/meta_blocks.h"
 #include "util/absl_compat.h"
 
@@ -140,10 +141,10 @@ bool TableBuilder::CheckOrder(std::string_view key) {
 void TableBuilder::AddPointEntry(std::string_view key, std::string_view value, ValueType type) {
   if (!CheckOrder(key)) return;
   // A block is cut once it reaches block_size, and also before an entry that would take it past
-  // block_size when it already holds 90% of that (RocksDB's block_size_deviation of 10): most
-  // blocks then end within block_size, so that a reader's buffer for the block and its trailer
-  // (BlockFitTarget) fits the allocator's block_size class instead of the next one, 25% larger
-  // at 4 KiB. When an entry would take the block past what a reader accepts (kMaxBlockSize),
+  // BlockFitTarget (block_size less what a cached block's allocation adds to it) when it
+  // already holds 90% of that (RocksDB's block_size_deviation of 10): most blocks then end
+  // within it, so that a kept block's allocation fits the allocator's block_size class instead
+  // of the next one, 25% larger at 4 KiB. When an entry would take the block past what a reader accepts (kMaxBlockSize),
   // the block is cut before it too: a block then holds either entries that fit or a single
   // entry (which the key and value limits of shale/limits.h keep readable).
   if (!data_block_.empty()) {
@@ -167,11 +168,18 @@ void TableBuilder::AddPointEntry(std::string_view key, std::string_view value, V
 }
 
 size_t TableBuilder::BlockFitTarget() const {
-  // A reader holds a block in a buffer of its size plus the trailer (and a string's terminator);
-  // leave room for them when block_size is not tiny.
-  constexpr size_t kReaderExtra = kBlockTrailerSize + 1;
+  // A block cache keeps a block in one allocation: the LoadedBlock, room for the block's
+  // restart prefixes, the block and its trailer (LoadedBlock::ReadBlockInPlace). Leave room for
+  // them when block_size is not tiny, so that the allocation fits the allocator's block_size
+  // class (4 KiB blocks used to take 5 KiB each: 25% of a cache's memory).
+  // (Whether block_size is tiny is decided on the fixed part, so that the target does not
+  // change within a block as its restarts grow.)
+  const size_t extra =
+      kBlockTrailerSize + LoadedBlock::KeptBlockOverhead(data_block_.num_restarts() + 1);
   const size_t target = options_.block_size;
-  return target > 4 * kReaderExtra ? target - kReaderExtra : target;
+  return target > 4 * (kBlockTrailerSize + LoadedBlock::KeptBlockOverhead(0)) && target > extra
+             ? target - extra
+             : target;
 }
 
 Status TableBuilder::CheckBlockSize(std::string_view what, size_t size) const {

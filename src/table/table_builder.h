@@ -2,7 +2,8 @@
 // is in doc/table_format.md; in file order:
 //
 //   data blocks                    cut once a block reaches block_size, before an entry that
-//                                  would take it past block_size once it holds 90% of it, or
+//                                  would take it past BlockFitTarget() (block_size less what a
+//                                  cache adds to a kept block) once it holds 90% of that, or
 //                                  before an entry that would take it past kMaxBlockSize (1 GiB)
 //   filter partitions              partitioned filters only
 //   index partitions               two-level index only
@@ -97,8 +98,9 @@ class TableBuilder {
   void AddRangeDeletion(std::string_view key, std::string_view value);
   bool CheckOrder(std::string_view key);
   void FlushDataBlock();
-  // The size data blocks aim to end within: block_size less what a reader adds to a block in
-  // memory (its trailer, a terminator), so that the buffer fits the allocator's block_size class.
+  // The size data blocks aim to end within: block_size less what a block cache adds to a kept
+  // block's allocation (the LoadedBlock, restart-prefix room, the trailer), so that the
+  // allocation fits the allocator's block_size class.
   size_t BlockFitTarget() const;
   // OK, or InvalidArgument when a block of `size` bytes is over kMaxBlockSize (a reader would
   // refuse it): the file fails instead of being written unreadable.
