@@ -20,30 +20,19 @@
 #include "gtest/gtest.h"
 #include "shale/comparator.h"
 #include "shale/db.h"
+#include "testutil/file_descriptors.h"
 #include "testutil/scoped_dir_removal.h"
 #include "testutil/status_matchers.h"
 
 namespace shale {
 namespace {
 
+using test::OpenTableDescriptors;
+
 constexpr int kKeys = 300;
 constexpr int kTables = 5;
 
 std::string Key(int i) { return absl::StrFormat("key%06d", i); }
-
-// Open descriptors of this process whose target is a table file (.sst) under `dir`.
-int OpenTableDescriptors(const std::string& dir) {
-  const std::string prefix = std::filesystem::canonical(dir).string() + "/";
-  int n = 0;
-  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
-    char target[PATH_MAX];
-    const ssize_t len = ::readlink(e.path().c_str(), target, sizeof(target) - 1);
-    if (len <= 0) continue;
-    const std::string t(target, static_cast<size_t>(len));
-    if (t.starts_with(prefix) && t.find(".sst") != std::string::npos) n++;
-  }
-  return n;
-}
 
 // The bytewise order, calling `hook` (once, then disarmed) from the first comparison made while
 // it is armed: a way to run something in the middle of a Get.

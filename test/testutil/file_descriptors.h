@@ -1,6 +1,6 @@
 // Helpers for tests that run the engine against the process's file-descriptor limit (the bulk
-// loader's descriptor budget): count the descriptors open now, and lower RLIMIT_NOFILE for a
-// scope. Such a test lowers a process-wide limit, so it belongs in a test program of its own.
+// loader's descriptor budget): count the descriptors open now (all, or those of a directory's
+// table files), and lower RLIMIT_NOFILE for a scope. Such a test lowers a process-wide limit, so it belongs in a test program of its own.
 //
 // Thread-safety: OpenDescriptors may be called from any thread (its count is a snapshot, exact
 // only while no other thread opens or closes files). A ScopedFileLimit changes the limit of the
@@ -9,10 +9,14 @@
 #define SHALE_TEST_TESTUTIL_FILE_DESCRIPTORS_H_
 
 #include <dirent.h>
+#include <limits.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
+#include <string>
 
 namespace shale::test {
 
@@ -26,6 +30,21 @@ inline uint64_t OpenDescriptors() {
   }
   ::closedir(d);
   return n - 1;  // the directory's own
+}
+
+// Descriptors open in this process whose target is a table file (.sst) under `dir` (a deleted
+// file's target reads "<path> (deleted)" and still counts).
+inline int OpenTableDescriptors(const std::string& dir) {
+  const std::string prefix = std::filesystem::canonical(dir).string() + "/";
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) {
+    char target[PATH_MAX];
+    const ssize_t len = ::readlink(e.path().c_str(), target, sizeof(target) - 1);
+    if (len <= 0) continue;
+    const std::string t(target, static_cast<size_t>(len));
+    if (t.starts_with(prefix) && t.find(".sst") != std::string::npos) n++;
+  }
+  return n;
 }
 
 // Lowers the soft RLIMIT_NOFILE to `soft` (at most the hard limit) for its lifetime, then
