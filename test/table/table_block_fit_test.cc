@@ -45,6 +45,13 @@ class RecordingBlockSource final : public BlockSource {
 // (a few hundred bytes); one in the 5 KiB class, over 5120.
 constexpr size_t kFitsFourKiB = 4096 + 700;
 
+// How many of `charges` are those of blocks in the 5 KiB class or above.
+size_t OverFourKiB(const std::vector<size_t>& charges) {
+  size_t over = 0;
+  for (size_t c : charges) over += c >= kFitsFourKiB ? 1 : 0;
+  return over;
+}
+
 std::string UserKey(int i) {
   char user[17];
   std::snprintf(user, sizeof(user), "%016d", i);
@@ -80,9 +87,7 @@ TEST(TableBlockFitTest, EveryKeptFourKiBBlockFitsAFourKiBAllocation) {
     const std::vector<size_t> charges = ReadAllDataBlocks(fs.get(), "/t.sst", &icmp,
                                                           entries.size());
     ASSERT_GT(charges.size(), 500U);
-    size_t over = 0;
-    for (size_t c : charges) over += c >= kFitsFourKiB ? 1 : 0;
-    EXPECT_EQ(over, 0U) << "of " << charges.size() << " kept blocks took the next size class";
+    EXPECT_EQ(OverFourKiB(charges), 0U) << "of " << charges.size() << " kept blocks took the next size class";
   }
 }
 
@@ -101,9 +106,7 @@ TEST(TableBlockFitTest, ABlockOfManyRestartsDoesNotPushLaterBlocksUpAClass) {
   const std::vector<size_t> charges = ReadAllDataBlocks(fs.get(), "/t.sst", &icmp,
                                                         entries.size());
   ASSERT_GT(charges.size(), 500U);
-  size_t over = 0;
-  for (size_t c : charges) over += c >= kFitsFourKiB ? 1 : 0;
-  EXPECT_LE(over, 1U) << "of " << charges.size() << " kept blocks took the next size class";
+  EXPECT_LE(OverFourKiB(charges), 1U) << "of " << charges.size() << " kept blocks took the next size class";
 }
 
 }  // namespace
